@@ -1,0 +1,1 @@
+//! TTIR passes, one per file, each with a `pub fn run(&mut Module)` (to be written).

@@ -1,0 +1,1 @@
+//! The pass pipeline (to be written).

@@ -1,0 +1,1 @@
+//! trident: the CLI and the Rust API.
