@@ -1,0 +1,85 @@
+//! User-facing errors with source spans, rendered like rustc: file, line, the Python line and a
+//! caret under the offending expression.
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor::NoColor};
+use trident_midend::ir::Span;
+
+/// One error with an optional primary span and secondary labelled spans.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnostic {
+    pub message: String,
+    pub span: Option<Span>,
+    /// Extra spans with their notes ("defined here", ...).
+    pub labels: Vec<(Span, String)>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(message: impl Into<String>, span: Option<Span>) -> Diagnostic {
+        Diagnostic { message: message.into(), span, labels: Vec::new(), notes: Vec::new() }
+    }
+
+    pub fn with_label(mut self, span: Span, text: impl Into<String>) -> Diagnostic {
+        self.labels.push((span, text.into()));
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Diagnostic {
+        self.notes.push(note.into());
+        self
+    }
+}
+
+/// Errors of one compilation, with the file they point into.
+#[derive(Clone, Debug)]
+pub struct Diagnostics {
+    pub path: String,
+    pub source: String,
+    pub errors: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn single(path: &str, source: &str, d: Diagnostic) -> Diagnostics {
+        Diagnostics { path: path.to_string(), source: source.to_string(), errors: vec![d] }
+    }
+
+    /// Renders every error as text without colour: `error: message`, `--> file:line:col`, the
+    /// source line and a caret.
+    pub fn render(&self) -> String {
+        let file = SimpleFile::new(self.path.as_str(), self.source.as_str());
+        let mut out = NoColor::new(Vec::new());
+        let config = term::Config::default();
+        for d in &self.errors {
+            let mut report = Report::error().with_message(&d.message).with_notes(d.notes.clone());
+            let mut labels = Vec::new();
+            if let Some(span) = d.span.filter(|s| !s.is_none()) {
+                labels.push(Label::primary((), clamp(span, &self.source)));
+            }
+            for (span, text) in &d.labels {
+                if !span.is_none() {
+                    labels.push(Label::secondary((), clamp(*span, &self.source)).with_message(text));
+                }
+            }
+            report = report.with_labels(labels);
+            let _ = term::emit(&mut out, &config, &file, &report);
+        }
+        String::from_utf8_lossy(&out.into_inner()).into_owned()
+    }
+}
+
+impl std::fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+fn clamp(span: Span, source: &str) -> std::ops::Range<usize> {
+    let len = source.len();
+    let start = (span.start as usize).min(len);
+    let end = (span.end as usize).clamp(start, len);
+    start..end
+}
