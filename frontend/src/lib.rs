@@ -17,7 +17,12 @@ pub use spec::{ArgSpec, ConstValue, Specialization};
 use trident_midend::ir::Module;
 
 /// Lowers kernel `kernel` of the Python file `path` (with text `source`) to TTIR.
-pub fn compile_kernel(path: &str, source: &str, kernel: &str, spec: &Specialization) -> Result<Module, Diagnostics> {
+pub fn compile_kernel(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Module, Diagnostics> {
     let _ = (source, kernel, spec);
     Err(Diagnostics::single(path, source, Diagnostic::error("the frontend is not written yet", None)))
 }

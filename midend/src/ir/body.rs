@@ -103,7 +103,8 @@ impl Body {
         regions: Vec<Block>,
         span: Span,
     ) -> Op {
-        let op = self.ops.append(OpData { opcode, operands, results: Vec::new(), attrs, regions, parent: None });
+        let op =
+            self.ops.append(OpData { opcode, operands, results: Vec::new(), attrs, regions, parent: None });
         for (i, ty) in result_types.iter().enumerate() {
             let v = self.values.append(ValueData { ty: ty.clone(), def: ValueDef::Result(op, i as u32) });
             self.ops[op].results.push(v);

@@ -135,10 +135,7 @@ impl DType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(
-            self,
-            DType::F8E4M3 | DType::F8E5M2 | DType::F16 | DType::BF16 | DType::F32 | DType::F64
-        )
+        matches!(self, DType::F8E4M3 | DType::F8E5M2 | DType::F16 | DType::BF16 | DType::F32 | DType::F64)
     }
 
     pub fn is_fp8(self) -> bool {
