@@ -1,1 +1,154 @@
-//! trident: the CLI and the Rust API.
+//! trident: a Triton compiler. This crate is the command line (`src/main.rs`, [`cli`]) and the
+//! Rust API that the command line and the tests share.
+//!
+//! The API is one step per stage, each a function over plain values:
+//!
+//! - [`compile_ttir`]: Python source + kernel name + [`Specialization`] -> TTIR [`Module`], the
+//!   frontend followed by the TTIR pass pipeline. User errors come back as
+//!   [`CompileError::User`] (spanned [`Diagnostics`], rendered with the Python line and a caret);
+//!   a pass that fails is an internal compiler error, [`CompileError::Internal`], a different type
+//!   of failure (STYLE rule 21).
+//! - [`run_interp`]: runs a compiled module on the reference interpreter, binding arguments by
+//!   the compiled kernel's parameter names.
+//!
+//! What this crate does not do: lower anything itself. It glues `trident-frontend`,
+//! `trident-midend` and `trident-runtime` together, parses command lines and formats results.
+//! Only this crate parses command lines; the runtime owns files and devices.
+
+pub mod cli;
+pub mod golden;
+
+use std::fmt;
+
+use trident_midend::ir::Module;
+use trident_runtime::interp::RuntimeError;
+use trident_runtime::{ArgValue, Buffer, Grid};
+
+pub use trident_frontend::{ArgSpec, ConstValue, Diagnostic, Diagnostics, Specialization};
+pub use trident_midend::pipeline::PipelineOptions;
+
+/// Why a compilation failed.
+#[derive(Debug, Clone)]
+pub enum CompileError {
+    /// The kernel is wrong: errors with spans into the Python source.
+    User(Diagnostics),
+    /// The compiler is wrong: a pass failed on IR the frontend produced.
+    Internal {
+        /// The stage that failed ("ttir pipeline", ...).
+        stage: &'static str,
+        message: String,
+        /// A one-line command that reproduces the failure.
+        repro: String,
+    },
+}
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CompileError::User(diagnostics) => f.write_str(&diagnostics.render()),
+            CompileError::Internal { stage, message, repro } => {
+                if message.starts_with("internal compiler error") {
+                    writeln!(f, "{}", message.trim_end())?;
+                } else {
+                    writeln!(f, "internal compiler error in the {stage}: {}", message.trim_end())?;
+                }
+                writeln!(f, "this is a bug in trident, not in the kernel; reproduce it with:")?;
+                write!(f, "    {repro}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+/// Compiles kernel `kernel` of the Python file `path` (text `source`) to TTIR, specialized on
+/// `spec`: the frontend, then the TTIR pass pipeline. This is what `trident compile --emit ttir`
+/// prints and what the interpreter runs.
+pub fn compile_ttir(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Module, CompileError> {
+    compile_ttir_with(path, source, kernel, spec, &PipelineOptions::default())
+}
+
+/// [`compile_ttir`] with pipeline options (`--dump-after`, verification in release builds).
+pub fn compile_ttir_with(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+    options: &PipelineOptions,
+) -> Result<Module, CompileError> {
+    let mut module =
+        trident_frontend::compile_kernel(path, source, kernel, spec).map_err(CompileError::User)?;
+    if let Err(error) = trident_midend::pipeline::run_ttir(&mut module, options) {
+        return Err(CompileError::Internal {
+            stage: "ttir pipeline",
+            message: error.to_string(),
+            repro: format!("trident compile {path} --kernel {kernel} --emit ttir {}", spec_flags(spec)),
+        });
+    }
+    Ok(module)
+}
+
+/// Why a launch on the interpreter failed.
+#[derive(Debug, Clone)]
+pub enum LaunchError {
+    /// A compiled kernel parameter with no argument bound to it.
+    MissingArgument(String),
+    /// The module has no kernel.
+    NoKernel,
+    /// The interpreter stopped: out-of-bounds access, ... (with the span of the op when known).
+    Runtime(RuntimeError),
+}
+
+/// Runs the kernel of `module` on the interpreter. `bind` gives the argument for each parameter
+/// name of the compiled kernel (which may have fewer parameters than the Python function:
+/// integers equal to 1 are specialized away, constexprs are never parameters).
+pub fn run_interp(
+    module: &Module,
+    grid: Grid,
+    bind: impl Fn(&str) -> Option<ArgValue>,
+    buffers: &mut [Buffer],
+) -> Result<(), LaunchError> {
+    let kernel = module.kernel().ok_or(LaunchError::NoKernel)?;
+    let mut args = Vec::with_capacity(kernel.arg_names.len());
+    for name in &kernel.arg_names {
+        args.push(bind(name).ok_or_else(|| LaunchError::MissingArgument(name.clone()))?);
+    }
+    trident_runtime::interp::run(module, &kernel.name, grid, &args, buffers).map_err(LaunchError::Runtime)
+}
+
+/// Renders a runtime error like a compile error: with the Python line and a caret when the
+/// error has a span.
+pub fn runtime_diagnostics(path: &str, source: &str, error: &RuntimeError) -> Diagnostics {
+    Diagnostics::single(path, source, Diagnostic::error(error.message.clone(), error.span))
+}
+
+/// The command-line flags that give `spec` (for reproduction commands).
+pub fn spec_flags(spec: &Specialization) -> String {
+    let mut flags =
+        vec![format!("--num-warps {}", spec.num_warps), format!("--num-stages {}", spec.num_stages)];
+    for (name, value) in &spec.constexprs {
+        let text = match value {
+            ConstValue::Int(v) => v.to_string(),
+            ConstValue::Float(v) => format!("{v:?}"),
+            ConstValue::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+            ConstValue::DType(d) => d.triton_name().to_string(),
+            ConstValue::Str(s) => s.clone(),
+            ConstValue::None => "None".to_string(),
+        };
+        flags.push(format!("--const {name}={text}"));
+    }
+    for (name, arg) in &spec.args {
+        let text = match arg {
+            ArgSpec::Pointer { dtype, .. } => format!("*{}", dtype.triton_name()),
+            ArgSpec::Int { value, dtype } => format!("{value}:{}", dtype.ir_name()),
+            ArgSpec::Float { value, dtype } => format!("{value:?}:{}", dtype.ir_name()),
+        };
+        flags.push(format!("--arg {name}={text}"));
+    }
+    flags.join(" ")
+}

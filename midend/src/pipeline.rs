@@ -1,1 +1,119 @@
-//! The pass pipeline (to be written).
+//! The pass pipeline: one readable function per IR level, in Triton's order (STYLE rule 11).
+//!
+//! `run_ttir` mirrors the TTIR half of Triton's `make_ttir`: inline the helpers, fold, apply the
+//! combine patterns, merge duplicates, hoist loop invariants, fold again (hoisting and merging
+//! expose new constants) and drop what became dead. After every pass the verifier runs in debug
+//! builds, or when [`PipelineOptions::verify`] asks for it; a verifier failure is an internal
+//! compiler error ([`PassError`]) carrying the pass name, the message and the printed IR, never
+//! a user error. `--dump-after=PASS` maps to [`PipelineOptions::dump_after`].
+
+use std::fmt;
+
+use crate::ir::verifier::verify_module;
+use crate::ir::{print_module, Module};
+use crate::passes;
+
+/// Knobs of the pipeline that the command line and the tests set.
+#[derive(Clone, Debug, Default)]
+pub struct PipelineOptions {
+    /// Run the verifier after every pass even in release builds (debug builds always do).
+    pub verify: bool,
+    /// Print the module to stderr after the pass with this name (`"canonicalize"`, `"dce"`...).
+    /// A pass that runs twice is printed both times.
+    pub dump_after: Option<String>,
+    /// Stop the pipeline after the first run of the pass with this name (for bisecting a
+    /// miscompile and for tests of a pipeline prefix).
+    pub stop_after: Option<String>,
+}
+
+/// An internal compiler error found between passes: the IR no longer verifies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassError {
+    /// The pass after which the verifier failed.
+    pub pass: String,
+    /// The verifier's message.
+    pub message: String,
+    /// The module as printed after the failing pass.
+    pub ir: String,
+}
+
+impl fmt::Display for PassError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "internal compiler error: the IR does not verify after pass `{}`: {}",
+            self.pass, self.message
+        )?;
+        writeln!(f, "IR after `{}`:", self.pass)?;
+        f.write_str(&self.ir)
+    }
+}
+
+impl std::error::Error for PassError {}
+
+/// Whether the pipeline goes on after a pass or stops there.
+#[derive(PartialEq, Eq)]
+enum Continue {
+    Yes,
+    StopHere,
+}
+
+/// Runs the TTIR passes on a module fresh from the frontend.
+pub fn run_ttir(module: &mut Module, options: &PipelineOptions) -> Result<(), PassError> {
+    // ---- Inline every helper into the kernel -----------------------------------------------
+    // First, as in Triton: every later pass then sees one function with all the code.
+    if run_pass("inline", passes::inline::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+
+    // ---- Fold and simplify ---------------------------------------------------------------------
+    // Constant arithmetic, constant masks and branches, splats of constants.
+    if run_pass("canonicalize", passes::canonicalize::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    // Triton's combine patterns (dot accumulators, addptr chains, select of masked loads).
+    if run_pass("combine", passes::combine::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+
+    // ---- Share and hoist -------------------------------------------------------------------------
+    if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    if run_pass("licm", passes::licm::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+
+    // ---- Clean up --------------------------------------------------------------------------------
+    // Merging and hoisting expose new folds; then everything unused goes.
+    if run_pass("canonicalize", passes::canonicalize::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    run_pass("dce", passes::dce::run, module, options)?;
+    Ok(())
+}
+
+/// Runs one pass, then dumps and verifies as the options ask.
+fn run_pass(
+    name: &str,
+    pass: fn(&mut Module),
+    module: &mut Module,
+    options: &PipelineOptions,
+) -> Result<Continue, PassError> {
+    pass(module);
+    if options.dump_after.as_deref() == Some(name) {
+        eprintln!("// -----// IR dump after {name} //----- //");
+        eprint!("{}", print_module(module));
+    }
+    if cfg!(debug_assertions) || options.verify {
+        if let Err(error) = verify_module(module) {
+            return Err(PassError {
+                pass: name.to_string(),
+                message: error.to_string(),
+                ir: print_module(module),
+            });
+        }
+    }
+    let stop = options.stop_after.as_deref() == Some(name);
+    Ok(if stop { Continue::StopHere } else { Continue::Yes })
+}

@@ -1,1 +1,13 @@
-//! TTIR passes, one per file, each with a `pub fn run(&mut Module)` (to be written).
+//! The TTIR passes, one per file, each with one `pub fn run(&mut Module)` entry point.
+//!
+//! The pipeline (`crate::pipeline`) runs them in Triton's `make_ttir` order: inline,
+//! canonicalize, combine, CSE, LICM, canonicalize again, DCE. `uses` is the one analysis they
+//! share (use counts, since the IR keeps no use lists).
+
+pub mod canonicalize;
+pub mod combine;
+pub mod cse;
+pub mod dce;
+pub mod inline;
+pub mod licm;
+pub mod uses;

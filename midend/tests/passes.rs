@@ -1,0 +1,145 @@
+//! Pass tests: IR text in, IR text out (STYLE rules 17 and 18).
+//!
+//! Each case is a file `tests/passes/<pass>/<case>.mlir` holding the input module, a line
+//! `// ----- expected`, and the module the pass must print. The input must parse and verify; the
+//! output must verify and print exactly as expected. `BLESS=1 cargo test -p trident-midend --test
+//! passes` rewrites the expected halves from the current output (review the diff before
+//! committing). The `pipeline` folder runs the whole TTIR pipeline instead of one pass.
+
+use std::path::{Path, PathBuf};
+
+use trident_midend::ir::parser::parse_module;
+use trident_midend::ir::verifier::verify_module;
+use trident_midend::ir::{print_module, Module, Opcode, Span};
+use trident_midend::passes;
+use trident_midend::pipeline::{run_ttir, PipelineOptions};
+
+const SEPARATOR: &str = "// ----- expected\n";
+
+#[test]
+fn inline() {
+    check_folder("inline", passes::inline::run);
+}
+
+#[test]
+fn canonicalize() {
+    check_folder("canonicalize", passes::canonicalize::run);
+}
+
+#[test]
+fn combine() {
+    check_folder("combine", passes::combine::run);
+}
+
+#[test]
+fn cse() {
+    check_folder("cse", passes::cse::run);
+}
+
+#[test]
+fn licm() {
+    check_folder("licm", passes::licm::run);
+}
+
+#[test]
+fn dce() {
+    check_folder("dce", passes::dce::run);
+}
+
+#[test]
+fn pipeline() {
+    check_folder("pipeline", |module| {
+        let options = PipelineOptions { verify: true, ..PipelineOptions::default() };
+        if let Err(error) = run_ttir(module, &options) {
+            panic!("{error}");
+        }
+    });
+}
+
+/// Runs `pass` on every case of `tests/passes/<folder>/` and fails listing every case whose
+/// output differs from its expected text.
+fn check_folder(folder: &str, pass: impl Fn(&mut Module)) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes").join(folder);
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "mlir"))
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no cases in {}", dir.display());
+
+    let bless = std::env::var_os("BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for case in &cases {
+        if let Err(message) = check(case, &pass, bless) {
+            failures.push(format!("{}:\n{message}", case.display()));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Checks one case file; with `bless`, rewrites its expected half instead of comparing.
+fn check(case: &Path, pass: &impl Fn(&mut Module), bless: bool) -> Result<(), String> {
+    let text = std::fs::read_to_string(case).map_err(|e| e.to_string())?;
+    let (input, expected) = match text.split_once(SEPARATOR) {
+        Some((input, expected)) => (input, expected),
+        None if bless => (text.as_str(), ""),
+        None => return Err(format!("no `{}` line", SEPARATOR.trim_end())),
+    };
+    let mut module = parse_module(input).map_err(|e| format!("input does not parse: {e}"))?;
+    verify_module(&module).map_err(|e| format!("input does not verify: {e}"))?;
+    pass(&mut module);
+    let actual = print_module(&module);
+    verify_module(&module).map_err(|e| format!("output does not verify: {e}\n{actual}"))?;
+    if bless {
+        let blessed = format!("{}\n{SEPARATOR}{actual}", input.trim_end());
+        std::fs::write(case, blessed).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    if actual.trim_end() != expected.trim_end() {
+        return Err(format!("--- expected\n{expected}\n--- actual\n{actual}"));
+    }
+    Ok(())
+}
+
+/// Inlined ops keep the spans of the helper's ops (they point into the same kernel file), so
+/// errors and line info name the helper's lines.
+#[test]
+fn inline_keeps_callee_spans() {
+    let text = "tt.func public @kernel(%x: f32) {\n  %0 = tt.call %x {callee = \"twice\"} : f32\n  tt.print %0 {prefix = \"\", hex = false}\n  tt.return\n}\n\ntt.func private @twice(%v: f32) -> (f32) {\n  %0 = arith.addf %v, %v : f32\n  tt.return %0\n}\n";
+    let mut module = parse_module(text).expect("parses");
+    let helper = module.function_mut("twice").expect("helper");
+    let add = helper.body.blocks[helper.entry].ops[0];
+    helper.body.spans.set(add, Span::new(40, 45));
+
+    passes::inline::run(&mut module);
+
+    let kernel = module.kernel().expect("kernel");
+    let inlined = kernel.body.blocks[kernel.entry].ops[0];
+    assert_eq!(kernel.body.opcode(inlined), Opcode::AddF);
+    assert_eq!(kernel.body.span(inlined), Span::new(40, 45));
+    assert_eq!(module.functions.len(), 1, "the helper is deleted");
+}
+
+/// `stop_after` ends the pipeline after the named pass: stopping after inlining leaves the
+/// constant arithmetic unfolded, running to the end folds it.
+#[test]
+fn pipeline_stop_after() {
+    let text = "tt.func public @kernel(%p: !tt.ptr<i32>) {\n  %0 = arith.constant {value = 2} : i32\n  %1 = arith.addi %0, %0 : i32\n  tt.store %p, %1\n  tt.return\n}\n";
+    let mut stopped = parse_module(text).expect("parses");
+    let options = PipelineOptions { stop_after: Some("inline".into()), ..PipelineOptions::default() };
+    run_ttir(&mut stopped, &options).expect("pipeline runs");
+    assert!(print_module(&stopped).contains("arith.addi"));
+
+    let mut full = parse_module(text).expect("parses");
+    run_ttir(&mut full, &PipelineOptions::default()).expect("pipeline runs");
+    let printed = print_module(&full);
+    assert!(!printed.contains("arith.addi"), "{printed}");
+    assert!(printed.contains("{value = 4}"), "{printed}");
+}

@@ -1,0 +1,484 @@
+//! The specialization flags: from `--grid`, `--const`, `--arg`, `--num-warps` and `--num-stages`
+//! to a [`Specialization`] and the buffers and scalars of one launch.
+//!
+//! Argument forms (corpus README, "The CLI contract"):
+//! - `NAME=@FILE.npy[:DTYPE]`: a buffer read from the file; its element type is the file's dtype
+//!   or the override (`bf16` over 16-bit integer data, `fp8e4nv`/`fp8e5` over 8-bit data).
+//! - `NAME=*DTYPE`: a pointer to DTYPE with no data, for `compile` (nothing is launched).
+//! - `NAME=VALUE[:DTYPE]`: a scalar; ints are i32 (i64, then u64, when the value needs it), floats
+//!   f32, unless typed `:i32 :i64 :u32 :u64 :f32 :f64`.
+//!
+//! Every error names the flag and the argument it is about, and is a usage error (exit 2).
+
+use std::path::{Path, PathBuf};
+
+use trident_midend::ir::{DType, Module};
+use trident_runtime::{npy, ArgValue, Buffer, Grid};
+
+use super::error::{usage, CliError};
+use super::signature::{self, Param};
+use super::SpecFlags;
+use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
+
+/// One `--arg` as written on the command line, before any file is read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgText {
+    /// `@FILE.npy[:DTYPE]`.
+    File { path: PathBuf, dtype: Option<DType> },
+    /// `*DTYPE`.
+    PointerTo(DType),
+    /// A scalar, already typed.
+    Scalar(ArgSpec),
+}
+
+/// How an argument of the launch is bound.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Binding {
+    /// `buffers[i]` of the launch.
+    Buffer(usize),
+    /// A pointer with no data (`*DTYPE`); only `compile` accepts it.
+    NoData,
+    Int(i64),
+    Float(f64),
+}
+
+/// Whether `.npy` arguments are read in full (to launch) or only for their dtype (to compile).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataMode {
+    Load,
+    HeaderOnly,
+}
+
+/// Everything one compilation and launch needs, checked.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The kernel file as given on the command line (diagnostics print it).
+    pub path: String,
+    pub source: String,
+    pub kernel: String,
+    pub spec: Specialization,
+    /// `None` when `--grid` was not given (fine for `compile`).
+    pub grid: Option<Grid>,
+    /// Argument bindings by Python parameter name.
+    pub bindings: Vec<(String, Binding)>,
+    /// The buffers of `@FILE.npy` arguments (empty in [`DataMode::HeaderOnly`]).
+    pub buffers: Vec<Buffer>,
+    pub pipeline: PipelineOptions,
+}
+
+impl Launch {
+    /// Compiles the kernel to TTIR (frontend and TTIR pipeline).
+    pub fn compile(&self) -> Result<Module, CliError> {
+        Ok(compile_ttir_with(&self.path, &self.source, &self.kernel, &self.spec, &self.pipeline)?)
+    }
+
+    /// The grid, which launching verbs require.
+    pub fn require_grid(&self) -> Result<Grid, CliError> {
+        self.grid.ok_or_else(|| CliError::Usage("--grid X[,Y[,Z]] is required to launch a kernel".into()))
+    }
+
+    /// The runtime value bound to a compiled kernel parameter.
+    pub fn arg_value(&self, name: &str) -> Option<ArgValue> {
+        let binding = self.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b)?;
+        match binding {
+            Binding::Buffer(index) => Some(ArgValue::Buffer(*index)),
+            Binding::NoData => None,
+            Binding::Int(value) => Some(ArgValue::Int(*value)),
+            Binding::Float(value) => Some(ArgValue::Float(*value)),
+        }
+    }
+}
+
+/// Reads the kernel file and checks the flags against it.
+pub fn prepare(flags: &SpecFlags, mode: DataMode) -> Result<Launch, CliError> {
+    let source = read_source(&flags.file)?;
+    prepare_with_source(flags, source, mode)
+}
+
+/// Reads a kernel file; a missing or unreadable file is a usage error.
+pub fn read_source(path: &Path) -> Result<String, CliError> {
+    std::fs::read_to_string(path)
+        .or_else(|e| usage(format!("cannot read kernel file {}: {}", path.display(), io_reason(&e))))
+}
+
+/// Like [`prepare`], with the kernel's source text given.
+pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) -> Result<Launch, CliError> {
+    let grid =
+        flags.grid.as_deref().map(parse_grid).transpose().or_else(|e| usage(format!("--grid: {e}")))?;
+    if !flags.num_warps.is_power_of_two() || flags.num_warps > 64 {
+        return usage(format!("--num-warps {}: must be a power of two from 1 to 64", flags.num_warps));
+    }
+    if flags.num_stages == 0 {
+        return usage("--num-stages 0: must be at least 1");
+    }
+    let params = signature::kernel_params(&source, &flags.kernel);
+
+    let mut constexprs: Vec<(String, ConstValue)> = Vec::new();
+    for text in &flags.consts {
+        let (name, value) = parse_const(text).or_else(|e| usage(format!("--const {text}: {e}")))?;
+        if constexprs.iter().any(|(n, _)| *n == name) {
+            return usage(format!("--const {name} is given twice"));
+        }
+        if let Some(params) = &params {
+            check_const_name(params, &flags.kernel, &name)?;
+        }
+        constexprs.push((name, value));
+    }
+
+    let mut written: Vec<(String, ArgText)> = Vec::new();
+    for text in &flags.args {
+        let (name, arg) = parse_arg(text).or_else(|e| usage(format!("--arg {text}: {e}")))?;
+        if written.iter().any(|(n, _)| *n == name) {
+            return usage(format!("--arg {name} is given twice"));
+        }
+        if let Some(params) = &params {
+            check_arg_name(params, &flags.kernel, &name)?;
+        }
+        written.push((name, arg));
+    }
+    if let Some(params) = &params {
+        // Runtime parameters without a default must all be given; order them as in Python.
+        for param in params.iter().filter(|p| !p.is_constexpr) {
+            if !param.has_default && !written.iter().any(|(n, _)| *n == param.name) {
+                return usage(format!("missing --arg {}=...: a parameter of {}", param.name, flags.kernel));
+            }
+        }
+        written.sort_by_key(|(name, _)| params.iter().position(|p| p.name == *name));
+    }
+
+    let mut spec =
+        Specialization { num_warps: flags.num_warps, num_stages: flags.num_stages, ..Default::default() };
+    spec.constexprs = constexprs;
+    let mut bindings = Vec::new();
+    let mut buffers = Vec::new();
+    for (name, arg) in written {
+        let (arg_spec, binding) = match arg {
+            ArgText::Scalar(arg_spec) => {
+                let binding = match arg_spec {
+                    ArgSpec::Int { value, .. } => Binding::Int(value),
+                    ArgSpec::Float { value, .. } => Binding::Float(value),
+                    ArgSpec::Pointer { .. } => Binding::NoData,
+                };
+                (arg_spec, binding)
+            }
+            ArgText::PointerTo(dtype) => {
+                if mode == DataMode::Load {
+                    return usage(format!(
+                        "--arg {name}=*{}: a launch needs data; pass {name}=@FILE.npy",
+                        dtype.triton_name()
+                    ));
+                }
+                (ArgSpec::Pointer { dtype, aligned16: true }, Binding::NoData)
+            }
+            ArgText::File { path, dtype: override_dtype } => {
+                let dtype = match mode {
+                    DataMode::Load => {
+                        let buffer = npy::read(&path, &name, override_dtype)
+                            .or_else(|e| usage(format!("--arg {name}: {e}")))?;
+                        let dtype = buffer.dtype;
+                        buffers.push(buffer);
+                        dtype
+                    }
+                    DataMode::HeaderOnly => {
+                        let header =
+                            npy::read_header(&path).or_else(|e| usage(format!("--arg {name}: {e}")))?;
+                        npy::kernel_dtype(header.storage, override_dtype)
+                            .or_else(|e| usage(format!("--arg {name}: {}: {e}", path.display())))?
+                    }
+                };
+                let binding =
+                    if mode == DataMode::Load { Binding::Buffer(buffers.len() - 1) } else { Binding::NoData };
+                (ArgSpec::Pointer { dtype, aligned16: true }, binding)
+            }
+        };
+        spec.args.push((name.clone(), arg_spec));
+        bindings.push((name, binding));
+    }
+
+    Ok(Launch {
+        path: flags.file.display().to_string(),
+        source,
+        kernel: flags.kernel.clone(),
+        spec,
+        grid,
+        bindings,
+        buffers,
+        pipeline: PipelineOptions { dump_after: flags.dump_after.clone(), ..Default::default() },
+    })
+}
+
+fn check_arg_name(params: &[Param], kernel: &str, name: &str) -> Result<(), CliError> {
+    match params.iter().find(|p| p.name == name) {
+        None => {
+            usage(format!("--arg {name}: {kernel} has no parameter named {name} ({})", param_list(params)))
+        }
+        Some(p) if p.is_constexpr => usage(format!(
+            "--arg {name}: {name} is a tl.constexpr parameter; pass it with --const {name}=VALUE"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+fn check_const_name(params: &[Param], kernel: &str, name: &str) -> Result<(), CliError> {
+    match params.iter().find(|p| p.name == name) {
+        None => usage(format!("--const {name}: {kernel} has no parameter named {name} ({})", param_list(params))),
+        Some(p) if !p.is_constexpr => usage(format!(
+            "--const {name}: {name} is not a tl.constexpr parameter of {kernel}; pass it with --arg {name}=..."
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+fn param_list(params: &[Param]) -> String {
+    if params.is_empty() {
+        return "it takes no parameters".to_string();
+    }
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    format!("its parameters: {}", names.join(", "))
+}
+
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_string(),
+        _ => error.to_string(),
+    }
+}
+
+/// Parses `X[,Y[,Z]]`.
+pub fn parse_grid(text: &str) -> Result<Grid, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("'{text}' has {} dimensions; a grid has 1 to 3: X[,Y[,Z]]", parts.len()));
+    }
+    let mut dims = [1u32; 3];
+    for (i, part) in parts.iter().enumerate() {
+        dims[i] = part.parse::<u32>().map_err(|_| {
+            format!("'{text}' is not a grid: '{part}' is not a non-negative integer; use X[,Y[,Z]]")
+        })?;
+    }
+    Ok(Grid(dims))
+}
+
+/// Parses `NAME=VALUE` of `--const`.
+pub fn parse_const(text: &str) -> Result<(String, ConstValue), String> {
+    let (name, value) = split_name(text)?;
+    let parsed = match value {
+        "True" => ConstValue::Bool(true),
+        "False" => ConstValue::Bool(false),
+        "None" => ConstValue::None,
+        _ => {
+            if let Ok(int) = parse_int(value) {
+                ConstValue::Int(int.try_into().map_err(|_| format!("{value} does not fit in 64 bits"))?)
+            } else if let Some(float) = parse_float(value) {
+                ConstValue::Float(float)
+            } else if let Some(dtype) = DType::from_user_name(value) {
+                ConstValue::DType(dtype)
+            } else if value.is_empty() {
+                return Err("the value is empty".to_string());
+            } else {
+                ConstValue::Str(value.to_string())
+            }
+        }
+    };
+    Ok((name.to_string(), parsed))
+}
+
+/// Parses `NAME=@FILE.npy[:DTYPE]`, `NAME=*DTYPE` or `NAME=VALUE[:DTYPE]` of `--arg`.
+pub fn parse_arg(text: &str) -> Result<(String, ArgText), String> {
+    let (name, value) = split_name(text)?;
+    let arg = if let Some(file) = value.strip_prefix('@') {
+        let (path, dtype) = split_file_dtype(file)?;
+        if path.is_empty() {
+            return Err("no file after '@'".to_string());
+        }
+        ArgText::File { path: PathBuf::from(path), dtype }
+    } else if let Some(dtype_name) = value.strip_prefix('*') {
+        let dtype = DType::from_user_name(dtype_name)
+            .ok_or_else(|| format!("unknown dtype '{dtype_name}' after '*' (fp16, fp32, i32, u8, ...)"))?;
+        ArgText::PointerTo(dtype)
+    } else {
+        ArgText::Scalar(parse_scalar(value)?)
+    };
+    Ok((name.to_string(), arg))
+}
+
+/// Splits `NAME=VALUE`, checking that NAME is an identifier.
+fn split_name(text: &str) -> Result<(&str, &str), String> {
+    let (name, value) = text.split_once('=').ok_or("expected NAME=VALUE")?;
+    let is_identifier = name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !is_identifier {
+        return Err(format!("'{name}' is not a parameter name"));
+    }
+    Ok((name, value))
+}
+
+/// Splits `FILE[:DTYPE]`. A suffix after the last ':' is a dtype unless it looks like a path.
+fn split_file_dtype(file: &str) -> Result<(&str, Option<DType>), String> {
+    match file.rsplit_once(':') {
+        Some((path, suffix)) if !suffix.contains(['/', '\\', '.']) => {
+            let dtype = DType::from_user_name(suffix).ok_or_else(|| {
+                format!("unknown dtype '{suffix}' (bf16, fp8e4nv, fp8e5, or a plain dtype)")
+            })?;
+            Ok((path, Some(dtype)))
+        }
+        _ => Ok((file, None)),
+    }
+}
+
+/// Parses a scalar `VALUE[:DTYPE]`.
+pub fn parse_scalar(text: &str) -> Result<ArgSpec, String> {
+    let (value, tag) = match text.rsplit_once(':') {
+        Some((value, tag)) => (value, Some(tag)),
+        None => (text, None),
+    };
+    if value == "True" || value == "False" {
+        return Err("bool scalars are not supported; pass 1 or 0".to_string());
+    }
+    let int = parse_int(value).ok();
+    let float = if int.is_none() { parse_float(value) } else { None };
+    if int.is_none() && float.is_none() {
+        return Err(format!("'{value}' is not a number (a buffer is NAME=@FILE.npy)"));
+    }
+    let Some(tag) = tag else {
+        if let Some(int) = int {
+            let dtype = if i32::try_from(int).is_ok() {
+                DType::I32
+            } else if i64::try_from(int).is_ok() {
+                DType::I64
+            } else {
+                DType::U64
+            };
+            return Ok(ArgSpec::Int { value: int as i64, dtype });
+        }
+        return Ok(ArgSpec::Float { value: float.unwrap_or_default(), dtype: DType::F32 });
+    };
+    let dtype = match tag {
+        "i32" => DType::I32,
+        "i64" => DType::I64,
+        "u32" => DType::U32,
+        "u64" => DType::U64,
+        "f32" => DType::F32,
+        "f64" => DType::F64,
+        _ => return Err(format!("unknown scalar type ':{tag}' (i32, i64, u32, u64, f32 or f64)")),
+    };
+    if dtype.is_float() {
+        let value = float.or(int.map(|i| i as f64)).unwrap_or_default();
+        return Ok(ArgSpec::Float { value, dtype });
+    }
+    let Some(int) = int else { return Err(format!("'{value}' is not an integer, but :{tag} asks for one")) };
+    let fits = match dtype {
+        DType::I32 => i32::try_from(int).is_ok(),
+        DType::I64 => i64::try_from(int).is_ok(),
+        DType::U32 => u32::try_from(int).is_ok(),
+        _ => u64::try_from(int).is_ok(),
+    };
+    if !fits {
+        return Err(format!("{value} does not fit in {tag}"));
+    }
+    // u64 values above i64::MAX travel as their two's-complement bits.
+    Ok(ArgSpec::Int { value: int as i64, dtype })
+}
+
+/// A decimal integer (with an optional sign), wide enough for every scalar type.
+fn parse_int(text: &str) -> Result<i128, ()> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(());
+    }
+    text.parse::<i128>().map_err(|_| ())
+}
+
+/// A float as Python prints one (`0.5`, `1e-05`, `inf`, `nan`).
+fn parse_float(text: &str) -> Option<f64> {
+    let looks_numeric = text.bytes().any(|b| b.is_ascii_digit())
+        || matches!(
+            text.trim_start_matches(['-', '+']).to_ascii_lowercase().as_str(),
+            "inf" | "infinity" | "nan"
+        );
+    if looks_numeric {
+        text.parse::<f64>().ok()
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids() {
+        assert_eq!(parse_grid("4"), Ok(Grid([4, 1, 1])));
+        assert_eq!(parse_grid("4,2"), Ok(Grid([4, 2, 1])));
+        assert_eq!(parse_grid("4,2,3"), Ok(Grid([4, 2, 3])));
+        assert!(parse_grid("1,2,3,4").unwrap_err().contains("4 dimensions"));
+        assert!(parse_grid("x").unwrap_err().contains("'x' is not a non-negative integer"));
+        assert!(parse_grid("").is_err());
+        assert!(parse_grid("-1").is_err());
+    }
+
+    #[test]
+    fn consts() {
+        let c = |t: &str| parse_const(t).unwrap().1;
+        assert_eq!(c("B=1024"), ConstValue::Int(1024));
+        assert_eq!(c("B=-3"), ConstValue::Int(-3));
+        assert_eq!(c("EPS=1e-05"), ConstValue::Float(1e-5));
+        assert_eq!(c("S=0.5"), ConstValue::Float(0.5));
+        assert_eq!(c("EVEN=True"), ConstValue::Bool(true));
+        assert_eq!(c("EVEN=False"), ConstValue::Bool(false));
+        assert_eq!(c("X=None"), ConstValue::None);
+        assert_eq!(c("T=fp16"), ConstValue::DType(DType::F16));
+        assert_eq!(c("T=bf16"), ConstValue::DType(DType::BF16));
+        assert_eq!(c("T=fp8e4nv"), ConstValue::DType(DType::F8E4M3));
+        assert_eq!(c("T=u32"), ConstValue::DType(DType::U32));
+        assert_eq!(c("P=ieee"), ConstValue::Str("ieee".into()));
+        assert!(parse_const("B").is_err());
+        assert!(parse_const("=3").is_err());
+        assert!(parse_const("B=").is_err());
+    }
+
+    #[test]
+    fn scalars() {
+        let s = |t: &str| parse_scalar(t).unwrap();
+        assert_eq!(s("1000"), ArgSpec::Int { value: 1000, dtype: DType::I32 });
+        assert_eq!(s("-7"), ArgSpec::Int { value: -7, dtype: DType::I32 });
+        assert_eq!(s("3000000000"), ArgSpec::Int { value: 3_000_000_000, dtype: DType::I64 });
+        assert_eq!(s("18446744073709551615"), ArgSpec::Int { value: -1, dtype: DType::U64 });
+        assert_eq!(s("5:i64"), ArgSpec::Int { value: 5, dtype: DType::I64 });
+        assert_eq!(s("5:u32"), ArgSpec::Int { value: 5, dtype: DType::U32 });
+        assert_eq!(s("0.5"), ArgSpec::Float { value: 0.5, dtype: DType::F32 });
+        assert_eq!(s("1e-05:f64"), ArgSpec::Float { value: 1e-5, dtype: DType::F64 });
+        assert_eq!(s("2:f32"), ArgSpec::Float { value: 2.0, dtype: DType::F32 });
+        assert!(matches!(s("-inf"), ArgSpec::Float { value, .. } if value == f64::NEG_INFINITY));
+        assert!(matches!(s("nan"), ArgSpec::Float { value, .. } if value.is_nan()));
+        assert!(parse_scalar("0.5:i32").unwrap_err().contains("not an integer"));
+        assert!(parse_scalar("-1:u32").unwrap_err().contains("does not fit in u32"));
+        assert!(parse_scalar("3000000000:i32").unwrap_err().contains("does not fit in i32"));
+        assert!(parse_scalar("5:i7").unwrap_err().contains("unknown scalar type"));
+        assert!(parse_scalar("abc").unwrap_err().contains("not a number"));
+        assert!(parse_scalar("True").unwrap_err().contains("bool"));
+    }
+
+    #[test]
+    fn args() {
+        let a = |t: &str| parse_arg(t).unwrap();
+        assert_eq!(a("x=@in/x.npy"), ("x".into(), ArgText::File { path: "in/x.npy".into(), dtype: None }));
+        assert_eq!(
+            a("a=@/tmp/a.npy:bf16"),
+            ("a".into(), ArgText::File { path: "/tmp/a.npy".into(), dtype: Some(DType::BF16) })
+        );
+        assert_eq!(
+            a("q=@q.npy:fp8e5"),
+            ("q".into(), ArgText::File { path: "q.npy".into(), dtype: Some(DType::F8E5M2) })
+        );
+        assert_eq!(a("p=*fp32"), ("p".into(), ArgText::PointerTo(DType::F32)));
+        assert_eq!(a("p=*i1"), ("p".into(), ArgText::PointerTo(DType::I1)));
+        assert_eq!(a("n=1"), ("n".into(), ArgText::Scalar(ArgSpec::Int { value: 1, dtype: DType::I32 })));
+        assert!(parse_arg("x=@x.npy:bf17").unwrap_err().contains("unknown dtype 'bf17'"));
+        assert!(parse_arg("x=*float7").unwrap_err().contains("unknown dtype"));
+        assert!(parse_arg("x=@").unwrap_err().contains("no file"));
+        assert!(parse_arg("1x=3").unwrap_err().contains("not a parameter name"));
+        assert!(parse_arg("x").unwrap_err().contains("NAME=VALUE"));
+    }
+}

@@ -1,0 +1,187 @@
+//! The `trident` command line: `run`, `compile`, `check`, `bench` and `devices`.
+//!
+//! The grammar is ARCHITECTURE.md's "Command line" and the corpus README's "CLI contract". This
+//! module holds the clap definitions and the dispatcher; each verb has its own file, and
+//! [`args`] turns the shared specialization flags (`--const`, `--arg`, `--grid`, ...) into a
+//! [`crate::Specialization`] plus the buffers and scalars of a launch.
+//!
+//! Exit codes: 0 on success; 1 when the kernel is wrong (a compile error rendered with the Python
+//! line and a caret), fails at run time, or asks for something not built yet; 2 when the command
+//! line is wrong (an unknown argument name, a bad grid, an unreadable file, a bad dtype). Nothing
+//! a user types makes trident panic.
+
+pub mod args;
+pub mod bench;
+pub mod check;
+pub mod compile;
+pub mod devices;
+pub mod error;
+pub mod run;
+pub mod signature;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+pub use error::CliError;
+
+const ARG_HELP: &str = "A runtime argument of the kernel, by parameter name: NAME=@FILE.npy[:DTYPE] \
+(a buffer read from the file; DTYPE overrides the element type: bf16 over uint16 data, fp8e4nv/fp8e5 \
+over uint8 data), NAME=*DTYPE (a pointer to DTYPE without data, for `compile`), or NAME=VALUE[:DTYPE] \
+(a scalar: i32 for ints, i64 when the value needs it, f32 for floats, unless typed \
+:i32 :i64 :u32 :u64 :f32 :f64)";
+
+const CONST_HELP: &str = "A tl.constexpr parameter: NAME=VALUE with an int, a float, True/False, None \
+or a dtype name (fp16 bf16 fp32 fp64 i8 i16 i32 i64 u8 u16 u32 u64 fp8e4nv fp8e5)";
+
+/// A Triton compiler: runs unmodified @triton.jit kernels.
+#[derive(Parser, Debug)]
+#[command(name = "trident", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Compile a kernel, launch it once and write every buffer to DIR/NAME.npy.
+    Run(RunArgs),
+    /// Compile a kernel and write an artifact (IR, PTX, SPIR-V); nothing is launched.
+    Compile(CompileArgs),
+    /// Run a kernel on every available backend and compare each buffer with interp.
+    Check(RunArgs),
+    /// Time launches: warm-up, then the median of several; last line `BENCH median_ms=...`.
+    Bench(BenchArgs),
+    /// List the backends and devices found on this machine.
+    Devices,
+}
+
+/// The flags that fix a compilation: kernel, constexprs, argument types, warps and stages.
+#[derive(Args, Debug, Clone)]
+pub struct SpecFlags {
+    /// The Python file holding the @triton.jit kernel.
+    pub file: PathBuf,
+    /// The name of the @triton.jit function to compile.
+    #[arg(long)]
+    pub kernel: String,
+    /// Launch grid: X[,Y[,Z]] programs.
+    #[arg(long)]
+    pub grid: Option<String>,
+    /// Warps per program (Triton's num_warps).
+    #[arg(long, default_value_t = 4)]
+    pub num_warps: u32,
+    /// Software-pipelining stages (Triton's num_stages).
+    #[arg(long, default_value_t = 3)]
+    pub num_stages: u32,
+    #[arg(long = "const", value_name = "NAME=VALUE", help = CONST_HELP)]
+    pub consts: Vec<String>,
+    #[arg(long = "arg", value_name = "NAME=ARG", help = ARG_HELP)]
+    pub args: Vec<String>,
+    /// Print the IR to stderr after the TTIR pass with this name (canonicalize, cse, dce, ...).
+    #[arg(long, value_name = "PASS")]
+    pub dump_after: Option<String>,
+}
+
+/// Where a kernel runs.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// nvptx if a CUDA device is present, else spirv if a Vulkan adapter is, else interp.
+    Auto,
+    /// NVIDIA GPUs through PTX (not built yet).
+    Nvptx,
+    /// Vulkan through SPIR-V (not built yet).
+    Spirv,
+    /// The reference interpreter on the CPU.
+    Interp,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub spec: SpecFlags,
+    /// Where the kernel runs.
+    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    pub backend: Backend,
+    /// Directory for the output buffers, written as DIR/NAME.npy and created if missing
+    /// [run: default trident-out; check: the interp buffers, only when given].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// What `compile` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emit {
+    Ttir,
+    Ttgir,
+    Ptx,
+    Cubin,
+    Spirv,
+    Spvasm,
+    Wgsl,
+}
+
+/// An NVIDIA target for `--emit ptx|cubin`.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    #[value(name = "sm_80")]
+    Sm80,
+    #[value(name = "sm_90a")]
+    Sm90a,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub spec: SpecFlags,
+    /// The artifact to produce.
+    #[arg(long, value_enum)]
+    pub emit: Emit,
+    /// The NVIDIA target (for ptx and cubin).
+    #[arg(long, value_enum, default_value_t = Target::Sm80)]
+    pub target: Target,
+    /// Write the artifact here instead of stdout.
+    #[arg(short = 'o', value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Bytes one launch moves; adds GB/s to the BENCH line.
+    #[arg(long)]
+    pub bytes: Option<u64>,
+    /// Floating-point operations of one launch; adds TFLOP/s to the BENCH line.
+    #[arg(long)]
+    pub flops: Option<u64>,
+}
+
+/// Parses `argv` and runs the command; returns the process exit code.
+pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help/version to stdout with code 0 and usage errors with code 2.
+            let _ = error.print();
+            return ExitCode::from(error.exit_code().clamp(0, 255) as u8);
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Compile(args) => compile::compile(&args),
+        Command::Check(args) => check::check(&args),
+        Command::Bench(args) => bench::bench(&args),
+        Command::Devices => {
+            devices::print_devices();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprint!("{}", error.render());
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

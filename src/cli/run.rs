@@ -1,0 +1,58 @@
+//! `trident run`: compile, launch once, write every buffer to `DIR/NAME.npy`.
+
+use std::path::Path;
+
+use trident_midend::ir::Module;
+use trident_runtime::{npy, Buffer, Grid};
+
+use super::args::{self, DataMode, Launch};
+use super::devices;
+use super::error::CliError;
+use super::RunArgs;
+use crate::{run_interp, runtime_diagnostics, LaunchError};
+
+/// Where `run` writes its buffers without `--out`: a directory of its own, so that the
+/// outputs never overwrite input files in the current directory.
+pub const DEFAULT_OUT: &str = "trident-out";
+
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let mut launch = args::prepare(&args.spec, DataMode::Load)?;
+    let grid = launch.require_grid()?;
+    devices::resolve(args.backend)?;
+    let module = launch.compile()?;
+    let mut buffers = std::mem::take(&mut launch.buffers);
+    launch_on_interp(&launch, &module, grid, &mut buffers)?;
+    write_buffers(args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT)), &buffers)
+}
+
+/// One launch on the interpreter, with errors turned into the command line's.
+pub fn launch_on_interp(
+    launch: &Launch,
+    module: &Module,
+    grid: Grid,
+    buffers: &mut [Buffer],
+) -> Result<(), CliError> {
+    run_interp(module, grid, |name| launch.arg_value(name), buffers).map_err(|error| match error {
+        LaunchError::MissingArgument(name) => {
+            CliError::Usage(format!("missing --arg {name}=...: the compiled {} takes it", launch.kernel))
+        }
+        LaunchError::NoKernel => CliError::Internal(format!(
+            "internal compiler error: the compiled module of {} has no kernel",
+            launch.kernel
+        )),
+        LaunchError::Runtime(error) => {
+            CliError::Kernel(runtime_diagnostics(&launch.path, &launch.source, &error))
+        }
+    })
+}
+
+/// Writes each buffer to `dir/NAME.npy`, creating `dir`.
+pub fn write_buffers(dir: &Path, buffers: &[Buffer]) -> Result<(), CliError> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| CliError::Failed(format!("cannot create output directory {}: {e}", dir.display())))?;
+    for buffer in buffers {
+        let path = dir.join(format!("{}.npy", buffer.name));
+        npy::write(&path, buffer).map_err(|e| CliError::Failed(e.to_string()))?;
+    }
+    Ok(())
+}

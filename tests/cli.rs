@@ -1,0 +1,269 @@
+//! The `trident` binary end to end: `run` on the example, `compile --emit ttir`, `check`,
+//! `bench`, `devices`, and the command-line errors (exit 2, naming the offending argument).
+//!
+//! Devices other than interp are checked by `required_devices_are_available`: a device that is
+//! not built here is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` (a comma-separated list, set by
+//! CI to the devices it has) names it, which turns the SKIP into a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use trident_runtime::npy;
+
+const EXAMPLE: &str = "examples/vector_add.py";
+
+fn trident(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_trident"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the trident binary runs")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A fresh directory under the target directory for one test's outputs.
+fn scratch_dir(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The example's launch flags (before `--out`).
+fn example_flags() -> Vec<&'static str> {
+    vec![
+        "--kernel",
+        "add_kernel",
+        "--grid",
+        "4",
+        "--const",
+        "BLOCK_SIZE=256",
+        "--arg",
+        "x_ptr=@examples/data/x.npy",
+        "--arg",
+        "y_ptr=@examples/data/y.npy",
+        "--arg",
+        "output_ptr=@examples/data/output.npy",
+        "--arg",
+        "n_elements=1000",
+    ]
+}
+
+fn read_f32(path: &Path) -> Vec<f32> {
+    let buffer = npy::read(path, "b", None).unwrap_or_else(|e| panic!("{e}"));
+    buffer.bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn run_vector_add_on_interp() {
+    let out = scratch_dir("run");
+    let out_text = out.to_str().unwrap();
+    let mut args = vec!["run", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--backend", "interp", "--out", out_text]);
+    let output = trident(&args);
+    assert!(output.status.success(), "trident run failed:\n{}", stderr(&output));
+
+    let x = read_f32(Path::new("examples/data/x.npy"));
+    let y = read_f32(Path::new("examples/data/y.npy"));
+    let sum = read_f32(&out.join("output_ptr.npy"));
+    assert_eq!(sum.len(), 1000);
+    for i in 0..x.len() {
+        assert_eq!(sum[i].to_bits(), (x[i] + y[i]).to_bits(), "output_ptr[{i}]");
+    }
+    // Inputs are written back unchanged, with their dtype and shape.
+    assert_eq!(read_f32(&out.join("x_ptr.npy")), x);
+    // interp was asked for by name: no fallback note.
+    assert!(!stderr(&output).contains("--backend auto"), "{}", stderr(&output));
+}
+
+#[test]
+fn auto_backend_says_it_falls_back_to_interp() {
+    let out = scratch_dir("auto");
+    let mut args = vec!["run", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--backend", "auto", "--out", out.to_str().unwrap()]);
+    let output = trident(&args);
+    assert!(output.status.success(), "trident run failed:\n{}", stderr(&output));
+    assert_eq!(stderr(&output).matches("running on interp").count(), 1, "{}", stderr(&output));
+}
+
+#[test]
+fn compile_emits_ttir() {
+    let output = trident(&[
+        "compile",
+        EXAMPLE,
+        "--kernel",
+        "add_kernel",
+        "--emit",
+        "ttir",
+        "--const",
+        "BLOCK_SIZE=1024",
+        "--arg",
+        "x_ptr=*fp32",
+        "--arg",
+        "y_ptr=*fp32",
+        "--arg",
+        "output_ptr=*fp32",
+        "--arg",
+        "n_elements=1000",
+    ]);
+    assert!(output.status.success(), "trident compile failed:\n{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("tt.func"), "no tt.func in:\n{text}");
+    assert!(text.contains("add_kernel"), "no add_kernel in:\n{text}");
+}
+
+#[test]
+fn compile_reads_only_headers_and_writes_to_o() {
+    let dir = scratch_dir("compile-o");
+    let path = dir.join("k.ttir");
+    let mut args = vec!["compile", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--emit", "ttir", "-o", path.to_str().unwrap()]);
+    let output = trident(&args);
+    assert!(output.status.success(), "trident compile failed:\n{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("tt.func"), "no tt.func in:\n{text}");
+}
+
+#[test]
+fn backends_not_built_say_so() {
+    let mut args = vec!["compile", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--emit", "ptx", "--target", "sm_90a"]);
+    let output = trident(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stderr(&output);
+    // Either the kernel does not compile yet (frontend), or the backend is missing: both exit 1,
+    // and once the frontend compiles the kernel the message must name the missing backend.
+    if !text.contains("the frontend is not written yet") {
+        assert!(text.contains("not available yet") && text.contains("nvptx backend is not built"), "{text}");
+    }
+
+    let mut args = vec!["run", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--backend", "spirv"]);
+    let output = trident(&args);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("spirv backend is not built"), "{}", stderr(&output));
+}
+
+#[test]
+fn check_prints_the_interp_row() {
+    let mut args = vec!["check", EXAMPLE];
+    args.extend(example_flags());
+    let output = trident(&args);
+    assert!(output.status.success(), "trident check failed:\n{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.lines().any(|l| l.starts_with("interp") && l.contains("reference")), "{text}");
+    assert!(text.contains("nvptx") && text.contains("spirv") && text.contains("not compared"), "{text}");
+}
+
+#[test]
+fn bench_ends_with_a_bench_line() {
+    let mut args = vec!["bench", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--backend", "interp", "--bytes", "12000", "--flops", "1000"]);
+    let output = trident(&args);
+    assert!(output.status.success(), "trident bench failed:\n{}", stderr(&output));
+    let text = stdout(&output);
+    let last = text.lines().last().unwrap_or_default();
+    let fields: Vec<&str> = last.split_whitespace().collect();
+    assert_eq!(fields.first(), Some(&"BENCH"), "{text}");
+    let median: f64 = fields[1].strip_prefix("median_ms=").expect("median_ms first").parse().unwrap();
+    assert!(median > 0.0);
+    assert!(fields[2].starts_with("GB/s=") && fields[3].starts_with("TFLOP/s="), "{last}");
+}
+
+/// A bad command line exits non-zero and names the offending argument.
+#[test]
+fn bad_command_lines_name_the_argument() {
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--arg", "n_elments=1000"], "n_elments"),
+        (vec!["--grid", "4,x"], "--grid"),
+        (vec!["--grid", "1,2,3,4"], "--grid"),
+        (vec!["--arg", "x_ptr=@examples/data/nothing_here.npy"], "nothing_here.npy"),
+        (vec!["--arg", "x_ptr=@examples/data/x.npy:bf16"], "bf16"),
+        (vec!["--arg", "x_ptr=@examples/data/x.npy:bf17"], "bf17"),
+        (vec!["--arg", "n_elements=ten"], "ten"),
+        (vec!["--arg", "BLOCK_SIZE=3"], "BLOCK_SIZE"),
+        (vec!["--const", "NOT_A_PARAM=3"], "NOT_A_PARAM"),
+        (vec!["--num-warps", "3"], "--num-warps"),
+        (vec!["--backend", "cuda"], "cuda"),
+    ];
+    let out = scratch_dir("bad");
+    for (extra, needle) in cases {
+        let mut args = vec!["run", EXAMPLE];
+        let mut flags = example_flags();
+        // A later `--arg NAME=` for an existing name replaces the example's one.
+        let replaced = if extra[0] == "--arg" { extra[1].split_once('=').map(|(n, _)| n) } else { None };
+        if let Some(name) = replaced {
+            if let Some(i) = flags.iter().position(|f| f.starts_with(&format!("{name}="))) {
+                flags.drain(i - 1..=i);
+            }
+        }
+        if extra[0] == "--grid" {
+            let i = flags.iter().position(|f| *f == "--grid").unwrap();
+            flags.drain(i..=i + 1);
+        }
+        args.extend(flags);
+        args.extend(extra.iter().copied());
+        args.extend(["--backend", "interp", "--out", out.to_str().unwrap()]);
+        let output = trident(&args);
+        assert_eq!(output.status.code(), Some(2), "{extra:?} should be a usage error:\n{}", stderr(&output));
+        assert!(
+            stderr(&output).contains(needle),
+            "{extra:?}: stderr does not name {needle}:\n{}",
+            stderr(&output)
+        );
+    }
+
+    let missing_file = trident(&["run", "examples/no_such_kernel.py", "--kernel", "k", "--grid", "1"]);
+    assert_eq!(missing_file.status.code(), Some(2));
+    assert!(stderr(&missing_file).contains("examples/no_such_kernel.py"), "{}", stderr(&missing_file));
+
+    let missing_arg =
+        trident(&["run", EXAMPLE, "--kernel", "add_kernel", "--grid", "1", "--backend", "interp"]);
+    assert_eq!(missing_arg.status.code(), Some(2));
+    assert!(stderr(&missing_arg).contains("missing --arg x_ptr"), "{}", stderr(&missing_arg));
+}
+
+#[test]
+fn devices_lists_interp() {
+    let output = trident(&["devices"]);
+    assert!(output.status.success());
+    let text = stdout(&output);
+    assert!(text.lines().any(|l| l.starts_with("interp") && l.contains("available")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("nvptx") && l.contains("not built")), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("spirv") && l.contains("not built")), "{text}");
+}
+
+/// Every device named in `TRIDENT_REQUIRE_DEVICES` must be available; others SKIP.
+#[test]
+fn required_devices_are_available() {
+    let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+    let required: Vec<&str> = required.split(',').map(str::trim).filter(|d| !d.is_empty()).collect();
+    let listing = stdout(&trident(&["devices"]));
+    for device in ["interp", "nvptx", "spirv"] {
+        let available = listing.lines().any(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.get(..2) == Some(&[device, "available"][..])
+        });
+        if available {
+            continue;
+        }
+        if required.contains(&device) {
+            panic!("TRIDENT_REQUIRE_DEVICES names {device}, but `trident devices` says:\n{listing}");
+        }
+        println!("SKIP {device}: not available here (set TRIDENT_REQUIRE_DEVICES={device} to require it)");
+    }
+}
