@@ -21,7 +21,12 @@ pub use spec::{ArgSpec, ConstValue, Specialization};
 use trident_midend::ir::Module;
 
 /// Lowers kernel `kernel` of the Python file `path` (with text `source`) to TTIR.
-pub fn compile_kernel(path: &str, source: &str, kernel: &str, spec: &Specialization) -> Result<Module, Diagnostics> {
+pub fn compile_kernel(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Module, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
     let program = program::Program::parse(path, source).map_err(wrap)?;
     let mut compiler = lower::Compiler::new(&program, spec);

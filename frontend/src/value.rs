@@ -123,7 +123,11 @@ pub fn flatten(v: &FValue, out: &mut Vec<Value>) -> Skeleton {
             out.extend(&bp.shape);
             out.extend(&bp.strides);
             out.extend(&bp.offsets);
-            Skeleton::BlockPtr { rank: bp.shape.len(), block_shape: bp.block_shape.clone(), order: bp.order.clone() }
+            Skeleton::BlockPtr {
+                rank: bp.shape.len(),
+                block_shape: bp.block_shape.clone(),
+                order: bp.order.clone(),
+            }
         }
         other => Skeleton::Kept(other.clone()),
     }
@@ -136,7 +140,8 @@ pub fn rebuild(s: &Skeleton, values: &mut impl Iterator<Item = Value>) -> FValue
         Skeleton::Kept(v) => v.clone(),
         Skeleton::Tuple(items) => FValue::Tuple(items.iter().map(|i| rebuild(i, values)).collect()),
         Skeleton::BlockPtr { rank, block_shape, order } => {
-            let mut take = |n: usize| -> Vec<Value> { (0..n).map(|_| values.next().expect("count")).collect() };
+            let mut take =
+                |n: usize| -> Vec<Value> { (0..n).map(|_| values.next().expect("count")).collect() };
             let base = take(1)[0];
             let shape = take(*rank);
             let strides = take(*rank);

@@ -85,8 +85,12 @@ pub fn run_ttir(module: &mut Module, options: &PipelineOptions) -> Result<(), Pa
     }
 
     // ---- Clean up --------------------------------------------------------------------------------
-    // Merging and hoisting expose new folds; then everything unused goes.
+    // Merging and hoisting expose new folds, and hoisted ops may now equal ops after the loop;
+    // then everything unused goes.
     if run_pass("canonicalize", passes::canonicalize::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());
     }
     run_pass("dce", passes::dce::run, module, options)?;

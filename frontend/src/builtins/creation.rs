@@ -78,7 +78,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 Some(FValue::Const(Const::DType(d))) => d,
                 _ => ty.dtype(),
             };
-            full(l, &ty.shape().to_vec(), value, dtype)
+            full(l, ty.shape(), value, dtype)
         }
         "cdiv" => {
             let x = l.arg(a, 0, "x", "cdiv")?;
@@ -199,7 +199,8 @@ pub fn full(l: &mut FnLowerer, shape: &[u32], value: FValue, dtype: DType) -> LR
                 return Ok(FValue::Tensor(scalar));
             }
             // Fold the scalar constant into a tensor constant directly.
-            let attr = l.func.body.op(l.func.body.def_op(scalar).unwrap()).attrs.get("value").cloned().unwrap();
+            let attr =
+                l.func.body.op(l.func.body.def_op(scalar).unwrap()).attrs.get("value").cloned().unwrap();
             let op = l.func.body.def_op(scalar).unwrap();
             l.func.body.detach_op(op);
             Ok(FValue::Tensor(l.b().constant(ty, attr)))
@@ -228,7 +229,8 @@ pub fn cast(l: &mut FnLowerer, x: FValue, dtype: FValue, bitcast: bool) -> LResu
             let v = l.to_value(&x)?;
             if l.ty(v).is_ptr() {
                 if bitcast || d != DType::I64 {
-                    return l.error("cast a pointer with tl.pointer_type(...), or to tl.int64 for its address");
+                    return l
+                        .error("cast a pointer with tl.pointer_type(...), or to tl.int64 for its address");
                 }
                 let ty = l.ty(v).with_elem(Elem::Scalar(DType::I64));
                 return Ok(FValue::Tensor(l.b().cast(Opcode::PtrToInt, v, ty)));

@@ -25,7 +25,9 @@ pub fn call(l: &mut FnLowerer, a: &mut CallArgs) -> LResult<FValue> {
     let y = l.to_value(&y)?;
     let (sx, sy) = (l.shape_of(x), l.shape_of(y));
     if sx.len() != sy.len() || !(2..=3).contains(&sx.len()) {
-        return l.error(format!("tl.dot needs two 2-D (or two batched 3-D) operands, got shapes {sx:?} and {sy:?}"));
+        return l.error(format!(
+            "tl.dot needs two 2-D (or two batched 3-D) operands, got shapes {sx:?} and {sy:?}"
+        ));
     }
     let r = sx.len();
     if r == 3 && sx[0] != sy[0] {

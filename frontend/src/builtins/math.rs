@@ -78,8 +78,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 Ok(FValue::Tensor(x))
             }
         }
-        "exp" | "exp2" | "log" | "log2" | "sqrt" | "sqrt_rn" | "rsqrt" | "sin" | "cos" | "tanh" | "floor" | "ceil"
-        | "erf" => {
+        "exp" | "exp2" | "log" | "log2" | "sqrt" | "sqrt_rn" | "rsqrt" | "sin" | "cos" | "tanh" | "floor"
+        | "ceil" | "erf" => {
             let x = l.arg(a, 0, "x", name)?;
             l.no_more(a, name)?;
             let x = l.to_value(&x)?;
@@ -173,7 +173,11 @@ fn promote_bf16(l: &mut FnLowerer, v: FValue) -> LResult<FValue> {
 
 /// Both operands converted to tensors and to their common type and shape, without the Python
 /// scalar rule (Triton calls `to_tensor` first in these functions).
-fn binary_typed(l: &mut FnLowerer, x: FValue, y: FValue) -> LResult<(trident_midend::ir::Value, trident_midend::ir::Value)> {
+fn binary_typed(
+    l: &mut FnLowerer,
+    x: FValue,
+    y: FValue,
+) -> LResult<(trident_midend::ir::Value, trident_midend::ir::Value)> {
     let x = FValue::Tensor(l.to_value(&x)?);
     let y = FValue::Tensor(l.to_value(&y)?);
     // Reuse the arithmetic typing through a comparison-free path: compute the common type from a
@@ -214,7 +218,9 @@ pub fn where_(l: &mut FnLowerer, cond: FValue, x: FValue, y: FValue) -> LResult<
     let c = l.cast(c, DType::I1)?;
     // x and y follow the arithmetic typing rules, Python scalars included; pointers are allowed.
     let (xv, yv) = match (&x, &y) {
-        (FValue::Tensor(a), FValue::Tensor(b)) if l.ty(*a).is_ptr() || l.ty(*b).is_ptr() => l.broadcast_pair(*a, *b)?,
+        (FValue::Tensor(a), FValue::Tensor(b)) if l.ty(*a).is_ptr() || l.ty(*b).is_ptr() => {
+            l.broadcast_pair(*a, *b)?
+        }
         _ => {
             let probe_x = x.clone();
             let probe_y = y.clone();
@@ -229,8 +235,18 @@ pub fn where_(l: &mut FnLowerer, cond: FValue, x: FValue, y: FValue) -> LResult<
 }
 
 /// Operands converted with the arithmetic rules (Python scalars take the tensor's type).
-fn typed_pair(l: &mut FnLowerer, x: FValue, y: FValue) -> LResult<(trident_midend::ir::Value, trident_midend::ir::Value)> {
-    // A comparison applies exactly the arithmetic typing; use its operands.
+fn typed_pair(
+    l: &mut FnLowerer,
+    x: FValue,
+    y: FValue,
+) -> LResult<(trident_midend::ir::Value, trident_midend::ir::Value)> {
+    // A comparison applies exactly the arithmetic typing; use its operands. Two Python scalars
+    // are both materialized first (neither then counts as "the scalar" of the promotion rule).
+    let (x, y) = if x.is_const() && y.is_const() {
+        (FValue::Tensor(l.to_value(&x)?), FValue::Tensor(l.to_value(&y)?))
+    } else {
+        (x, y)
+    };
     let probe = l.compare(CmpOp::Eq, x, y)?;
     let FValue::Tensor(cmp) = probe else {
         return l.error("tl.where needs at least one tensor operand");

@@ -62,7 +62,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             }
             store(l, ptr, value, none_to_option(mask), attrs)
         }
-        "atomic_add" | "atomic_max" | "atomic_min" | "atomic_and" | "atomic_or" | "atomic_xor" | "atomic_xchg" => {
+        "atomic_add" | "atomic_max" | "atomic_min" | "atomic_and" | "atomic_or" | "atomic_xor"
+        | "atomic_xchg" => {
             let ptr = l.arg(a, 0, "pointer", name)?;
             let val = l.arg(a, 1, "val", name)?;
             let mask = a.take(2, "mask");
@@ -103,7 +104,11 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             };
             let deltas = tuple_items(offsets);
             if deltas.len() != bp.offsets.len() {
-                return l.error(format!("tl.advance: {} offsets for a rank-{} block pointer", deltas.len(), bp.offsets.len()));
+                return l.error(format!(
+                    "tl.advance: {} offsets for a rank-{} block pointer",
+                    deltas.len(),
+                    bp.offsets.len()
+                ));
             }
             for (i, d) in deltas.into_iter().enumerate() {
                 let sum = l.binary(BinOp::Add, FValue::Tensor(bp.offsets[i]), d)?;
@@ -172,7 +177,13 @@ fn broadcast_mask(l: &mut FnLowerer, ptr: Value, mask: FValue, func: &str) -> LR
 }
 
 /// `tl.load(ptr, mask, other)` on pointers.
-pub fn load(l: &mut FnLowerer, ptr: FValue, mask: Option<FValue>, other: Option<FValue>, attrs: Attrs) -> LResult<FValue> {
+pub fn load(
+    l: &mut FnLowerer,
+    ptr: FValue,
+    mask: Option<FValue>,
+    other: Option<FValue>,
+    attrs: Attrs,
+) -> LResult<FValue> {
     let mut p = expect_pointer(l, &ptr, "tl.load")?;
     if other.is_some() && mask.is_none() {
         return l.error("tl.load: `other` cannot be given without `mask`");
@@ -211,7 +222,13 @@ pub fn load(l: &mut FnLowerer, ptr: FValue, mask: Option<FValue>, other: Option<
 }
 
 /// `tl.store(ptr, value, mask)` on pointers.
-pub fn store(l: &mut FnLowerer, ptr: FValue, value: FValue, mask: Option<FValue>, attrs: Attrs) -> LResult<FValue> {
+pub fn store(
+    l: &mut FnLowerer,
+    ptr: FValue,
+    value: FValue,
+    mask: Option<FValue>,
+    attrs: Attrs,
+) -> LResult<FValue> {
     let p = expect_pointer(l, &ptr, "tl.store")?;
     let v = l.to_value(&value)?;
     if l.ty(v).is_ptr() {
@@ -309,12 +326,27 @@ fn atomic_rmw(
         }
         "max" | "min" if elem.is_float() => {
             if elem != DType::F32 && elem != DType::F64 {
-                return l.error(format!("{func} supports float32 and float64 floats, got {}", elem.triton_name()));
+                return l.error(format!(
+                    "{func} supports float32 and float64 floats, got {}",
+                    elem.triton_name()
+                ));
             }
             return float_minmax(l, kind == "max", p, v, m, sem, scope);
         }
-        "max" => if elem.is_unsigned_int() { "umax" } else { "max" },
-        "min" => if elem.is_unsigned_int() { "umin" } else { "min" },
+        "max" => {
+            if elem.is_unsigned_int() {
+                "umax"
+            } else {
+                "max"
+            }
+        }
+        "min" => {
+            if elem.is_unsigned_int() {
+                "umin"
+            } else {
+                "min"
+            }
+        }
         "and" | "or" | "xor" => {
             if !elem.is_int() {
                 return l.error(format!("{func} needs integer elements"));
@@ -328,9 +360,18 @@ fn atomic_rmw(
 
 /// Float atomic max/min the way Triton does it: a non-negative value uses a signed-integer max
 /// (min: unsigned min) on the bits, a negative one the unsigned min (min: signed max).
-fn float_minmax(l: &mut FnLowerer, is_max: bool, p: Value, v: Value, m: Value, sem: &str, scope: &str) -> LResult<FValue> {
+fn float_minmax(
+    l: &mut FnLowerer,
+    is_max: bool,
+    p: Value,
+    v: Value,
+    m: Value,
+    sem: &str,
+    scope: &str,
+) -> LResult<FValue> {
     let elem = l.dtype_of(p);
-    let (int_ty, uint_ty) = if elem == DType::F32 { (DType::I32, DType::U32) } else { (DType::I64, DType::U64) };
+    let (int_ty, uint_ty) =
+        if elem == DType::F32 { (DType::I32, DType::U32) } else { (DType::I64, DType::U64) };
     let pt = l.ty(p);
     let i_ptr = l.b().cast(Opcode::Bitcast, p, pt.with_elem(Elem::Ptr(int_ty)));
     let u_ptr = l.b().cast(Opcode::Bitcast, p, pt.with_elem(Elem::Ptr(uint_ty)));
@@ -351,11 +392,19 @@ fn float_minmax(l: &mut FnLowerer, is_max: bool, p: Value, v: Value, m: Value, s
     Ok(FValue::Tensor(l.bitcast(old, elem)?))
 }
 
-fn atomic_cas(l: &mut FnLowerer, ptr: FValue, cmp: FValue, val: FValue, sem: &str, scope: &str) -> LResult<FValue> {
+fn atomic_cas(
+    l: &mut FnLowerer,
+    ptr: FValue,
+    cmp: FValue,
+    val: FValue,
+    sem: &str,
+    scope: &str,
+) -> LResult<FValue> {
     let p = expect_pointer(l, &ptr, "tl.atomic_cas")?;
     let elem = l.dtype_of(p);
     if ![16, 32, 64].contains(&elem.bits()) {
-        return l.error(format!("tl.atomic_cas supports 16, 32 and 64-bit elements, got {}", elem.triton_name()));
+        return l
+            .error(format!("tl.atomic_cas supports 16, 32 and 64-bit elements, got {}", elem.triton_name()));
     }
     let c = l.to_value(&cmp)?;
     let v = l.to_value(&val)?;
@@ -386,18 +435,27 @@ fn make_block_ptr(
     }
     let (shape, strides, offsets) = (tuple_items(shape), tuple_items(strides), tuple_items(offsets));
     let block = l.const_shape(&block_shape, "block_shape")?;
-    let order = l.const_shape(&FValue::Tuple(
-        tuple_items(order).into_iter().map(|o| match o {
-            FValue::Const(Const::Int(i)) => FValue::int(i + 1),
-            other => other,
-        }).collect(),
-    ), "order")?
-    .into_iter()
-    .map(|o| o - 1)
-    .collect::<Vec<_>>();
+    let order = l
+        .const_shape(
+            &FValue::Tuple(
+                tuple_items(order)
+                    .into_iter()
+                    .map(|o| match o {
+                        FValue::Const(Const::Int(i)) => FValue::int(i + 1),
+                        other => other,
+                    })
+                    .collect(),
+            ),
+            "order",
+        )?
+        .into_iter()
+        .map(|o| o - 1)
+        .collect::<Vec<_>>();
     let rank = block.len();
     if shape.len() != rank || strides.len() != rank || offsets.len() != rank || order.len() != rank {
-        return l.error("tl.make_block_ptr: shape, strides, offsets, block_shape and order must have the same length");
+        return l.error(
+            "tl.make_block_ptr: shape, strides, offsets, block_shape and order must have the same length",
+        );
     }
     l.check_block_shape(&block)?;
     let to_typed = |l: &mut FnLowerer, vs: Vec<FValue>, d: DType| -> LResult<Vec<Value>> {
@@ -415,7 +473,11 @@ fn make_block_ptr(
 }
 
 /// The pointer tensor of a block pointer and, for `boundary_check` dims, the in-bounds mask.
-fn block_ptr_addresses(l: &mut FnLowerer, bp: &BlockPtr, boundary: Option<FValue>) -> LResult<(Value, Option<Value>)> {
+fn block_ptr_addresses(
+    l: &mut FnLowerer,
+    bp: &BlockPtr,
+    boundary: Option<FValue>,
+) -> LResult<(Value, Option<Value>)> {
     let rank = bp.block_shape.len();
     let mut checks = Vec::new();
     if let Some(b) = none_to_option(boundary) {
@@ -473,13 +535,21 @@ fn block_ptr_addresses(l: &mut FnLowerer, bp: &BlockPtr, boundary: Option<FValue
     Ok((ptrs, mask))
 }
 
-fn block_ptr_load(l: &mut FnLowerer, bp: &BlockPtr, boundary: Option<FValue>, padding: &str, attrs: Attrs) -> LResult<FValue> {
+fn block_ptr_load(
+    l: &mut FnLowerer,
+    bp: &BlockPtr,
+    boundary: Option<FValue>,
+    padding: &str,
+    attrs: Attrs,
+) -> LResult<FValue> {
     let (ptrs, mask) = block_ptr_addresses(l, bp, boundary)?;
     let other = match (mask.is_some(), padding) {
         (false, _) => None,
         (true, "nan") => Some(FValue::Const(Const::Float(f64::NAN))),
         (true, "zero" | "") => Some(FValue::int(0)),
-        (true, other) => return l.error(format!("unknown padding_option {other:?} (use \"zero\" or \"nan\")")),
+        (true, other) => {
+            return l.error(format!("unknown padding_option {other:?} (use \"zero\" or \"nan\")"))
+        }
     };
     load(l, FValue::Tensor(ptrs), mask.map(FValue::Tensor), other, attrs)
 }
@@ -501,7 +571,9 @@ fn make_descriptor(
     let block = l.const_shape(&block_shape, "block_shape")?;
     let rank = block.len();
     if !(1..=5).contains(&rank) || shape.len() != rank || strides.len() != rank {
-        return l.error("tl.make_tensor_descriptor: shape, strides and block_shape must have the same length (1 to 5)");
+        return l.error(
+            "tl.make_tensor_descriptor: shape, strides and block_shape must have the same length (1 to 5)",
+        );
     }
     l.check_block_shape(&block)?;
     if (block[rank - 1] as usize) * dtype.size_bytes() < 16 {

@@ -57,7 +57,11 @@ impl CallArgs {
         if index >= self.args.len() {
             return Vec::new();
         }
-        self.args.split_off(index).into_iter().filter(|a| !matches!(a, FValue::Builtin(s) if s == "__taken")).collect()
+        self.args
+            .split_off(index)
+            .into_iter()
+            .filter(|a| !matches!(a, FValue::Builtin(s) if s == "__taken"))
+            .collect()
     }
 
     /// The first argument nobody consumed, for an "unexpected argument" error.
@@ -91,7 +95,9 @@ impl FnLowerer<'_, '_> {
 
     pub fn const_int(&self, v: &FValue, what: &str) -> LResult<i64> {
         match v {
-            FValue::Const(Const::Int(i)) => i64::try_from(*i).or_else(|_| self.error(format!("{what} is out of range"))),
+            FValue::Const(Const::Int(i)) => {
+                i64::try_from(*i).or_else(|_| self.error(format!("{what} is out of range")))
+            }
             FValue::Const(Const::Bool(b)) => Ok(*b as i64),
             _ => self.error(format!("{what} must be a compile-time integer (a tl.constexpr)")),
         }
@@ -146,7 +152,8 @@ impl FnLowerer<'_, '_> {
         }
         let numel: u64 = shape.iter().map(|&d| d as u64).product();
         if numel > 1 << 20 {
-            return self.error(format!("shape {shape:?} has {numel} elements; Triton allows at most 1048576"));
+            return self
+                .error(format!("shape {shape:?} has {numel} elements; Triton allows at most 1048576"));
         }
         Ok(())
     }
@@ -179,7 +186,7 @@ pub fn lookup_in_module(path: &str, name: &str) -> FValue {
             _ => FValue::Builtin(format!("extra.{name}")),
         },
         "triton.language.math" => FValue::Builtin(name.into()),
-        "triton.language.extra.libdevice" => FValue::Builtin(libdevice_name(name).into()),
+        "triton.language.extra.libdevice" => FValue::Builtin(libdevice_name(name)),
         _ => FValue::Builtin(format!("{path}.{name}")),
     }
 }
@@ -232,26 +239,47 @@ pub fn call(l: &mut FnLowerer, name: &str, mut a: CallArgs) -> LResult<FValue> {
     let a = &mut a;
     match name {
         // compile-time helpers and program geometry
-        "constexpr" | "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full" | "full_like" | "cdiv"
-        | "next_power_of_2" | "multiple_of" | "max_contiguous" | "max_constancy" | "static_assert" | "static_print"
-        | "device_print" | "device_assert" | "debug_barrier" | "assume" | "pointer_type" | "cast" | "to_tensor" => {
-            creation::call(l, name, a)
+        "constexpr" | "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full"
+        | "full_like" | "cdiv" | "next_power_of_2" | "multiple_of" | "max_contiguous" | "max_constancy"
+        | "static_assert" | "static_print" | "device_print" | "device_assert" | "debug_barrier"
+        | "assume" | "pointer_type" | "cast" | "to_tensor" => creation::call(l, name, a),
+        "load"
+        | "store"
+        | "atomic_add"
+        | "atomic_max"
+        | "atomic_min"
+        | "atomic_and"
+        | "atomic_or"
+        | "atomic_xor"
+        | "atomic_xchg"
+        | "atomic_cas"
+        | "make_block_ptr"
+        | "advance"
+        | "make_tensor_descriptor"
+        | "load_tensor_descriptor"
+        | "store_tensor_descriptor" => memory::call(l, name, a),
+        "where" | "maximum" | "minimum" | "clamp" | "fma" | "abs" | "exp" | "exp2" | "log" | "log2"
+        | "sqrt" | "sqrt_rn" | "rsqrt" | "sin" | "cos" | "tanh" | "floor" | "ceil" | "erf" | "sigmoid"
+        | "div_rn" | "fdiv" | "umulhi" | "softmax" => math::call(l, name, a),
+        "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "reduce_or" | "reduce_and"
+        | "cumsum" | "cumprod" | "associative_scan" | "sort" | "topk" | "histogram" => {
+            reduce::call(l, name, a)
         }
-        "load" | "store" | "atomic_add" | "atomic_max" | "atomic_min" | "atomic_and" | "atomic_or" | "atomic_xor"
-        | "atomic_xchg" | "atomic_cas" | "make_block_ptr" | "advance" | "make_tensor_descriptor"
-        | "load_tensor_descriptor" | "store_tensor_descriptor" => memory::call(l, name, a),
-        "where" | "maximum" | "minimum" | "clamp" | "fma" | "abs" | "exp" | "exp2" | "log" | "log2" | "sqrt"
-        | "sqrt_rn" | "rsqrt" | "sin" | "cos" | "tanh" | "floor" | "ceil" | "erf" | "sigmoid" | "div_rn" | "fdiv"
-        | "umulhi" | "softmax" => math::call(l, name, a),
-        "sum" | "max" | "min" | "argmax" | "argmin" | "xor_sum" | "reduce" | "reduce_or" | "reduce_and" | "cumsum"
-        | "cumprod" | "associative_scan" | "sort" | "topk" | "histogram" => reduce::call(l, name, a),
-        "reshape" | "view" | "trans" | "permute" | "join" | "split" | "interleave" | "expand_dims" | "broadcast_to"
-        | "broadcast" | "flip" | "cat" | "ravel" => shape::call(l, name, a),
+        "reshape" | "view" | "trans" | "permute" | "join" | "split" | "interleave" | "expand_dims"
+        | "broadcast_to" | "broadcast" | "flip" | "cat" | "ravel" => shape::call(l, name, a),
         "dot" => dot::call(l, a),
-        "rand" | "randn" | "randint" | "randint4x" | "rand4x" | "randn4x" | "philox" => random::call(l, name, a),
-        "range" | "static_range" => l.error(format!("tl.{name} can only be used as the iterable of a `for` loop")),
-        "jit" | "autotune" | "heuristics" | "Config" => l.error(format!("triton.{name} cannot be used inside a kernel")),
-        other => l.error(format!("`{}` is not supported by trident yet", other.trim_start_matches("triton."))),
+        "rand" | "randn" | "randint" | "randint4x" | "rand4x" | "randn4x" | "philox" => {
+            random::call(l, name, a)
+        }
+        "range" | "static_range" => {
+            l.error(format!("tl.{name} can only be used as the iterable of a `for` loop"))
+        }
+        "jit" | "autotune" | "heuristics" | "Config" => {
+            l.error(format!("triton.{name} cannot be used inside a kernel"))
+        }
+        other => {
+            l.error(format!("`{}` is not supported by trident yet", other.trim_start_matches("triton.")))
+        }
     }
 }
 

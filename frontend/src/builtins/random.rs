@@ -18,7 +18,8 @@ const KEY_B: i128 = 0xBB67AE85;
 pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> {
     let seed = l.arg(a, 0, "seed", name)?;
     if name == "philox" {
-        let c: Vec<FValue> = (0..4).map(|i| l.arg(a, i + 1, &format!("c{i}"), name)).collect::<LResult<_>>()?;
+        let c: Vec<FValue> =
+            (0..4).map(|i| l.arg(a, i + 1, &format!("c{i}"), name)).collect::<LResult<_>>()?;
         let rounds = rounds(l, a.take(5, "n_rounds"))?;
         l.no_more(a, name)?;
         let r = philox(l, seed, [c[0].clone(), c[1].clone(), c[2].clone(), c[3].clone()], rounds)?;
@@ -124,7 +125,7 @@ fn normal_pair(l: &mut FnLowerer, i1: Value, i2: Value) -> LResult<(FValue, FVal
     let u1 = uniform(l, i1)?;
     let u2 = uniform(l, i2)?;
     let u1 = super::call(l, "maximum", CallArgs::positional(vec![FValue::Const(Const::Float(1.0e-7)), u1]))?;
-    let th = l.binary(BinOp::Mul, FValue::Const(Const::Float(6.283185307179586)), u2)?;
+    let th = l.binary(BinOp::Mul, FValue::Const(Const::Float(std::f64::consts::TAU)), u2)?;
     let lg = super::call(l, "log", CallArgs::positional(vec![u1]))?;
     let t = l.binary(BinOp::Mul, FValue::Const(Const::Float(-2.0)), lg)?;
     let r = super::call(l, "sqrt", CallArgs::positional(vec![t]))?;

@@ -57,7 +57,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 }
                 _ => {
                     if !d.is_int() {
-                        return l.error(format!("tl.{name} needs an integer tensor, got {}", d.triton_name()));
+                        return l
+                            .error(format!("tl.{name} needs an integer tensor, got {}", d.triton_name()));
                     }
                     match name {
                         "xor_sum" => Combine::Xor,
@@ -268,7 +269,13 @@ fn wrap_axis(l: &FnLowerer, axis: i64, rank: usize) -> LResult<usize> {
 }
 
 /// Reduces `inputs` along `axis` (None: all elements, after a flattening reshape).
-fn reduce(l: &mut FnLowerer, mut inputs: Vec<Value>, axis: Option<FValue>, combine: Combine, keep: bool) -> LResult<Vec<Value>> {
+fn reduce(
+    l: &mut FnLowerer,
+    mut inputs: Vec<Value>,
+    axis: Option<FValue>,
+    combine: Combine,
+    keep: bool,
+) -> LResult<Vec<Value>> {
     let shape = l.shape_of(inputs[0]);
     for &x in &inputs[1..] {
         if l.shape_of(x) != shape {
@@ -302,7 +309,8 @@ fn reduce(l: &mut FnLowerer, mut inputs: Vec<Value>, axis: Option<FValue>, combi
     out_shape.remove(axis);
     let elem_types: Vec<DType> = inputs.iter().map(|&x| l.dtype_of(x)).collect();
     let region = combine_region(l, &elem_types, &combine, Opcode::ReduceReturn)?;
-    let result_types: Vec<Type> = elem_types.iter().map(|&d| Type::tensor(Elem::Scalar(d), &out_shape)).collect();
+    let result_types: Vec<Type> =
+        elem_types.iter().map(|&d| Type::tensor(Elem::Scalar(d), &out_shape)).collect();
     let attrs = Attrs::new().with("axis", Attr::Int(axis as i64));
     let op = l.b().op_with_regions(Opcode::Reduce, inputs, &result_types, attrs, vec![region]);
     let mut results = l.func.body.op(op).results.clone();
@@ -311,13 +319,24 @@ fn reduce(l: &mut FnLowerer, mut inputs: Vec<Value>, axis: Option<FValue>, combi
             let mut s = l.shape_of(*r);
             s.insert(axis, 1);
             let ty = l.ty(*r).with_shape(&s);
-            *r = l.b().value(Opcode::ExpandDims, vec![*r], ty, Attrs::new().with("axis", Attr::Int(axis as i64)));
+            *r = l.b().value(
+                Opcode::ExpandDims,
+                vec![*r],
+                ty,
+                Attrs::new().with("axis", Attr::Int(axis as i64)),
+            );
         }
     }
     Ok(results)
 }
 
-fn scan(l: &mut FnLowerer, inputs: Vec<Value>, axis: FValue, combine: Combine, reverse: bool) -> LResult<Vec<Value>> {
+fn scan(
+    l: &mut FnLowerer,
+    inputs: Vec<Value>,
+    axis: FValue,
+    combine: Combine,
+    reverse: bool,
+) -> LResult<Vec<Value>> {
     let shape = l.shape_of(inputs[0]);
     if shape.is_empty() {
         return l.error("cannot scan a scalar");
@@ -332,7 +351,13 @@ fn scan(l: &mut FnLowerer, inputs: Vec<Value>, axis: FValue, combine: Combine, r
 }
 
 /// (value, index) reduction for argmax / argmin, and max/min with return_indices.
-fn arg_reduce(l: &mut FnLowerer, x: Value, axis: Option<FValue>, is_max: bool, keep: bool) -> LResult<(Value, Value)> {
+fn arg_reduce(
+    l: &mut FnLowerer,
+    x: Value,
+    axis: Option<FValue>,
+    is_max: bool,
+    keep: bool,
+) -> LResult<(Value, Value)> {
     let mut x = x;
     let mut shape = l.shape_of(x);
     let axis = match axis {
@@ -360,7 +385,12 @@ fn arg_reduce(l: &mut FnLowerer, x: Value, axis: Option<FValue>, is_max: bool, k
             let mut s = l.shape_of(idx);
             s.insert(d, 1);
             let ty = l.ty(idx).with_shape(&s);
-            idx = l.b().value(Opcode::ExpandDims, vec![idx], ty, Attrs::new().with("axis", Attr::Int(d as i64)));
+            idx = l.b().value(
+                Opcode::ExpandDims,
+                vec![idx],
+                ty,
+                Attrs::new().with("axis", Attr::Int(d as i64)),
+            );
         }
     }
     let idx = l.broadcast_to(idx, &shape)?;
@@ -369,7 +399,12 @@ fn arg_reduce(l: &mut FnLowerer, x: Value, axis: Option<FValue>, is_max: bool, k
 }
 
 /// Builds a combine region with two scalar arguments per element type.
-fn combine_region(l: &mut FnLowerer, elems: &[DType], combine: &Combine, terminator: Opcode) -> LResult<Block> {
+fn combine_region(
+    l: &mut FnLowerer,
+    elems: &[DType],
+    combine: &Combine,
+    terminator: Opcode,
+) -> LResult<Block> {
     let mut arg_types: Vec<Type> = elems.iter().map(|&d| Type::scalar(d)).collect();
     arg_types.extend(elems.iter().map(|&d| Type::scalar(d)));
     let region = l.func.body.new_block(&arg_types);
@@ -392,7 +427,11 @@ fn combine_region(l: &mut FnLowerer, elems: &[DType], combine: &Combine, termina
             Combine::And => simple(l, BinOp::And),
             Combine::Max | Combine::Min => {
                 let name = if matches!(combine, Combine::Max) { "maximum" } else { "minimum" };
-                let r = super::call(l, name, CallArgs::positional(vec![FValue::Tensor(lhs[0]), FValue::Tensor(rhs[0])]))?;
+                let r = super::call(
+                    l,
+                    name,
+                    CallArgs::positional(vec![FValue::Tensor(lhs[0]), FValue::Tensor(rhs[0])]),
+                )?;
                 Ok(vec![l.to_value(&r)?])
             }
             Combine::ArgMax(is_max) => {
@@ -419,7 +458,10 @@ fn combine_region(l: &mut FnLowerer, elems: &[DType], combine: &Combine, termina
                 };
                 flatten(&r, &mut flat);
                 if flat.len() != n {
-                    return l.error(format!("the combine function `{name}` returns {} values for {n} operands", flat.len()));
+                    return l.error(format!(
+                        "the combine function `{name}` returns {} values for {n} operands",
+                        flat.len()
+                    ));
                 }
                 let mut out = Vec::new();
                 for (v, &d) in flat.into_iter().zip(elems) {
@@ -445,4 +487,3 @@ fn combine_region(l: &mut FnLowerer, elems: &[DType], combine: &Combine, termina
     l.block = saved_block;
     Ok(region)
 }
-

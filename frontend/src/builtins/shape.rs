@@ -72,7 +72,11 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             l.no_more(a, "tl.join")?;
             let (x, y) = (l.to_value(&x)?, l.to_value(&y)?);
             if l.dtype_of(x) != l.dtype_of(y) {
-                return l.error(format!("tl.join needs operands of one dtype, got {} and {}", l.ty(x), l.ty(y)));
+                return l.error(format!(
+                    "tl.join needs operands of one dtype, got {} and {}",
+                    l.ty(x),
+                    l.ty(y)
+                ));
             }
             let (x, y) = l.broadcast_pair(x, y)?;
             Ok(FValue::Tensor(join(l, x, y)))
@@ -112,7 +116,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 let v = l.const_int(&ax, "axis")?;
                 let v = if v < 0 { v + new_rank as i64 } else { v };
                 if v < 0 || v as usize >= new_rank {
-                    return l.error(format!("tl.expand_dims: axis out of range for the result rank {new_rank}"));
+                    return l
+                        .error(format!("tl.expand_dims: axis out of range for the result rank {new_rank}"));
                 }
                 list.push(v as usize);
             }
@@ -121,7 +126,12 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 let mut s = l.shape_of(x);
                 s.insert(ax, 1);
                 let ty = l.ty(x).with_shape(&s);
-                x = l.b().value(Opcode::ExpandDims, vec![x], ty, Attrs::new().with("axis", Attr::Int(ax as i64)));
+                x = l.b().value(
+                    Opcode::ExpandDims,
+                    vec![x],
+                    ty,
+                    Attrs::new().with("axis", Attr::Int(ax as i64)),
+                );
             }
             Ok(FValue::Tensor(x))
         }
@@ -202,7 +212,9 @@ pub fn reshape(l: &mut FnLowerer, x: Value, shape: &[u32], allow_reorder: bool) 
     let (n_from, n_to): (u64, u64) =
         (from.iter().map(|&d| d as u64).product(), shape.iter().map(|&d| d as u64).product());
     if n_from != n_to {
-        return l.error(format!("cannot reshape a tensor of shape {from:?} ({n_from} elements) to {shape:?} ({n_to} elements)"));
+        return l.error(format!(
+            "cannot reshape a tensor of shape {from:?} ({n_from} elements) to {shape:?} ({n_to} elements)"
+        ));
     }
     l.check_block_shape(shape)?;
     if from == shape {

@@ -106,7 +106,13 @@ impl FnLowerer<'_, '_> {
         self.block = else_block;
         self.b().op(Opcode::Yield, else_flat, &[], Attrs::new());
         self.block = parent;
-        let op = self.b().op_with_regions(Opcode::If, vec![c], &result_types, Attrs::new(), vec![then_block, else_block]);
+        let op = self.b().op_with_regions(
+            Opcode::If,
+            vec![c],
+            &result_types,
+            Attrs::new(),
+            vec![then_block, else_block],
+        );
         let results = self.func.body.op(op).results.clone();
         let mut it = results.into_iter();
         for (name, skeleton) in yielded {
@@ -159,7 +165,10 @@ impl FnLowerer<'_, '_> {
 
     fn reject_return_in_region(&mut self, what: &str) -> LResult<()> {
         if let Some((_, span)) = &self.returned {
-            return super::err(*span, format!("`return` inside {what} is not supported; return at the end of the function"));
+            return super::err(
+                *span,
+                format!("`return` inside {what} is not supported; return at the end of the function"),
+            );
         }
         Ok(())
     }
@@ -169,15 +178,20 @@ impl FnLowerer<'_, '_> {
             return self.error("`for ... else` is not supported in Triton kernels");
         }
         let Expr::Call(call) = s.iter.as_ref() else {
-            return self.error("a Triton `for` loop must iterate over range(...), tl.range(...) or tl.static_range(...)");
+            return self.error(
+                "a Triton `for` loop must iterate over range(...), tl.range(...) or tl.static_range(...)",
+            );
         };
         let func = self.expr(&call.func)?;
-        let kind = match &func {
-            FValue::PyBuiltin(n) if n == "range" => "range",
-            FValue::Builtin(n) if n == "range" => "range",
-            FValue::Builtin(n) if n == "static_range" => "static_range",
-            _ => return self.error("a Triton `for` loop must iterate over range(...), tl.range(...) or tl.static_range(...)"),
-        };
+        let kind =
+            match &func {
+                FValue::PyBuiltin(n) if n == "range" => "range",
+                FValue::Builtin(n) if n == "range" => "range",
+                FValue::Builtin(n) if n == "static_range" => "static_range",
+                _ => return self.error(
+                    "a Triton `for` loop must iterate over range(...), tl.range(...) or tl.static_range(...)",
+                ),
+            };
         let mut args = Vec::new();
         for a in call.arguments.args.iter() {
             args.push(self.expr(a)?);
@@ -242,7 +256,8 @@ impl FnLowerer<'_, '_> {
         }
         if let Some(st) = const_int(&step) {
             if st <= 0 {
-                return self.error("a runtime loop needs a positive step (use tl.static_range for other steps)");
+                return self
+                    .error("a runtime loop needs a positive step (use tl.static_range for other steps)");
             }
         }
         // The induction variable is i64 if any bound is, else i32.
@@ -347,7 +362,13 @@ impl FnLowerer<'_, '_> {
 
         self.block = parent;
         self.vars = before;
-        let op = self.b().op_with_regions(Opcode::While, inits, &types, Attrs::new(), vec![cond_block, body_block]);
+        let op = self.b().op_with_regions(
+            Opcode::While,
+            inits,
+            &types,
+            Attrs::new(),
+            vec![cond_block, body_block],
+        );
         let results = self.func.body.op(op).results.clone();
         self.bind_carried(&carried, &results);
         Ok(())

@@ -112,7 +112,6 @@ impl FnLowerer<'_, '_> {
                                 _ => return self.error("`is` only compares compile-time values"),
                             };
                             let r = if matches!(op, ast::CmpOp::Is) { same } else { !same };
-                            FValue::Const(Const::Bool(r));
                             result = Some(self.and_values(result, FValue::Const(Const::Bool(r)))?);
                             left = rv;
                             continue;
@@ -121,7 +120,7 @@ impl FnLowerer<'_, '_> {
                             let FValue::Tuple(items) = &rv else {
                                 return self.error("`in` needs a tuple of compile-time values");
                             };
-                            let found = items.iter().any(|i| *i == left);
+                            let found = items.contains(&left);
                             let r = if matches!(op, ast::CmpOp::In) { found } else { !found };
                             result = Some(self.and_values(result, FValue::Const(Const::Bool(r)))?);
                             left = rv;
@@ -212,8 +211,8 @@ impl FnLowerer<'_, '_> {
             return v.clone();
         }
         match name {
-            "range" | "min" | "max" | "len" | "float" | "int" | "bool" | "print" | "isinstance" | "abs" | "getattr"
-            | "tuple" | "zip" | "enumerate" => Ok(FValue::PyBuiltin(name.to_string())),
+            "range" | "min" | "max" | "len" | "float" | "int" | "bool" | "print" | "isinstance" | "abs"
+            | "getattr" | "tuple" | "zip" | "enumerate" => Ok(FValue::PyBuiltin(name.to_string())),
             _ => self.error(format!("name `{name}` is not defined")),
         }
     }
@@ -230,7 +229,9 @@ impl FnLowerer<'_, '_> {
                     } else {
                         Const::DType(ty.dtype())
                     })),
-                    "shape" => Ok(FValue::Tuple(ty.shape().iter().map(|&d| FValue::int(d as i128)).collect())),
+                    "shape" => {
+                        Ok(FValue::Tuple(ty.shape().iter().map(|&d| FValue::int(d as i128)).collect()))
+                    }
                     "numel" => Ok(FValue::int(ty.numel() as i128)),
                     "ndim" => Ok(FValue::int(ty.shape().len() as i128)),
                     "T" => builtins::call(self, "trans", CallArgs::positional(vec![FValue::Tensor(v)])),
@@ -245,8 +246,10 @@ impl FnLowerer<'_, '_> {
             FValue::Const(Const::DType(d)) => match name {
                 "primitive_bitwidth" => Ok(FValue::int(d.bits() as i128)),
                 "element_ty" => Ok(FValue::Const(Const::DType(d))),
-                "is_floating" | "is_int" | "is_int_signed" | "is_int_unsigned" | "is_fp16" | "is_bf16" | "is_fp32"
-                | "is_fp64" | "is_fp8" | "is_ptr" => Ok(FValue::Method(Box::new(FValue::Const(Const::DType(d))), name.into())),
+                "is_floating" | "is_int" | "is_int_signed" | "is_int_unsigned" | "is_fp16" | "is_bf16"
+                | "is_fp32" | "is_fp64" | "is_fp8" | "is_ptr" => {
+                    Ok(FValue::Method(Box::new(FValue::Const(Const::DType(d))), name.into()))
+                }
                 _ => self.error(format!("a dtype has no attribute `{name}`")),
             },
             FValue::Const(Const::Int(_)) | FValue::Const(Const::Float(_)) if name == "value" => Ok(base),
@@ -257,15 +260,26 @@ impl FnLowerer<'_, '_> {
     }
 
     /// Calls whatever `func` denotes.
-    pub fn call(&mut self, func: FValue, args: Vec<FValue>, kwargs: Vec<(String, FValue)>) -> LResult<FValue> {
+    pub fn call(
+        &mut self,
+        func: FValue,
+        args: Vec<FValue>,
+        kwargs: Vec<(String, FValue)>,
+    ) -> LResult<FValue> {
         match func {
             FValue::JitFn(name) => self.call_jit(&name, args, kwargs),
             FValue::Builtin(name) => builtins::call(self, &name, CallArgs { args, kwargs }),
-            FValue::Method(recv, name) => builtins::call_method(self, *recv, &name, CallArgs { args, kwargs }),
+            FValue::Method(recv, name) => {
+                builtins::call_method(self, *recv, &name, CallArgs { args, kwargs })
+            }
             FValue::PyBuiltin(name) => builtins::call_python(self, &name, CallArgs { args, kwargs }),
             FValue::Const(Const::DType(d)) => {
                 // `tl.float32(x)` style casts are not Triton; a dtype is not callable.
-                self.error(format!("tl.{} is a dtype and cannot be called; use x.to(tl.{})", d.triton_name(), d.triton_name()))
+                self.error(format!(
+                    "tl.{} is a dtype and cannot be called; use x.to(tl.{})",
+                    d.triton_name(),
+                    d.triton_name()
+                ))
             }
             other => self.error(format!("{} is not callable", describe(&other))),
         }

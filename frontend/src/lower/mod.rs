@@ -20,7 +20,9 @@ use std::collections::{HashMap, HashSet};
 
 use ruff_python_ast::{Expr, Stmt, StmtFunctionDef};
 use ruff_text_size::Ranged;
-use trident_midend::ir::{Attr, Attrs, Block, Builder, FuncKind, Function, Module, Opcode, SourceFile, Span, Type};
+use trident_midend::ir::{
+    Attr, Attrs, Block, Builder, FuncKind, Function, Module, Opcode, SourceFile, Span, Type,
+};
 
 use crate::diagnostics::Diagnostic;
 use crate::program::Program;
@@ -65,8 +67,14 @@ impl<'p> Compiler<'p> {
             source: Some(SourceFile { path: program.path.clone(), text: program.source.clone() }),
             attrs: Attrs::new(),
         };
-        let mut compiler =
-            Compiler { program, module, spec, globals: HashMap::new(), helpers: HashMap::new(), in_progress: HashSet::new() };
+        let mut compiler = Compiler {
+            program,
+            module,
+            spec,
+            globals: HashMap::new(),
+            helpers: HashMap::new(),
+            in_progress: HashSet::new(),
+        };
         for (name, value) in program.globals.iter() {
             compiler.globals.insert(name.clone(), Ok(value.clone()));
         }
@@ -173,7 +181,9 @@ impl<'p> Compiler<'p> {
                     }
                     runtime.push((pname.clone(), Type::scalar(*dtype), attrs));
                 }
-                ArgSpec::Float { dtype, .. } => runtime.push((pname.clone(), Type::scalar(*dtype), Attrs::new())),
+                ArgSpec::Float { dtype, .. } => {
+                    runtime.push((pname.clone(), Type::scalar(*dtype), Attrs::new()))
+                }
             }
         }
 
@@ -225,13 +235,14 @@ fn all_params(def: &StmtFunctionDef) -> Vec<(String, bool, Option<&Expr>, Span)>
         .chain(p.args.iter())
         .chain(p.kwonlyargs.iter())
         .map(|pd| {
-            let is_constexpr = pd
-                .parameter
-                .annotation
-                .as_deref()
-                .map(|a| annotation_is_constexpr(a))
-                .unwrap_or(false);
-            (pd.parameter.name.as_str().to_string(), is_constexpr, pd.default.as_deref(), span_of(&pd.parameter))
+            let is_constexpr =
+                pd.parameter.annotation.as_deref().map(annotation_is_constexpr).unwrap_or(false);
+            (
+                pd.parameter.name.as_str().to_string(),
+                is_constexpr,
+                pd.default.as_deref(),
+                span_of(&pd.parameter),
+            )
         })
         .collect()
 }
@@ -273,7 +284,15 @@ pub struct FnLowerer<'c, 'p> {
 
 impl<'c, 'p> FnLowerer<'c, 'p> {
     pub fn new(c: &'c mut Compiler<'p>, func: &'c mut Function, block: Block) -> Self {
-        FnLowerer { c, func, block, span: Span::NONE, vars: HashMap::new(), returned: None, pending_hints: Vec::new() }
+        FnLowerer {
+            c,
+            func,
+            block,
+            span: Span::NONE,
+            vars: HashMap::new(),
+            returned: None,
+            pending_hints: Vec::new(),
+        }
     }
 
     /// A builder at the end of the current block, stamping the current span.
@@ -294,7 +313,12 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
 
     /// Calls a `@triton.jit` helper: specializes it for the arguments, lowers it once, and emits a
     /// `tt.call`.
-    pub fn call_jit(&mut self, name: &str, args: Vec<FValue>, kwargs: Vec<(String, FValue)>) -> LResult<FValue> {
+    pub fn call_jit(
+        &mut self,
+        name: &str,
+        args: Vec<FValue>,
+        kwargs: Vec<(String, FValue)>,
+    ) -> LResult<FValue> {
         let call_span = self.span;
         let program = self.c.program;
         let Some(def) = program.function(name) else {
@@ -303,7 +327,11 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
         let params = all_params(def);
         let mut bound: Vec<Option<FValue>> = vec![None; params.len()];
         if args.len() > params.len() {
-            return self.error(format!("`{name}` takes {} arguments but {} were given", params.len(), args.len()));
+            return self.error(format!(
+                "`{name}` takes {} arguments but {} were given",
+                params.len(),
+                args.len()
+            ));
         }
         for (i, a) in args.into_iter().enumerate() {
             bound[i] = Some(a);
@@ -321,7 +349,10 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
                 Some(v) => v,
                 None => match params[i].2 {
                     Some(d) => self.c.eval_const_expr(d)?,
-                    None => return self.error(format!("missing argument `{}` in the call to `{name}`", params[i].0)),
+                    None => {
+                        return self
+                            .error(format!("missing argument `{}` in the call to `{name}`", params[i].0))
+                    }
                 },
             };
             if params[i].1 && !v.is_const() && !matches!(v, FValue::JitFn(_) | FValue::Builtin(_)) {
@@ -386,14 +417,15 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
                 let v = rebuild(s, &mut it);
                 lowerer.vars.insert(pname.clone(), v);
             }
-            lowerer.block_stmts(&def.body).and_then(|_| {
-                let (value, span) = lowerer.returned.clone().unwrap_or((FValue::Const(Const::None), span_of(def)));
+            lowerer.block_stmts(&def.body).map(|_| {
+                let (value, span) =
+                    lowerer.returned.clone().unwrap_or((FValue::Const(Const::None), span_of(def)));
                 lowerer.span = span;
                 let mut flat = Vec::new();
                 let skeleton = flatten(&value, &mut flat);
                 let result_types: Vec<Type> = flat.iter().map(|&v| lowerer.ty(v)).collect();
                 lowerer.b().op(Opcode::Return, flat, &[], Attrs::new());
-                Ok(HelperSig { results: skeleton, result_types })
+                HelperSig { results: skeleton, result_types }
             })
         };
         self.c.in_progress.remove(mangled);

@@ -130,7 +130,14 @@ pub fn integer_promote(a: DType, b: DType) -> DType {
 
 impl FnLowerer<'_, '_> {
     /// Triton's `computation_type_impl`.
-    fn computation_type(&self, a: DType, a_scalar: bool, b: DType, b_scalar: bool, div_or_mod: bool) -> LResult<DType> {
+    fn computation_type(
+        &self,
+        a: DType,
+        a_scalar: bool,
+        b: DType,
+        b_scalar: bool,
+        div_or_mod: bool,
+    ) -> LResult<DType> {
         if a_scalar != b_scalar {
             let (scalar, tensor) = if a_scalar { (a, b) } else { (b, a) };
             if kind(scalar) <= kind(tensor) {
@@ -159,7 +166,11 @@ impl FnLowerer<'_, '_> {
             return Ok(if a == b { a } else { DType::F16 });
         }
         if !a.is_int() || !b.is_int() {
-            return self.error(format!("unexpected operand types {} and {}", a.triton_name(), b.triton_name()));
+            return self.error(format!(
+                "unexpected operand types {} and {}",
+                a.triton_name(),
+                b.triton_name()
+            ));
         }
         if div_or_mod && a.is_unsigned_int() != b.is_unsigned_int() && !a.is_bool() && !b.is_bool() {
             return self.error(format!(
@@ -215,7 +226,9 @@ impl FnLowerer<'_, '_> {
                 self.scalar_const(c, d)
             }
             FValue::Tuple(_) => self.error("a tuple cannot be used as a tensor value here"),
-            FValue::BlockPtr(_) => self.error("a block pointer can only be used with tl.load, tl.store and tl.advance"),
+            FValue::BlockPtr(_) => {
+                self.error("a block pointer can only be used with tl.load, tl.store and tl.advance")
+            }
             _ => self.error("this is not a tensor value"),
         }
     }
@@ -253,7 +266,8 @@ impl FnLowerer<'_, '_> {
         }
         for (c, s) in cur.iter().zip(shape) {
             if *c != *s && *c != 1 {
-                return self.error(format!("cannot broadcast a tensor of shape {src:?} to the shape {shape:?}"));
+                return self
+                    .error(format!("cannot broadcast a tensor of shape {src:?} to the shape {shape:?}"));
             }
         }
         if cur == shape {
@@ -301,7 +315,10 @@ impl FnLowerer<'_, '_> {
     pub fn cast(&mut self, v: Value, to: DType) -> LResult<Value> {
         let ty = self.ty(v);
         if ty.is_ptr() {
-            return self.error(format!("cannot cast a pointer to {}; use tl.pointer_type for pointer casts", to.triton_name()));
+            return self.error(format!(
+                "cannot cast a pointer to {}; use tl.pointer_type for pointer casts",
+                to.triton_name()
+            ));
         }
         let from = ty.dtype();
         if from == to {
@@ -333,13 +350,15 @@ impl FnLowerer<'_, '_> {
             } else if from.bits() == to.bits() {
                 b.cast(Opcode::Bitcast, v, out)
             } else if to.bits() > from.bits() {
-                let op = if from.is_signed_int() && from != DType::I1 { Opcode::ExtSI } else { Opcode::ExtUI };
+                let op =
+                    if from.is_signed_int() && from != DType::I1 { Opcode::ExtSI } else { Opcode::ExtUI };
                 b.cast(op, v, out)
             } else {
                 b.cast(Opcode::TruncI, v, out)
             }
         } else if from.is_int() && to.is_float() {
-            let op = if from.is_unsigned_int() || from == DType::I1 { Opcode::UIToFP } else { Opcode::SIToFP };
+            let op =
+                if from.is_unsigned_int() || from == DType::I1 { Opcode::UIToFP } else { Opcode::SIToFP };
             if to.is_fp8() {
                 let mid = b.cast(op, v, ty.with_dtype(DType::F32));
                 let attrs = Attrs::new().with("rounding", Attr::Str("rtne".into()));
@@ -396,7 +415,8 @@ impl FnLowerer<'_, '_> {
             return self.const_binary(op, a, b).map(FValue::Const);
         }
         if op == BinOp::Pow {
-            return self.error("`**` is only supported between compile-time constants; use tl.exp2 / libdevice.pow");
+            return self
+                .error("`**` is only supported between compile-time constants; use tl.exp2 / libdevice.pow");
         }
         let lhs_scalar = as_number(&lhs);
         let rhs_scalar = as_number(&rhs);
@@ -459,18 +479,41 @@ impl FnLowerer<'_, '_> {
         let float = d.is_float();
         let signed = d.is_signed_int();
         let opcode = match op {
-            BinOp::Add => if float { Opcode::AddF } else { Opcode::AddI },
-            BinOp::Sub => if float { Opcode::SubF } else { Opcode::SubI },
-            BinOp::Mul => if float { Opcode::MulF } else { Opcode::MulI },
+            BinOp::Add => {
+                if float {
+                    Opcode::AddF
+                } else {
+                    Opcode::AddI
+                }
+            }
+            BinOp::Sub => {
+                if float {
+                    Opcode::SubF
+                } else {
+                    Opcode::SubI
+                }
+            }
+            BinOp::Mul => {
+                if float {
+                    Opcode::MulF
+                } else {
+                    Opcode::MulI
+                }
+            }
             BinOp::TrueDiv => {
-                let (a, b) = if float { (a, b) } else { (self.cast(a, DType::F32)?, self.cast(b, DType::F32)?) };
+                let (a, b) =
+                    if float { (a, b) } else { (self.cast(a, DType::F32)?, self.cast(b, DType::F32)?) };
                 return Ok(self.b().same_type(Opcode::DivF, vec![a, b]));
             }
             BinOp::FloorDiv => {
                 if float {
                     return self.error("`//` needs integer operands");
                 }
-                if signed { Opcode::DivSI } else { Opcode::DivUI }
+                if signed {
+                    Opcode::DivSI
+                } else {
+                    Opcode::DivUI
+                }
             }
             BinOp::Mod => {
                 if float {
@@ -485,7 +528,13 @@ impl FnLowerer<'_, '_> {
             BinOp::Or => Opcode::OrI,
             BinOp::Xor => Opcode::XOrI,
             BinOp::Shl => Opcode::ShLI,
-            BinOp::Shr => if signed { Opcode::ShRSI } else { Opcode::ShRUI },
+            BinOp::Shr => {
+                if signed {
+                    Opcode::ShRSI
+                } else {
+                    Opcode::ShRUI
+                }
+            }
             BinOp::Pow => return self.error("`**` is not supported on tensors"),
         };
         Ok(self.b().same_type(opcode, vec![a, b]))
@@ -502,12 +551,10 @@ impl FnLowerer<'_, '_> {
                 let neg = self.b().same_type(Opcode::SubI, vec![zero, b]);
                 (a, neg)
             }
-            _ => {
-                return self.error(format!(
-                    "unsupported pointer arithmetic: {ta} {} {tb} (only pointer + integer and pointer - integer)",
-                    op.symbol()
-                ))
-            }
+            _ => return self.error(format!(
+                "unsupported pointer arithmetic: {ta} {} {tb} (only pointer + integer and pointer - integer)",
+                op.symbol()
+            )),
         };
         if !self.ty(offset).dtype().is_int() {
             return self.error(format!("a pointer offset must be an integer, got {}", self.ty(offset)));
@@ -671,7 +718,12 @@ impl FnLowerer<'_, '_> {
             };
             return Ok(Const::Float(r));
         }
-        self.error(format!("unsupported constant operation: {} {} {}", a.describe(), op.symbol(), b.describe()))
+        self.error(format!(
+            "unsupported constant operation: {} {} {}",
+            a.describe(),
+            op.symbol(),
+            b.describe()
+        ))
     }
 
     pub fn const_compare(&self, op: CmpOp, a: &Const, b: &Const) -> LResult<bool> {
