@@ -385,7 +385,9 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
             Some(sig) => sig.clone(),
             None => {
                 let types: Vec<Type> = flat.iter().map(|&v| self.ty(v)).collect();
-                let sig = self.lower_helper(def, &mangled, &params, &skeletons, &types)?;
+                let sig = self
+                    .lower_helper(def, &mangled, &params, &skeletons, &types)
+                    .map_err(|d| d.with_label(call_span, format!("in this call to `{name}`")))?;
                 self.c.helpers.insert(mangled.clone(), sig.clone());
                 sig
             }
