@@ -21,15 +21,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let evict = a.take(6, "eviction_policy");
             let volatile = a.take(7, "volatile");
             l.no_more(a, "tl.load")?;
-            let mut attrs = Attrs::new();
-            let cache = l.const_str(cache, "cache_modifier")?;
-            let evict = l.const_str(evict, "eviction_policy")?;
-            if !cache.is_empty() {
-                attrs.set("cache", Attr::Str(cache));
-            }
-            if !evict.is_empty() {
-                attrs.set("evict", Attr::Str(evict));
-            }
+            let mut attrs = cache_attrs(l, cache, evict)?;
             if l.const_bool(volatile, false, "volatile")? {
                 attrs.set("volatile", Attr::Bool(true));
             }
@@ -47,15 +39,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let cache = a.take(4, "cache_modifier");
             let evict = a.take(5, "eviction_policy");
             l.no_more(a, "tl.store")?;
-            let mut attrs = Attrs::new();
-            let cache = l.const_str(cache, "cache_modifier")?;
-            let evict = l.const_str(evict, "eviction_policy")?;
-            if !cache.is_empty() {
-                attrs.set("cache", Attr::Str(cache));
-            }
-            if !evict.is_empty() {
-                attrs.set("evict", Attr::Str(evict));
-            }
+            let attrs = cache_attrs(l, cache, evict)?;
             if let FValue::BlockPtr(bp) = ptr {
                 let (ptrs, mask) = block_ptr_addresses(l, &bp, boundary)?;
                 return store(l, FValue::Tensor(ptrs), value, mask.map(FValue::Tensor), attrs);
@@ -136,6 +120,20 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         }
         other => l.error(format!("`{other}` is not supported")),
     }
+}
+
+/// The `cache` / `evict` attributes of a load or store from its keyword arguments.
+fn cache_attrs(l: &FnLowerer, cache: Option<FValue>, evict: Option<FValue>) -> LResult<Attrs> {
+    let mut attrs = Attrs::new();
+    let cache = l.const_str(cache, "cache_modifier")?;
+    let evict = l.const_str(evict, "eviction_policy")?;
+    if !cache.is_empty() {
+        attrs.set("cache", Attr::Str(cache));
+    }
+    if !evict.is_empty() {
+        attrs.set("evict", Attr::Str(evict));
+    }
+    Ok(attrs)
 }
 
 fn none_to_option(v: Option<FValue>) -> Option<FValue> {

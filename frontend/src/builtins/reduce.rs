@@ -43,14 +43,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let d = l.dtype_of(x);
             let combine = match name {
                 "sum" => {
-                    let out = match dtype {
-                        Some(FValue::Const(Const::DType(t))) => Some(t),
-                        _ if d.is_bool() => Some(DType::I32),
-                        _ if d.is_signed_int() && d.bits() < 32 => Some(DType::I32),
-                        _ if d.is_unsigned_int() && d.bits() < 32 => Some(DType::U32),
-                        _ => None,
-                    };
-                    if let Some(t) = out {
+                    if let Some(t) = accumulation_dtype(d, dtype) {
                         x = l.cast(x, t)?;
                     }
                     Combine::Add
@@ -123,14 +116,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let reverse = l.const_bool(reverse, false, "reverse")?;
             let mut x = l.to_value(&x)?;
             let d = l.dtype_of(x);
-            let out = match dtype {
-                Some(FValue::Const(Const::DType(t))) => Some(t),
-                _ if d.is_bool() => Some(DType::I32),
-                _ if d.is_signed_int() && d.bits() < 32 => Some(DType::I32),
-                _ if d.is_unsigned_int() && d.bits() < 32 => Some(DType::U32),
-                _ => None,
-            };
-            if let Some(t) = out {
+            if let Some(t) = accumulation_dtype(d, dtype) {
                 x = l.cast(x, t)?;
             }
             let axis = axis.unwrap_or(FValue::int(0));
@@ -226,6 +212,18 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             Ok(FValue::Tensor(l.b().value(Opcode::Histogram, operands, ty, Attrs::new())))
         }
         other => l.error(format!("`{other}` is not supported")),
+    }
+}
+
+/// The type sums and cumulative sums accumulate in (Triton's `_pick_sum_dtype`): the requested
+/// `dtype`, else 32 bits for narrower integers (and bools), else the input type (`None`).
+fn accumulation_dtype(d: DType, requested: Option<FValue>) -> Option<DType> {
+    match requested {
+        Some(FValue::Const(Const::DType(t))) => Some(t),
+        _ if d.is_bool() => Some(DType::I32),
+        _ if d.is_signed_int() && d.bits() < 32 => Some(DType::I32),
+        _ if d.is_unsigned_int() && d.bits() < 32 => Some(DType::U32),
+        _ => None,
     }
 }
 

@@ -83,7 +83,7 @@ impl FnLowerer<'_, '_> {
                 self.vars.insert(name.clone(), tv.clone());
                 continue;
             }
-            let (tv, ev) = self.unify_branch_values(name, tv.clone(), ev.clone(), then_block, else_block)?;
+            let (tv, ev) = self.unify_branch_values(tv.clone(), ev.clone(), then_block, else_block)?;
             let (mut tf, mut ef) = (Vec::new(), Vec::new());
             let ts = flatten(&tv, &mut tf);
             let es = flatten(&ev, &mut ef);
@@ -136,7 +136,6 @@ impl FnLowerer<'_, '_> {
     /// value facing a runtime one is materialized (in its own branch) with the other's type.
     fn unify_branch_values(
         &mut self,
-        name: &str,
         tv: FValue,
         ev: FValue,
         then_block: Block,
@@ -159,7 +158,6 @@ impl FnLowerer<'_, '_> {
         let t2 = materialize(self, tv.clone(), &ev, then_block)?;
         let e2 = materialize(self, ev, &tv, else_block)?;
         self.block = saved;
-        let _ = name;
         Ok((t2, e2))
     }
 

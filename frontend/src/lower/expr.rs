@@ -68,20 +68,8 @@ impl FnLowerer<'_, '_> {
             Expr::BinOp(b) => {
                 let lhs = self.expr(&b.left)?;
                 let rhs = self.expr(&b.right)?;
-                let op = match b.op {
-                    Operator::Add => BinOp::Add,
-                    Operator::Sub => BinOp::Sub,
-                    Operator::Mult => BinOp::Mul,
-                    Operator::Div => BinOp::TrueDiv,
-                    Operator::FloorDiv => BinOp::FloorDiv,
-                    Operator::Mod => BinOp::Mod,
-                    Operator::BitAnd => BinOp::And,
-                    Operator::BitOr => BinOp::Or,
-                    Operator::BitXor => BinOp::Xor,
-                    Operator::LShift => BinOp::Shl,
-                    Operator::RShift => BinOp::Shr,
-                    Operator::Pow => BinOp::Pow,
-                    Operator::MatMult => return self.error("`@` is not supported; use tl.dot"),
+                let Some(op) = binop_of(b.op) else {
+                    return self.error("`@` is not supported; use tl.dot");
                 };
                 self.binary(op, lhs, rhs)
             }
@@ -341,6 +329,25 @@ impl FnLowerer<'_, '_> {
             other => self.error(format!("{} cannot be indexed", describe(&other))),
         }
     }
+}
+
+/// The Triton binary operator of a Python operator (`None` for `@`, which Triton lacks).
+pub fn binop_of(op: Operator) -> Option<BinOp> {
+    Some(match op {
+        Operator::Add => BinOp::Add,
+        Operator::Sub => BinOp::Sub,
+        Operator::Mult => BinOp::Mul,
+        Operator::Div => BinOp::TrueDiv,
+        Operator::FloorDiv => BinOp::FloorDiv,
+        Operator::Mod => BinOp::Mod,
+        Operator::BitAnd => BinOp::And,
+        Operator::BitOr => BinOp::Or,
+        Operator::BitXor => BinOp::Xor,
+        Operator::LShift => BinOp::Shl,
+        Operator::RShift => BinOp::Shr,
+        Operator::Pow => BinOp::Pow,
+        Operator::MatMult => return None,
+    })
 }
 
 /// A short description of a frontend value for error messages.

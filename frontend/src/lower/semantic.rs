@@ -551,10 +551,12 @@ impl FnLowerer<'_, '_> {
                 let neg = self.b().same_type(Opcode::SubI, vec![zero, b]);
                 (a, neg)
             }
-            _ => return self.error(format!(
+            _ => {
+                return self.error(format!(
                 "unsupported pointer arithmetic: {ta} {} {tb} (only pointer + integer and pointer - integer)",
                 op.symbol()
-            )),
+            ))
+            }
         };
         if !self.ty(offset).dtype().is_int() {
             return self.error(format!("a pointer offset must be an integer, got {}", self.ty(offset)));

@@ -1,9 +1,8 @@
 //! Statements: assignments, expression statements, `return`, `assert`, and the rejection of
 //! Python statements that are not part of the Triton language. Control flow is in `control.rs`.
 
-use ruff_python_ast::{Expr, Operator, Stmt};
+use ruff_python_ast::{Expr, Stmt};
 
-use super::semantic::BinOp;
 use super::{span_of, FnLowerer, LResult};
 use crate::builtins::{self, CallArgs};
 use crate::value::{Const, FValue};
@@ -37,20 +36,8 @@ impl FnLowerer<'_, '_> {
                 let current = self.expr(&a.target)?;
                 let rhs = self.expr(&a.value)?;
                 self.span = span_of(s);
-                let op = match a.op {
-                    Operator::Add => BinOp::Add,
-                    Operator::Sub => BinOp::Sub,
-                    Operator::Mult => BinOp::Mul,
-                    Operator::Div => BinOp::TrueDiv,
-                    Operator::FloorDiv => BinOp::FloorDiv,
-                    Operator::Mod => BinOp::Mod,
-                    Operator::BitAnd => BinOp::And,
-                    Operator::BitOr => BinOp::Or,
-                    Operator::BitXor => BinOp::Xor,
-                    Operator::LShift => BinOp::Shl,
-                    Operator::RShift => BinOp::Shr,
-                    Operator::Pow => BinOp::Pow,
-                    Operator::MatMult => return self.error("`@=` is not supported; use tl.dot"),
+                let Some(op) = super::expr::binop_of(a.op) else {
+                    return self.error("`@=` is not supported; use tl.dot");
                 };
                 let r = self.binary(op, current, rhs)?;
                 self.assign(&a.target, r)
