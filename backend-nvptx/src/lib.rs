@@ -1,8 +1,84 @@
 //! trident-backend-nvptx: TTGIR -> PTX text for sm_80 and sm_90a.
 //!
-//! Not written yet. The contract (ARCHITECTURE.md): one entry point,
-//! `emit(&Module, &Options) -> Result<Artifact, Error>`, taking a verified TTGIR module and
-//! returning PTX text plus launch metadata (threads per block, shared memory bytes, argument
-//! ABI). This crate imports only `trident-midend`: never the other backend, never the runtime.
-//! Until it exists, `trident compile --emit ptx` and `--backend nvptx` report that the backend
-//! is not available.
+//! One entry point, [`emit`], takes a verified TTGIR module (every tensor type carries its
+//! layout) plus [`Options`] and returns an [`Artifact`]: PTX text and the launch metadata the
+//! runtime needs (threads per block, dynamic shared memory, the parameter ABI). No LLVM: the PTX is
+//! written directly, and ptxas (or the driver's JIT) does register allocation and scheduling.
+//! This crate imports only `trident-midend`: never the other backend, never the runtime.
+
+use std::fmt;
+
+/// What the caller fixes for one compilation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Compute capability as major*10+minor (80 for sm_80, 90 for sm_90a).
+    pub sm: u32,
+    pub num_warps: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { sm: 90, num_warps: 4 }
+    }
+}
+
+impl Options {
+    /// The `.target` name: `sm_90a` from compute capability 9.0 on (wgmma and setmaxnreg need
+    /// the `a` variant), `sm_XY` below.
+    pub fn target_name(&self) -> String {
+        if self.sm >= 90 {
+            format!("sm_{}a", self.sm)
+        } else {
+            format!("sm_{}", self.sm)
+        }
+    }
+}
+
+/// How one kernel parameter is passed (in order; `.param` space of the PTX entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamAbi {
+    /// A global-memory pointer (`.u64`).
+    Pointer,
+    /// An integer of the given width in bytes (1, 2, 4, 8), passed by value.
+    Int(u32),
+    /// A float of the given width in bytes (4 or 8), passed by value.
+    Float(u32),
+}
+
+/// The compiled kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifact {
+    pub ptx: String,
+    /// The `.entry` name.
+    pub kernel_name: String,
+    pub threads_per_block: u32,
+    /// Dynamic shared memory bytes to request at launch.
+    pub shared_bytes: u32,
+    pub params: Vec<ParamAbi>,
+}
+
+/// Why a module could not be lowered to PTX.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// An op (by name) this backend has no rule for yet, with the source span when known.
+    Unsupported { op: String, detail: String, span: Option<trident_midend::ir::Span> },
+    /// The module is not in the form the backend expects (an internal error).
+    Invalid(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported { op, detail, .. } => write!(f, "the nvptx backend does not support {op} yet: {detail}"),
+            Error::Invalid(m) => write!(f, "invalid module for the nvptx backend: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Lowers the kernel of `module` to PTX.
+pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Artifact, Error> {
+    let _ = (module, options);
+    Err(Error::Unsupported { op: "module".into(), detail: "the PTX emitter is being written".into(), span: None })
+}
