@@ -15,6 +15,9 @@
 //! What the midend does not know: Python (the frontend's business), and any target syntax. Target
 //! facts will come in as a `Target` value when the TTGIR passes arrive.
 
+pub mod analysis;
 pub mod ir;
+pub mod layout;
 pub mod passes;
 pub mod pipeline;
+pub mod target;

@@ -1,0 +1,30 @@
+//! What the midend may know about the machine: facts, not syntax.
+//!
+//! Backends and the runtime fill a [`Target`] from the device (or from `--target`); the TTGIR
+//! passes read it to choose layouts (threads per warp, warps per program) and to decide what fits
+//! (shared memory). No pass names PTX or SPIR-V.
+
+/// The GPU a module is being compiled for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// Threads that execute in lockstep: 32 on NVIDIA, the subgroup size on Vulkan (8 to 64).
+    pub threads_per_warp: u32,
+    /// Warps per program instance (`num_warps`).
+    pub num_warps: u32,
+    /// NVIDIA compute capability as major*10+minor (80, 90), `None` for non-NVIDIA targets.
+    pub compute_capability: Option<u32>,
+    /// Shared (workgroup) memory a program may use, in bytes.
+    pub shared_memory_bytes: u32,
+}
+
+impl Target {
+    /// An NVIDIA GPU of compute capability `sm` (80 or 90).
+    pub fn nvidia(sm: u32, num_warps: u32) -> Target {
+        let shared = if sm >= 90 { 227 * 1024 } else { 163 * 1024 };
+        Target { threads_per_warp: 32, num_warps, compute_capability: Some(sm), shared_memory_bytes: shared }
+    }
+
+    pub fn threads_per_program(&self) -> u32 {
+        self.threads_per_warp * self.num_warps
+    }
+}
