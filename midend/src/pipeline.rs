@@ -12,6 +12,7 @@ use std::fmt;
 use crate::ir::verifier::verify_module;
 use crate::ir::{print_module, Module};
 use crate::passes;
+use crate::target::Target;
 
 /// Knobs of the pipeline that the command line and the tests set.
 #[derive(Clone, Debug, Default)]
@@ -104,6 +105,16 @@ fn run_pass(
     module: &mut Module,
     options: &PipelineOptions,
 ) -> Result<Continue, PassError> {
+    run_pass_with(name, &pass, module, options)
+}
+
+/// [`run_pass`] for passes that need more than the module (a closure over the target).
+fn run_pass_with(
+    name: &str,
+    pass: &dyn Fn(&mut Module),
+    module: &mut Module,
+    options: &PipelineOptions,
+) -> Result<Continue, PassError> {
     pass(module);
     if options.dump_after.as_deref() == Some(name) {
         eprintln!("// -----// IR dump after {name} //----- //");
@@ -122,13 +133,18 @@ fn run_pass(
     Ok(if stop { Continue::StopHere } else { Continue::Yes })
 }
 
-/// The TTIR -> TTGIR pipeline for `target` (to be written: convert-to-gpu assigns layouts, then
-/// the TTGIR passes). Today it leaves the module unchanged.
-pub fn run_ttgir(
-    module: &mut Module,
-    target: &crate::target::Target,
-    options: &PipelineOptions,
-) -> Result<(), PassError> {
-    let _ = (module, target, options);
+/// The TTIR -> TTGIR pipeline for `target`: layouts are assigned (convert-to-gpu), then the
+/// TTGIR passes improve them.
+pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions) -> Result<(), PassError> {
+    // ---- Assign layouts ------------------------------------------------------------------------
+    let convert = |m: &mut Module| passes::convert_to_gpu::run(m, target);
+    if run_pass_with("convert-to-gpu", &convert, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
+    if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    run_pass("dce", passes::dce::run, module, options)?;
     Ok(())
 }

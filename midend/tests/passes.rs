@@ -47,6 +47,12 @@ fn dce() {
 }
 
 #[test]
+fn convert_to_gpu() {
+    let target = trident_midend::target::Target::nvidia(90, 4);
+    check_folder("convert_to_gpu", |module| passes::convert_to_gpu::run(module, &target));
+}
+
+#[test]
 fn pipeline() {
     check_folder("pipeline", |module| {
         let options = PipelineOptions { verify: true, ..PipelineOptions::default() };

@@ -225,6 +225,10 @@ define_ops! {
     Assert = "tt.assert", ops Exactly(1), res Exactly(0), regions 0, Write, false, "Device assert that every element is true; `message`.";
     Barrier = "gpu.barrier", ops Exactly(0), res Exactly(0), regions 0, Write, false, "Block-wide barrier (`tl.debug_barrier`).";
 
+    // ---- TTGIR -------------------------------------------------------------------------------------
+    ConvertLayout = "ttg.convert_layout", ops Exactly(1), res Exactly(1), regions 0, Pure, false,
+        "The same tensor in another layout (encoding); the only op that changes a value's layout.";
+
     // ---- structured control flow -------------------------------------------------------------------
     For = "scf.for", ops AtLeast(3), res AtLeast(0), regions 1, Write, false,
         "Loop (lb, ub, step, inits...); the body's args are (iv, iter_args...), it yields the next iter_args.";

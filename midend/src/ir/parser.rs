@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 
 use super::attrs::{Attr, Attrs};
+use crate::layout::{parse_encoding, Encoding};
 use super::body::{Block, Body, FuncKind, Function, Module, Value};
 use super::opcode::{Arity, Opcode};
 use super::span::Span;
@@ -48,7 +49,7 @@ impl std::error::Error for ParseError {}
 
 /// Parses a module from its text form.
 pub fn parse_module(text: &str) -> Result<Module, ParseError> {
-    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0 };
+    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, aliases: HashMap::new() };
     parser.module()
 }
 
@@ -66,6 +67,8 @@ struct Parser<'a> {
     pos: usize,
     /// Current region nesting, checked against [`MAX_REGION_DEPTH`].
     depth: usize,
+    /// Layout aliases declared at the top (`#blocked0 = #ttg.blocked<...>`).
+    aliases: HashMap<String, Encoding>,
 }
 
 /// The values visible at the current point of one function, by printed name. Each region opens a
@@ -355,6 +358,26 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A layout: an alias (`#blocked0`) or an inline `#ttg.blocked<...>` / `#ttg.slice<...>`.
+    fn encoding(&mut self) -> PResult<Encoding> {
+        self.skip_inline_ws();
+        let start = self.pos;
+        if self.starts_with("#ttg.") {
+            let (e, used) = parse_encoding(&self.text[self.pos..]).map_err(|m| self.error_at(start, m))?;
+            self.pos += used;
+            return Ok(e);
+        }
+        if self.peek() != Some(b'#') {
+            return Err(self.expected("a layout"));
+        }
+        self.pos += 1;
+        while self.peek().is_some_and(is_value_char) {
+            self.pos += 1;
+        }
+        let name = &self.text[start..self.pos];
+        self.aliases.get(name).cloned().ok_or_else(|| self.error_at(start, format!("unknown layout alias `{name}`")))
+    }
+
     /// The part of `tensor<...>` after the `<`: dimensions, each followed by `x`, then the element.
     fn tensor_body(&mut self) -> PResult<(Vec<u32>, Elem)> {
         let mut shape = Vec::new();
@@ -376,6 +399,35 @@ impl<'a> Parser<'a> {
         Ok((shape, elem))
     }
 
+    /// `tensor<...>`'s body with an optional `, layout` before the closing `>`.
+    #[allow(clippy::type_complexity)]
+    fn tensor_body_with_layout(&mut self) -> PResult<(Vec<u32>, (Elem, Option<Encoding>))> {
+        let mut shape = Vec::new();
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            let start = self.pos;
+            let dim = self.digits("a dimension")?;
+            let dim = u32::try_from(dim).map_err(|_| self.error_at(start, "dimension is out of range"))?;
+            shape.push(dim);
+            if self.peek() != Some(b'x') {
+                return Err(self.expected("`x` after a dimension"));
+            }
+            self.pos += 1;
+        }
+        let elem = self.elem()?;
+        let encoding = if self.peek() == Some(b',') {
+            self.pos += 1;
+            Some(self.encoding()?)
+        } else {
+            None
+        };
+        self.skip_inline_ws();
+        if self.peek() != Some(b'>') {
+            return Err(self.expected("`>` closing the tensor type"));
+        }
+        self.pos += 1;
+        Ok((shape, (elem, encoding)))
+    }
+
     fn ty(&mut self) -> PResult<Type> {
         self.skip_inline_ws();
         if self.starts_with("!tt.tensordesc<tensor<") {
@@ -392,10 +444,10 @@ impl<'a> Parser<'a> {
             Ok(Type::Desc { dtype, block })
         } else if self.starts_with("tensor<") {
             self.pos += "tensor<".len();
-            let (shape, elem) = self.tensor_body()?;
+            let (shape, elem) = self.tensor_body_with_layout()?;
             // Built directly rather than through `Type::tensor`, so that even a rank-0 tensor
             // (which the verifier rejects) prints back as it was written.
-            Ok(Type::Tensor { elem, shape })
+            Ok(Type::Tensor { elem: elem.0, shape, encoding: elem.1 })
         } else {
             Ok(Type::Scalar(self.elem()?))
         }
@@ -527,6 +579,24 @@ impl<'a> Parser<'a> {
                 return Err(self.expected("`attributes` after `module`"));
             }
             module.attrs = self.attrs()?;
+        }
+        // Layout aliases: `#name = #ttg.blocked<...>`, one per line.
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'#') {
+                break;
+            }
+            let start = self.pos;
+            self.pos += 1;
+            while self.peek().is_some_and(is_value_char) {
+                self.pos += 1;
+            }
+            let name = self.text[start..self.pos].to_string();
+            self.expect("=")?;
+            let e = self.encoding()?;
+            if self.aliases.insert(name.clone(), e).is_some() {
+                return Err(self.error_at(start, format!("layout alias `{name}` is defined twice")));
+            }
         }
         loop {
             self.skip_ws();

@@ -22,6 +22,8 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::body::{Block, Body, FuncKind, Function, Module, Op, Value};
+use super::types::Type;
+use crate::layout::Encoding;
 use super::opcode::Opcode;
 
 /// Printing options.
@@ -41,11 +43,15 @@ pub fn print_module_with(module: &Module, options: PrintOptions) -> String {
     if !module.attrs.is_empty() {
         let _ = writeln!(out, "module attributes {}", module.attrs);
     }
+    let aliases = layout_aliases(module);
+    for (e, name) in &aliases {
+        let _ = writeln!(out, "{name} = {e}");
+    }
     for (i, f) in module.functions.iter().enumerate() {
-        if i > 0 {
+        if i > 0 || !aliases.is_empty() {
             out.push('\n');
         }
-        print_function_into(module, f, options, &mut out);
+        print_function_into(module, f, options, &aliases, &mut out);
     }
     out
 }
@@ -53,11 +59,46 @@ pub fn print_module_with(module: &Module, options: PrintOptions) -> String {
 /// Prints one function.
 pub fn print_function(module: &Module, f: &Function) -> String {
     let mut out = String::new();
-    print_function_into(module, f, PrintOptions::default(), &mut out);
+    let aliases = layout_aliases(module);
+    print_function_into(module, f, PrintOptions::default(), &aliases, &mut out);
+    out
+}
+
+/// Every layout used in the module, in order of first use, with its printed alias (`#blocked`,
+/// `#blocked1`, `#slice`, ...): TTGIR types print the alias, as Triton's do.
+fn layout_aliases(module: &Module) -> Vec<(Encoding, String)> {
+    let mut out: Vec<(Encoding, String)> = Vec::new();
+    let mut note = |ty: &Type| {
+        if let Some(e) = ty.encoding() {
+            if !out.iter().any(|(x, _)| x == e) {
+                let stem = e.alias_stem();
+                let n = out.iter().filter(|(x, _)| x.alias_stem() == stem).count();
+                let name = if n == 0 { format!("#{stem}") } else { format!("#{stem}{n}") };
+                out.push((e.clone(), name));
+            }
+        }
+    };
+    for f in &module.functions {
+        for &p in f.params() {
+            note(f.body.ty(p));
+        }
+        for op in f.body.walk(f.entry) {
+            let data = f.body.op(op);
+            for &r in &data.results {
+                note(f.body.ty(r));
+            }
+            for &region in &data.regions {
+                for &a in &f.body.blocks[region].args {
+                    note(f.body.ty(a));
+                }
+            }
+        }
+    }
     out
 }
 
 struct Printer<'a> {
+    aliases: &'a [(Encoding, String)],
     module: &'a Module,
     body: &'a Body,
     names: HashMap<Value, String>,
@@ -66,9 +107,15 @@ struct Printer<'a> {
     out: &'a mut String,
 }
 
-fn print_function_into(module: &Module, f: &Function, options: PrintOptions, out: &mut String) {
+fn print_function_into(
+    module: &Module,
+    f: &Function,
+    options: PrintOptions,
+    aliases: &[(Encoding, String)],
+    out: &mut String,
+) {
     let visibility = if f.kind == FuncKind::Kernel { "public" } else { "private" };
-    let mut p = Printer { module, body: &f.body, names: HashMap::new(), next: 0, options, out };
+    let mut p = Printer { aliases, module, body: &f.body, names: HashMap::new(), next: 0, options, out };
     let _ = write!(p.out, "tt.func {visibility} @{}(", f.name);
     for (i, &param) in f.params().iter().enumerate() {
         if i > 0 {
@@ -76,7 +123,8 @@ fn print_function_into(module: &Module, f: &Function, options: PrintOptions, out
         }
         let name = unique_param_name(&f.arg_names, i);
         p.names.insert(param, format!("%{name}"));
-        let _ = write!(p.out, "%{name}: {}", p.body.ty(param));
+        let text = p.type_text(p.body.ty(param));
+        let _ = write!(p.out, "%{name}: {text}");
         if let Some(attrs) = f.arg_attrs.get(i) {
             if !attrs.is_empty() {
                 let _ = write!(p.out, " {attrs}");
@@ -90,7 +138,8 @@ fn print_function_into(module: &Module, f: &Function, options: PrintOptions, out
             if i > 0 {
                 p.out.push_str(", ");
             }
-            let _ = write!(p.out, "{t}");
+            let text = p.type_text(t);
+            let _ = write!(p.out, "{text}");
         }
         p.out.push(')');
     }
@@ -114,6 +163,18 @@ fn unique_param_name(names: &[String], i: usize) -> String {
 }
 
 impl Printer<'_> {
+    /// A type as text, with its layout printed as the module's alias.
+    fn type_text(&self, ty: &Type) -> String {
+        match ty {
+            Type::Tensor { elem, shape, encoding: Some(e) } => {
+                let alias = self.aliases.iter().find(|(x, _)| x == e).map(|(_, n)| n.clone());
+                let dims: String = shape.iter().map(|d| format!("{d}x")).collect();
+                format!("tensor<{dims}{elem}, {}>", alias.unwrap_or_else(|| e.to_string()))
+            }
+            other => other.to_string(),
+        }
+    }
+
     fn name(&mut self, v: Value) -> String {
         if let Some(n) = self.names.get(&v) {
             return n.clone();
@@ -147,7 +208,7 @@ impl Printer<'_> {
             let _ = write!(self.out, " {}", data.attrs);
         }
         if !data.results.is_empty() {
-            let types: Vec<String> = data.results.iter().map(|&r| self.body.ty(r).to_string()).collect();
+            let types: Vec<String> = data.results.iter().map(|&r| self.type_text(self.body.ty(r))).collect();
             let _ = write!(self.out, " : {}", types.join(", "));
         }
         for (i, &region) in data.regions.iter().enumerate() {
@@ -158,7 +219,7 @@ impl Printer<'_> {
             let args = self.body.blocks[region].args.clone();
             if !args.is_empty() {
                 let list: Vec<String> =
-                    args.iter().map(|&a| format!("{}: {}", self.name(a), self.body.ty(a))).collect();
+                    args.iter().map(|&a| format!("{}: {}", self.name(a), self.type_text(self.body.ty(a)))).collect();
                 let _ = writeln!(self.out, "{indent}^bb0({}):", list.join(", "));
             }
             self.print_ops(region, depth + 1);

@@ -4,9 +4,13 @@
 //! `u32`): the frontend's promotion rules, the interpreter and both backends read it from there.
 //! Ops still carry MLIR's signed/unsigned names (`arith.divsi` / `arith.divui`) so the text reads
 //! like Triton's TTIR. A [`Type`] is a scalar (empty shape) or a ranked tensor of scalars or
-//! pointers; a tensor descriptor is a type of its own. Layouts (TTGIR) are not modelled yet.
+//! pointers; a tensor descriptor is a type of its own. In TTGIR every tensor type also carries its
+//! layout ([`Encoding`]); in TTIR the encoding is absent. Changing a value's layout is always an
+//! explicit `ttg.convert_layout`.
 
 use std::fmt;
+
+use crate::layout::Encoding;
 
 /// A scalar element type.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
@@ -231,7 +235,8 @@ pub enum Type {
     /// A scalar (`i32`, `!tt.ptr<f16>`).
     Scalar(Elem),
     /// A ranked tensor; every dimension is a power of two in kernels the frontend accepts.
-    Tensor { elem: Elem, shape: Vec<u32> },
+    /// `encoding` is the TTGIR layout (absent in TTIR).
+    Tensor { elem: Elem, shape: Vec<u32>, encoding: Option<Encoding> },
     /// `!tt.tensordesc<tensor<BxT>>`: a TMA-style tensor descriptor with its block shape.
     Desc { dtype: DType, block: Vec<u32> },
 }
@@ -250,7 +255,23 @@ impl Type {
         if shape.is_empty() {
             Type::Scalar(elem)
         } else {
-            Type::Tensor { elem, shape: shape.to_vec() }
+            Type::Tensor { elem, shape: shape.to_vec(), encoding: None }
+        }
+    }
+
+    /// The layout of a TTGIR tensor type.
+    pub fn encoding(&self) -> Option<&Encoding> {
+        match self {
+            Type::Tensor { encoding, .. } => encoding.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The same type with another layout (no-op on scalars and descriptors).
+    pub fn with_encoding(&self, e: Option<Encoding>) -> Type {
+        match self {
+            Type::Tensor { elem, shape, .. } => Type::Tensor { elem: elem.clone(), shape: shape.clone(), encoding: e },
+            other => other.clone(),
         }
     }
 
@@ -295,9 +316,9 @@ impl Type {
         self.shape().iter().map(|&d| d as u64).product()
     }
 
-    /// The same shape with another element.
+    /// The same shape (and layout) with another element.
     pub fn with_elem(&self, elem: Elem) -> Type {
-        Type::tensor(elem, self.shape())
+        Type::tensor(elem, self.shape()).with_encoding(self.encoding().cloned())
     }
 
     /// The same shape with scalar elements of `d`.
@@ -305,7 +326,7 @@ impl Type {
         self.with_elem(Elem::Scalar(d))
     }
 
-    /// The same element with another shape.
+    /// The same element with another shape (and no layout: a layout is per shape).
     pub fn with_shape(&self, shape: &[u32]) -> Type {
         match self.elem() {
             Some(e) => Type::tensor(e.clone(), shape),
@@ -318,12 +339,16 @@ impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Type::Scalar(e) => write!(f, "{e}"),
-            Type::Tensor { elem, shape } => {
+            Type::Tensor { elem, shape, encoding } => {
                 f.write_str("tensor<")?;
                 for d in shape {
                     write!(f, "{d}x")?;
                 }
-                write!(f, "{elem}>")
+                write!(f, "{elem}")?;
+                if let Some(e) = encoding {
+                    write!(f, ", {e}")?;
+                }
+                f.write_str(">")
             }
             Type::Desc { dtype, block } => {
                 f.write_str("!tt.tensordesc<tensor<")?;

@@ -2,10 +2,12 @@
 //!
 //! The pipeline (`crate::pipeline`) runs them in Triton's `make_ttir` order: inline,
 //! canonicalize, combine, CSE, LICM, canonicalize again, DCE. `uses` is the one analysis they
-//! share (use counts, since the IR keeps no use lists).
+//! share (use counts, since the IR keeps no use lists). `convert_to_gpu` starts TTGIR: it
+//! gives every tensor a layout for a `Target`.
 
 pub mod canonicalize;
 pub mod combine;
+pub mod convert_to_gpu;
 pub mod cse;
 pub mod dce;
 pub mod inline;
