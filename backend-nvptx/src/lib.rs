@@ -6,6 +6,15 @@
 //! written directly, and ptxas (or the driver's JIT) does register allocation and scheduling.
 //! This crate imports only `trident-midend`: never the other backend, never the runtime.
 
+mod arith;
+mod control;
+mod dot;
+mod emit;
+mod layout;
+mod memory;
+mod ptx;
+mod reduce;
+
 use std::fmt;
 
 /// What the caller fixes for one compilation.
@@ -69,7 +78,9 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Unsupported { op, detail, .. } => write!(f, "the nvptx backend does not support {op} yet: {detail}"),
+            Error::Unsupported { op, detail, .. } => {
+                write!(f, "the nvptx backend does not support {op} yet: {detail}")
+            }
             Error::Invalid(m) => write!(f, "invalid module for the nvptx backend: {m}"),
         }
     }
@@ -77,8 +88,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Lowers the kernel of `module` to PTX.
+/// Lowers the kernel of `module` (TTGIR: every tensor has a layout, helpers are inlined) to PTX.
 pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Artifact, Error> {
-    let _ = (module, options);
-    Err(Error::Unsupported { op: "module".into(), detail: "the PTX emitter is being written".into(), span: None })
+    let Some(kernel) = module.kernel() else {
+        return Err(Error::Invalid("the module has no kernel".into()));
+    };
+    emit::Emitter::new(module, kernel, options).kernel()
 }

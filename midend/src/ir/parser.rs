@@ -25,11 +25,11 @@
 use std::collections::HashMap;
 
 use super::attrs::{Attr, Attrs};
-use crate::layout::{parse_encoding, Encoding};
 use super::body::{Block, Body, FuncKind, Function, Module, Value};
 use super::opcode::{Arity, Opcode};
 use super::span::Span;
 use super::types::{DType, Elem, Type};
+use crate::layout::{parse_encoding, Encoding};
 
 /// A parse error with the 1-based line and column where it happened.
 #[derive(Debug, Clone, PartialEq)]
@@ -375,7 +375,10 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
         let name = &self.text[start..self.pos];
-        self.aliases.get(name).cloned().ok_or_else(|| self.error_at(start, format!("unknown layout alias `{name}`")))
+        self.aliases
+            .get(name)
+            .cloned()
+            .ok_or_else(|| self.error_at(start, format!("unknown layout alias `{name}`")))
     }
 
     /// The part of `tensor<...>` after the `<`: dimensions, each followed by `x`, then the element.

@@ -22,9 +22,9 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::body::{Block, Body, FuncKind, Function, Module, Op, Value};
+use super::opcode::Opcode;
 use super::types::Type;
 use crate::layout::Encoding;
-use super::opcode::Opcode;
 
 /// Printing options.
 #[derive(Clone, Copy, Debug, Default)]
@@ -218,8 +218,10 @@ impl Printer<'_> {
             self.out.push_str(" {\n");
             let args = self.body.blocks[region].args.clone();
             if !args.is_empty() {
-                let list: Vec<String> =
-                    args.iter().map(|&a| format!("{}: {}", self.name(a), self.type_text(self.body.ty(a)))).collect();
+                let list: Vec<String> = args
+                    .iter()
+                    .map(|&a| format!("{}: {}", self.name(a), self.type_text(self.body.ty(a))))
+                    .collect();
                 let _ = writeln!(self.out, "{indent}^bb0({}):", list.join(", "));
             }
             self.print_ops(region, depth + 1);

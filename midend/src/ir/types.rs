@@ -270,7 +270,9 @@ impl Type {
     /// The same type with another layout (no-op on scalars and descriptors).
     pub fn with_encoding(&self, e: Option<Encoding>) -> Type {
         match self {
-            Type::Tensor { elem, shape, .. } => Type::Tensor { elem: elem.clone(), shape: shape.clone(), encoding: e },
+            Type::Tensor { elem, shape, .. } => {
+                Type::Tensor { elem: elem.clone(), shape: shape.clone(), encoding: e }
+            }
             other => other.clone(),
         }
     }

@@ -478,7 +478,10 @@ impl<'a> FunctionVerifier<'a> {
             ConvertLayout => {
                 same_elem(operands[0], results[0])?;
                 if operands[0].shape() != results[0].shape() || results[0].encoding().is_none() {
-                    return Err(format!("convert_layout from {} to {} must keep the shape and give a layout", operands[0], results[0]));
+                    return Err(format!(
+                        "convert_layout from {} to {} must keep the shape and give a layout",
+                        operands[0], results[0]
+                    ));
                 }
                 Ok(())
             }

@@ -14,7 +14,10 @@ use super::{Blocked, LayoutError, LinearLayout, Slice};
 pub enum Encoding {
     Blocked(Blocked),
     /// The parent with tensor dim `dim` removed: the layout of a reduction's result.
-    Slice { dim: u32, parent: Box<Encoding> },
+    Slice {
+        dim: u32,
+        parent: Box<Encoding>,
+    },
 }
 
 impl Encoding {
@@ -89,7 +92,10 @@ impl Cursor<'_> {
             self.pos += s.len();
             Ok(())
         } else {
-            Err(format!("expected `{s}` in a layout at `{}`", &self.text[self.pos..].chars().take(20).collect::<String>()))
+            Err(format!(
+                "expected `{s}` in a layout at `{}`",
+                &self.text[self.pos..].chars().take(20).collect::<String>()
+            ))
         }
     }
 

@@ -7,6 +7,7 @@
 //! - `tt.expand_dims` needs its operand in `#slice<axis, result layout>`;
 //! - `tt.broadcast` keeps one layout for operand and result (the result's parameters);
 //! - a scan's results keep the operand layout.
+//!
 //! Where an operand does not have the layout its op needs, a `ttg.convert_layout` is inserted
 //! right before the op. Loop-carried values and `scf.if` results use the default layouts, and
 //! region terminators convert what they yield to them. Later passes (remove-layout-conversions,
@@ -103,7 +104,10 @@ impl Converter<'_> {
                     let parent = self.body.ty(v).encoding().cloned();
                     let ty = self.body.ty(r).clone();
                     if let (true, Some(parent)) = (ty.is_tensor(), parent) {
-                        self.set_result(r, ty.with_encoding(Some(Encoding::Slice { dim: axis, parent: Box::new(parent) })));
+                        self.set_result(
+                            r,
+                            ty.with_encoding(Some(Encoding::Slice { dim: axis, parent: Box::new(parent) })),
+                        );
                     }
                 }
                 let region = self.body.op(op).regions[0];
@@ -126,7 +130,10 @@ impl Converter<'_> {
                 let axis = self.body.op(op).attrs.int("axis").unwrap_or(0) as u32;
                 let result_ty = self.with_default(self.body.ty(results[0]));
                 let parent = result_ty.encoding().cloned().expect("a tensor result");
-                let want = self.body.ty(operands[0]).with_encoding(Some(Encoding::Slice { dim: axis, parent: Box::new(parent) }));
+                let want = self
+                    .body
+                    .ty(operands[0])
+                    .with_encoding(Some(Encoding::Slice { dim: axis, parent: Box::new(parent) }));
                 inserted += self.require(block, index, op, 0, &want);
                 self.set_result(results[0], result_ty);
             }

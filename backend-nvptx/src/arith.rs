@@ -1,0 +1,642 @@
+//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, lowered
+//! register by register (identical operand registers, as splats produce, are computed once).
+//!
+//! Numeric choices, following Triton on NVIDIA:
+//! - 8- and 16-bit integers live in 32-bit registers, sign- or zero-extended; results are
+//!   re-extended after every op so they wrap at their own width.
+//! - f16 and bf16 arithmetic is done in f32 and rounded back (round-to-nearest-even): for +, -, *
+//!   and / this equals the correctly rounded half-precision result.
+//! - `/` and `tl.fdiv` are `div.full.f32` (approximate, as in Triton); `div_rn` is `div.rn`.
+//! - `exp` is `ex2.approx.f32` of x·log2(e), `log` is `lg2.approx.f32` times ln 2, `exp2` /
+//!   `log2` / `rsqrt` / `sin` / `cos` / `tanh` are the `.approx` instructions, `sqrt` is
+//!   `sqrt.approx.f32` and `sqrt_rn` is `sqrt.rn.f32`; `erf` is a polynomial (Abramowitz and
+//!   Stegun 7.1.26, absolute error below 1.5e-7).
+//! - float -> int conversions truncate and saturate (`cvt.rzi`), NaN gives 0.
+
+use std::collections::HashMap;
+
+use trident_midend::ir::{DType, Op, Opcode};
+
+use crate::emit::{class_of, EResult, Emitter};
+use crate::ptx::{f32_lit, Class, Reg};
+
+/// The 16-bit pattern of a constant in an f16, bf16 or fp8 register.
+pub fn float_bits_16(d: DType, v: f64) -> u32 {
+    match d {
+        DType::F16 => half::f16::from_f64(v).to_bits() as u32,
+        DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
+        _ => 0,
+    }
+}
+
+/// PTX type suffix of an integer dtype in its register (32-bit for narrow types).
+fn int_suffix(d: DType) -> &'static str {
+    match d {
+        DType::I64 => "s64",
+        DType::U64 => "u64",
+        DType::I1 => "u32",
+        d if d.is_unsigned_int() => "u32",
+        _ => "s32",
+    }
+}
+
+fn bits_suffix(d: DType) -> &'static str {
+    if d.bits() == 64 {
+        "b64"
+    } else {
+        "b32"
+    }
+}
+
+fn float_suffix(d: DType) -> &'static str {
+    if d == DType::F64 {
+        "f64"
+    } else {
+        "f32"
+    }
+}
+
+impl Emitter<'_> {
+    /// Re-extends a narrow integer held in a 32-bit register so it wraps at its width.
+    pub fn normalize_int(&mut self, r: Reg, d: DType) -> Reg {
+        match d {
+            DType::I8 => {
+                self.ins(format!("cvt.s32.s8 {r}, {r}"));
+            }
+            DType::I16 => {
+                self.ins(format!("cvt.s32.s16 {r}, {r}"));
+            }
+            DType::U8 => {
+                self.ins(format!("and.b32 {r}, {r}, 255"));
+            }
+            DType::U16 => {
+                self.ins(format!("and.b32 {r}, {r}, 65535"));
+            }
+            _ => {}
+        }
+        r
+    }
+
+    /// A 16-bit float (f16 / bf16 / fp8 bits) widened to f32.
+    pub fn widen_to_f32(&mut self, r: Reg, d: DType) -> EResult<Reg> {
+        let f = self.reg(Class::F32);
+        match d {
+            DType::F16 => self.ins(format!("cvt.f32.f16 {f}, {r}")),
+            DType::BF16 => {
+                let w = self.reg(Class::B32);
+                self.ins(format!("cvt.u32.u16 {w}, {r}"));
+                self.ins(format!("shl.b32 {w}, {w}, 16"));
+                self.ins(format!("mov.b32 {f}, {w}"));
+            }
+            DType::F8E4M3 | DType::F8E5M2 => {
+                if self.options.sm < 89 {
+                    return self.unsupported("fp8 conversions need sm_89 or newer");
+                }
+                let kind = if d == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
+                let pair = self.reg(Class::B32);
+                self.ins(format!("cvt.rn.f16x2.{kind} {pair}, {r}"));
+                let (lo, hi) = (self.reg(Class::B16), self.reg(Class::B16));
+                self.ins(format!("mov.b32 {{{lo}, {hi}}}, {pair}"));
+                self.ins(format!("cvt.f32.f16 {f}, {lo}"));
+            }
+            DType::F32 => return Ok(r),
+            _ => return self.invalid(format!("widen_to_f32 of {d}")),
+        }
+        Ok(f)
+    }
+
+    /// An f32 rounded (to nearest even, saturating for fp8) into a 16-bit float register.
+    pub fn narrow_from_f32(&mut self, f: Reg, d: DType) -> EResult<Reg> {
+        let r = self.reg(Class::B16);
+        match d {
+            DType::F16 => self.ins(format!("cvt.rn.f16.f32 {r}, {f}")),
+            DType::BF16 => self.ins(format!("cvt.rn.bf16.f32 {r}, {f}")),
+            DType::F8E4M3 | DType::F8E5M2 => {
+                if self.options.sm < 89 {
+                    return self.unsupported("fp8 conversions need sm_89 or newer");
+                }
+                let kind = if d == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
+                let zero = self.reg(Class::F32);
+                self.ins(format!("mov.f32 {zero}, 0f00000000"));
+                let packed = self.reg(Class::B16);
+                self.ins(format!("cvt.rn.satfinite.{kind}.f32 {packed}, {zero}, {f}"));
+                self.ins(format!("and.b16 {r}, {packed}, 255"));
+            }
+            _ => return self.invalid(format!("narrow_from_f32 to {d}")),
+        }
+        Ok(r)
+    }
+}
+
+/// Lowers one elementwise op.
+pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let opcode = data.opcode;
+    let operands: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
+    let in_types: Vec<DType> = data.operands.iter().map(|&v| e.ty(v).dtype()).collect();
+    let result = data.results[0];
+    let out = e.ty(result).dtype();
+    let n = operands.iter().map(|o| o.len()).max().unwrap_or(1);
+    let predicate = data.attrs.str("predicate").unwrap_or("").to_string();
+    let propagate = data.attrs.bool("propagate_nan").unwrap_or(false);
+    let mut cache: HashMap<Vec<Reg>, Reg> = HashMap::new();
+    let mut regs = Vec::with_capacity(n);
+    for i in 0..n {
+        let args: Vec<Reg> = operands.iter().map(|o| if o.len() == 1 { o[0] } else { o[i] }).collect();
+        if let Some(&r) = cache.get(&args) {
+            regs.push(r);
+            continue;
+        }
+        let r = scalar(e, opcode, &args, &in_types, out, &predicate, propagate)?;
+        cache.insert(args, r);
+        regs.push(r);
+    }
+    e.set(result, regs);
+    Ok(())
+}
+
+/// One element of an elementwise op.
+fn scalar(
+    e: &mut Emitter,
+    opcode: Opcode,
+    a: &[Reg],
+    in_types: &[DType],
+    out: DType,
+    predicate: &str,
+    propagate: bool,
+) -> EResult<Reg> {
+    use Opcode::*;
+    let d = in_types[0];
+    match opcode {
+        AddI | SubI | MulI | DivSI | DivUI | RemSI | RemUI | AndI | OrI | XOrI | ShLI | ShRSI | ShRUI
+        | MaxSI | MinSI | MaxUI | MinUI | MulHiUI => int_binary(e, opcode, a[0], a[1], d),
+        AbsI => {
+            let r = e.reg(class_of(d));
+            e.ins(format!("abs.{} {r}, {}", int_suffix(d), a[0]));
+            Ok(e.normalize_int(r, d))
+        }
+        CmpI => {
+            let r = e.reg(Class::Pred);
+            if d == DType::I1 {
+                let (x, y) = (a[0], a[1]);
+                let p = match predicate {
+                    "eq" => format!("xor.pred {r}, {x}, {y};\n\tnot.pred {r}, {r}"),
+                    "ne" => format!("xor.pred {r}, {x}, {y}"),
+                    _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
+                };
+                e.ins(p);
+                return Ok(r);
+            }
+            let cmp = match predicate {
+                "eq" => "eq",
+                "ne" => "ne",
+                "slt" | "ult" => "lt",
+                "sle" | "ule" => "le",
+                "sgt" | "ugt" => "gt",
+                "sge" | "uge" => "ge",
+                other => return e.invalid(format!("cmpi predicate {other}")),
+            };
+            let ty = if predicate.starts_with('u') || d.is_unsigned_int() {
+                if d.bits() == 64 {
+                    "u64"
+                } else {
+                    "u32"
+                }
+            } else if e
+                .func
+                .body
+                .op(e.current.unwrap())
+                .operands
+                .first()
+                .map(|&v| e.ty(v).is_ptr())
+                .unwrap_or(false)
+            {
+                "u64"
+            } else {
+                int_suffix(d)
+            };
+            e.ins(format!("setp.{cmp}.{ty} {r}, {}, {}", a[0], a[1]));
+            Ok(r)
+        }
+        CmpF => {
+            let (x, y) = (float_operand(e, a[0], d)?, float_operand(e, a[1], d)?);
+            let cmp = match predicate {
+                "oeq" => "eq",
+                "one" => "ne",
+                "olt" => "lt",
+                "ole" => "le",
+                "ogt" => "gt",
+                "oge" => "ge",
+                "ueq" => "equ",
+                "une" => "neu",
+                "ult" => "ltu",
+                "ule" => "leu",
+                "ugt" => "gtu",
+                "uge" => "geu",
+                "ord" => "num",
+                "uno" => "nan",
+                other => return e.invalid(format!("cmpf predicate {other}")),
+            };
+            let r = e.reg(Class::Pred);
+            e.ins(format!("setp.{cmp}.{} {r}, {x}, {y}", float_suffix(wide(d))));
+            Ok(r)
+        }
+        Select => {
+            let class = a[1].class;
+            let r = e.reg(class);
+            if class == Class::Pred {
+                e.ins(format!("mov.pred {r}, {}", a[2]));
+                e.ins(format!("@{} mov.pred {r}, {}", a[0], a[1]));
+            } else {
+                let ty = match class {
+                    Class::B16 => "b16",
+                    Class::B32 => "b32",
+                    Class::B64 => "b64",
+                    Class::F32 => "f32",
+                    _ => "f64",
+                };
+                e.ins(format!("selp.{ty} {r}, {}, {}, {}", a[1], a[2], a[0]));
+            }
+            Ok(r)
+        }
+        AddF | SubF | MulF | DivF | RemF | MaxNumF | MinNumF | MaximumF | MinimumF | PreciseDivF => {
+            let (x, y) = (float_operand(e, a[0], d)?, float_operand(e, a[1], d)?);
+            let w = wide(d);
+            let s = float_suffix(w);
+            let r = e.reg(class_of(w));
+            match opcode {
+                AddF => e.ins(format!("add.{s} {r}, {x}, {y}")),
+                SubF => e.ins(format!("sub.{s} {r}, {x}, {y}")),
+                MulF => e.ins(format!("mul.{s} {r}, {x}, {y}")),
+                DivF if w == DType::F32 => e.ins(format!("div.full.f32 {r}, {x}, {y}")),
+                DivF | PreciseDivF => e.ins(format!("div.rn.{s} {r}, {x}, {y}")),
+                MaxNumF => e.ins(format!("max.{s} {r}, {x}, {y}")),
+                MinNumF => e.ins(format!("min.{s} {r}, {x}, {y}")),
+                MaximumF => e.ins(format!("max.NaN.{s} {r}, {x}, {y}")),
+                MinimumF => e.ins(format!("min.NaN.{s} {r}, {x}, {y}")),
+                RemF => fmod(e, r, x, y, w),
+                _ => unreachable!(),
+            }
+            float_result(e, r, d)
+        }
+        NegF | AbsF | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Tanh | Floor | Ceil | Erf
+        | PreciseSqrt => {
+            let x = float_operand(e, a[0], d)?;
+            let w = wide(d);
+            let s = float_suffix(w);
+            let approx_only = matches!(opcode, Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Tanh | Erf);
+            if approx_only && w == DType::F64 {
+                return e.unsupported("float64 transcendental math");
+            }
+            let r = e.reg(class_of(w));
+            match opcode {
+                NegF => e.ins(format!("neg.{s} {r}, {x}")),
+                AbsF => e.ins(format!("abs.{s} {r}, {x}")),
+                Exp => {
+                    let t = e.reg(Class::F32);
+                    e.ins(format!("mul.f32 {t}, {x}, 0f3FB8AA3B"));
+                    e.ins(format!("ex2.approx.f32 {r}, {t}"));
+                }
+                Exp2 => e.ins(format!("ex2.approx.f32 {r}, {x}")),
+                Log => {
+                    let t = e.reg(Class::F32);
+                    e.ins(format!("lg2.approx.f32 {t}, {x}"));
+                    e.ins(format!("mul.f32 {r}, {t}, 0f3F317218"));
+                }
+                Log2 => e.ins(format!("lg2.approx.f32 {r}, {x}")),
+                Sqrt if w == DType::F32 => e.ins(format!("sqrt.approx.f32 {r}, {x}")),
+                Sqrt | PreciseSqrt => e.ins(format!("sqrt.rn.{s} {r}, {x}")),
+                Rsqrt => e.ins(format!("rsqrt.approx.f32 {r}, {x}")),
+                Sin => e.ins(format!("sin.approx.f32 {r}, {x}")),
+                Cos => e.ins(format!("cos.approx.f32 {r}, {x}")),
+                Tanh => e.ins(format!("tanh.approx.f32 {r}, {x}")),
+                Floor => e.ins(format!("cvt.rmi.{s}.{s} {r}, {x}")),
+                Ceil => e.ins(format!("cvt.rpi.{s}.{s} {r}, {x}")),
+                Erf => erf(e, r, x),
+                _ => unreachable!(),
+            }
+            float_result(e, r, d)
+        }
+        Fma | ClampF => {
+            let x = float_operand(e, a[0], d)?;
+            let y = float_operand(e, a[1], d)?;
+            let z = float_operand(e, a[2], d)?;
+            let w = wide(d);
+            let s = float_suffix(w);
+            let r = e.reg(class_of(w));
+            if opcode == Fma {
+                e.ins(format!("fma.rn.{s} {r}, {x}, {y}, {z}"));
+            } else {
+                let nan = if propagate { ".NaN" } else { "" };
+                e.ins(format!("max{nan}.{s} {r}, {x}, {y}"));
+                e.ins(format!("min{nan}.{s} {r}, {r}, {z}"));
+            }
+            float_result(e, r, d)
+        }
+        ExtSI | ExtUI | TruncI | ExtF | TruncF | FpToFp | SIToFP | UIToFP | FPToSI | FPToUI | Bitcast
+        | IntToPtr | PtrToInt => cast(e, opcode, a[0], d, out),
+        other => e.unsupported(&format!("{} on nvptx", other.name())),
+    }
+}
+
+/// f16 / bf16 / fp8 compute in f32.
+fn wide(d: DType) -> DType {
+    if d == DType::F64 {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+fn float_operand(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F32 | DType::F64 => Ok(r),
+        _ => e.widen_to_f32(r, d),
+    }
+}
+
+fn float_result(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F32 | DType::F64 => Ok(r),
+        _ => e.narrow_from_f32(r, d),
+    }
+}
+
+fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
+    use Opcode::*;
+    if d == DType::I1 {
+        let r = e.reg(Class::Pred);
+        let op = match opcode {
+            AndI | MinUI | MinSI | MulI => "and",
+            OrI | MaxUI | MaxSI => "or",
+            XOrI | AddI | SubI => "xor",
+            _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
+        };
+        e.ins(format!("{op}.pred {r}, {x}, {y}"));
+        return Ok(r);
+    }
+    let s = int_suffix(d);
+    let b = bits_suffix(d);
+    let r = e.reg(class_of(d));
+    let text = match opcode {
+        AddI => format!("add.{s} {r}, {x}, {y}"),
+        SubI => format!("sub.{s} {r}, {x}, {y}"),
+        MulI => format!("mul.lo.{s} {r}, {x}, {y}"),
+        DivSI | DivUI => format!("div.{s} {r}, {x}, {y}"),
+        RemSI | RemUI => format!("rem.{s} {r}, {x}, {y}"),
+        AndI => format!("and.{b} {r}, {x}, {y}"),
+        OrI => format!("or.{b} {r}, {x}, {y}"),
+        XOrI => format!("xor.{b} {r}, {x}, {y}"),
+        ShLI | ShRSI | ShRUI => {
+            // PTX shift amounts are 32-bit and clamp at the register width; narrow types and
+            // 64-bit amounts need care.
+            let amount = if d.bits() == 64 {
+                let t = e.reg(Class::B32);
+                let big = e.reg(Class::Pred);
+                e.ins(format!("setp.gt.u64 {big}, {y}, 64"));
+                e.ins(format!("cvt.u32.u64 {t}, {y}"));
+                e.ins(format!("@{big} mov.u32 {t}, 64"));
+                t
+            } else {
+                y
+            };
+            let kind = match opcode {
+                ShLI => format!("shl.{b}"),
+                ShRSI => format!("shr.{}", if d.bits() == 64 { "s64" } else { "s32" }),
+                _ => format!("shr.{}", if d.bits() == 64 { "u64" } else { "u32" }),
+            };
+            format!("{kind} {r}, {x}, {amount}")
+        }
+        MaxSI | MaxUI => format!("max.{s} {r}, {x}, {y}"),
+        MinSI | MinUI => format!("min.{s} {r}, {x}, {y}"),
+        MulHiUI => format!("mul.hi.{} {r}, {x}, {y}", if d.bits() == 64 { "u64" } else { "u32" }),
+        _ => unreachable!(),
+    };
+    e.ins(text);
+    Ok(e.normalize_int(r, d))
+}
+
+/// C fmod for f32 through f64: `x - y * trunc(x / y)`, exact for the quotients kernels use.
+fn fmod(e: &mut Emitter, r: Reg, x: Reg, y: Reg, w: DType) {
+    if w == DType::F64 {
+        let q = e.reg(Class::F64);
+        e.ins(format!("div.rn.f64 {q}, {x}, {y}"));
+        e.ins(format!("cvt.rzi.f64.f64 {q}, {q}"));
+        e.ins(format!("neg.f64 {q}, {q}"));
+        e.ins(format!("fma.rn.f64 {r}, {q}, {y}, {x}"));
+        return;
+    }
+    let (xd, yd, q, rd) = (e.reg(Class::F64), e.reg(Class::F64), e.reg(Class::F64), e.reg(Class::F64));
+    e.ins(format!("cvt.f64.f32 {xd}, {x}"));
+    e.ins(format!("cvt.f64.f32 {yd}, {y}"));
+    e.ins(format!("div.rn.f64 {q}, {xd}, {yd}"));
+    e.ins(format!("cvt.rzi.f64.f64 {q}, {q}"));
+    e.ins(format!("neg.f64 {q}, {q}"));
+    e.ins(format!("fma.rn.f64 {rd}, {q}, {yd}, {xd}"));
+    e.ins(format!("cvt.rn.f32.f64 {r}, {rd}"));
+}
+
+/// erf(x) = sign(x) (1 - (a1 t + ... + a5 t^5) e^{-x^2}), t = 1 / (1 + p|x|).
+fn erf(e: &mut Emitter, r: Reg, x: Reg) {
+    let regs: Vec<Reg> = (0..6).map(|_| e.reg(Class::F32)).collect();
+    let (ax, t, poly, ex, one, tmp) = (regs[0], regs[1], regs[2], regs[3], regs[4], regs[5]);
+    e.ins(format!("abs.f32 {ax}, {x}"));
+    e.ins(format!("mov.f32 {one}, 0f3F800000"));
+    e.ins(format!("fma.rn.f32 {t}, {ax}, {}, {one}", f32_lit(0.3275911)));
+    e.ins(format!("div.rn.f32 {t}, {one}, {t}"));
+    e.ins(format!("mov.f32 {poly}, {}", f32_lit(1.061405429)));
+    for c in [-1.453152027, 1.421413741, -0.284496736, 0.254829592] {
+        e.ins(format!("fma.rn.f32 {poly}, {poly}, {t}, {}", f32_lit(c)));
+    }
+    e.ins(format!("mul.f32 {poly}, {poly}, {t}"));
+    e.ins(format!("mul.f32 {tmp}, {ax}, {ax}"));
+    e.ins(format!("mul.f32 {tmp}, {tmp}, 0fBFB8AA3B"));
+    e.ins(format!("ex2.approx.f32 {ex}, {tmp}"));
+    e.ins(format!("mul.f32 {poly}, {poly}, {ex}"));
+    e.ins(format!("sub.f32 {tmp}, {one}, {poly}"));
+    e.ins(format!("copysign.f32 {r}, {x}, {tmp}"));
+}
+
+fn cast(e: &mut Emitter, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
+    use Opcode::*;
+    let op = e.current.unwrap();
+    let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
+    let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
+    match opcode {
+        Bitcast if src_ty.is_ptr() || dst_ty.is_ptr() => Ok(x),
+        IntToPtr | PtrToInt => Ok(x),
+        Bitcast => {
+            let (fc, tc) = (class_of(from), class_of(to));
+            if fc == tc {
+                let r = e.reg(tc);
+                let b = match tc {
+                    Class::B16 => "b16",
+                    Class::B64 | Class::F64 => "b64",
+                    _ => "b32",
+                };
+                e.ins(format!("mov.{b} {r}, {x}"));
+                return Ok(if to.is_int() { e.normalize_int(r, to) } else { r });
+            }
+            let r = e.reg(tc);
+            match (fc, tc) {
+                (Class::B32, Class::F32) | (Class::F32, Class::B32) => {
+                    e.ins(format!("mov.b32 {r}, {x}"));
+                    Ok(r)
+                }
+                (Class::B64, Class::F64) | (Class::F64, Class::B64) => {
+                    e.ins(format!("mov.b64 {r}, {x}"));
+                    Ok(r)
+                }
+                (Class::B16, Class::B32) => {
+                    let ext = if to.is_signed_int() { "s32.s16" } else { "u32.u16" };
+                    e.ins(format!("cvt.{ext} {r}, {x}"));
+                    Ok(r)
+                }
+                (Class::B32, Class::B16) => {
+                    e.ins(format!("cvt.u16.u32 {r}, {x}"));
+                    Ok(r)
+                }
+                _ => e.unsupported(&format!("bitcast from {from} to {to}")),
+            }
+        }
+        ExtSI | ExtUI | TruncI => {
+            if to == DType::I1 {
+                let r = e.reg(Class::Pred);
+                e.ins(format!("setp.ne.{} {r}, {x}, 0", if from.bits() == 64 { "b64" } else { "b32" }));
+                return Ok(r);
+            }
+            if from == DType::I1 {
+                let r = e.reg(class_of(to));
+                e.ins(format!("selp.{} {r}, 1, 0, {x}", if to.bits() == 64 { "b64" } else { "b32" }));
+                return Ok(r);
+            }
+            let r = e.reg(class_of(to));
+            match (from.bits() == 64, to.bits() == 64) {
+                (false, true) => {
+                    let kind = if opcode == ExtSI { "s64.s32" } else { "u64.u32" };
+                    e.ins(format!("cvt.{kind} {r}, {x}"));
+                }
+                (true, false) => {
+                    e.ins(format!("cvt.u32.u64 {r}, {x}"));
+                }
+                _ => {
+                    let b = if to.bits() == 64 { "b64" } else { "b32" };
+                    e.ins(format!("mov.{b} {r}, {x}"));
+                }
+            }
+            // A narrow source was kept extended by its own signedness; an extension to a wider
+            // type must use the op's signedness instead.
+            if opcode == ExtUI && from.bits() < 32 && to.bits() <= 32 {
+                let mask = (1u64 << from.bits()) - 1;
+                e.ins(format!("and.b32 {r}, {r}, {mask}"));
+            }
+            Ok(e.normalize_int(r, to))
+        }
+        ExtF | TruncF | FpToFp => {
+            if from == to {
+                return Ok(x);
+            }
+            match (from, to) {
+                (DType::F32, DType::F64) => {
+                    let r = e.reg(Class::F64);
+                    e.ins(format!("cvt.f64.f32 {r}, {x}"));
+                    Ok(r)
+                }
+                (DType::F64, DType::F32) => {
+                    let r = e.reg(Class::F32);
+                    e.ins(format!("cvt.rn.f32.f64 {r}, {x}"));
+                    Ok(r)
+                }
+                (DType::F64, _) => {
+                    let r = e.reg(Class::B16);
+                    match to {
+                        DType::F16 => e.ins(format!("cvt.rn.f16.f64 {r}, {x}")),
+                        _ => return e.unsupported(&format!("conversion from f64 to {to}")),
+                    }
+                    Ok(r)
+                }
+                (_, DType::F64) => {
+                    let f = e.widen_to_f32(x, from)?;
+                    let r = e.reg(Class::F64);
+                    e.ins(format!("cvt.f64.f32 {r}, {f}"));
+                    Ok(r)
+                }
+                (_, DType::F32) => e.widen_to_f32(x, from),
+                (DType::F32, _) => e.narrow_from_f32(x, to),
+                _ => {
+                    let f = e.widen_to_f32(x, from)?;
+                    e.narrow_from_f32(f, to)
+                }
+            }
+        }
+        SIToFP | UIToFP => {
+            let src = if from == DType::I1 {
+                let t = e.reg(Class::B32);
+                e.ins(format!("selp.u32 {t}, 1, 0, {x}"));
+                (t, "u32")
+            } else {
+                (
+                    x,
+                    if opcode == SIToFP {
+                        int_suffix(from)
+                    } else if from.bits() == 64 {
+                        "u64"
+                    } else {
+                        "u32"
+                    },
+                )
+            };
+            match to {
+                DType::F32 | DType::F64 => {
+                    let r = e.reg(class_of(to));
+                    e.ins(format!("cvt.rn.{}.{} {r}, {}", float_suffix(to), src.1, src.0));
+                    Ok(r)
+                }
+                DType::F16 | DType::BF16 => {
+                    let r = e.reg(Class::B16);
+                    e.ins(format!(
+                        "cvt.rn.{}.{} {r}, {}",
+                        if to == DType::F16 { "f16" } else { "bf16" },
+                        src.1,
+                        src.0
+                    ));
+                    Ok(r)
+                }
+                _ => {
+                    let f = e.reg(Class::F32);
+                    e.ins(format!("cvt.rn.f32.{} {f}, {}", src.1, src.0));
+                    e.narrow_from_f32(f, to)
+                }
+            }
+        }
+        FPToSI | FPToUI => {
+            let f = match from {
+                DType::F32 | DType::F64 => x,
+                _ => e.widen_to_f32(x, from)?,
+            };
+            let fs = float_suffix(wide(from));
+            let r = e.reg(class_of(to));
+            let signed = opcode == FPToSI;
+            let ity = match (to.bits() == 64, signed) {
+                (true, true) => "s64",
+                (true, false) => "u64",
+                (false, true) => "s32",
+                (false, false) => "u32",
+            };
+            e.ins(format!("cvt.rzi.{ity}.{fs} {r}, {f}"));
+            // Saturate to the narrow type's range, as the interpreter does.
+            if to.bits() < 32 {
+                let (lo, hi) = match to {
+                    DType::I8 => (-128i64, 127i64),
+                    DType::I16 => (-32768, 32767),
+                    DType::U8 => (0, 255),
+                    _ => (0, 65535),
+                };
+                e.ins(format!("max.{ity} {r}, {r}, {lo}"));
+                e.ins(format!("min.{ity} {r}, {r}, {hi}"));
+            }
+            Ok(r)
+        }
+        _ => e.unsupported(&format!("{} on nvptx", opcode.name())),
+    }
+}

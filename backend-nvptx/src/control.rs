@@ -1,0 +1,186 @@
+//! Structured control flow: `scf.for`, `scf.if` and `scf.while` as uniform branches.
+//!
+//! Conditions and loop bounds are scalars, the same in every thread, so every branch is
+//! `bra.uni` and barriers inside regions stay legal. Region arguments and results live in fresh
+//! registers allocated before the op; a terminator copies the yielded registers into them through
+//! temporaries (a parallel copy, so a yield of swapped values is right).
+
+use trident_midend::ir::{Block, Op, Opcode};
+
+use crate::emit::{EResult, Emitter};
+use crate::ptx::{Class, Reg};
+
+pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
+    match e.func.body.opcode(op) {
+        Opcode::For => scf_for(e, op),
+        Opcode::If => scf_if(e, op),
+        _ => scf_while(e, op),
+    }
+}
+
+fn mov(e: &mut Emitter, dst: Reg, src: Reg) {
+    let ty = match dst.class {
+        Class::Pred => "pred",
+        Class::B16 => "b16",
+        Class::B32 => "b32",
+        Class::B64 => "b64",
+        Class::F32 => "f32",
+        Class::F64 => "f64",
+    };
+    e.ins(format!("mov.{ty} {dst}, {src}"));
+}
+
+/// Fresh registers shaped like `template` (one per register, even where it repeats).
+fn fresh_like(e: &mut Emitter, template: &[Reg]) -> Vec<Reg> {
+    template.iter().map(|r| e.reg(r.class)).collect()
+}
+
+/// Copies `from` into `to` as a parallel copy.
+fn parallel_copy(e: &mut Emitter, to: &[Vec<Reg>], from: &[Vec<Reg>]) {
+    let mut temps = Vec::new();
+    for (t, f) in to.iter().zip(from) {
+        let mut row = Vec::new();
+        for (i, &dst) in t.iter().enumerate() {
+            let src = f[if f.len() == 1 { 0 } else { i }];
+            let tmp = e.reg(dst.class);
+            mov(e, tmp, src);
+            row.push(tmp);
+        }
+        temps.push(row);
+    }
+    for (t, row) in to.iter().zip(temps) {
+        for (&dst, tmp) in t.iter().zip(row) {
+            mov(e, dst, tmp);
+        }
+    }
+}
+
+/// Registers of a terminator's operands (skipping the first `skip`).
+fn yielded(e: &Emitter, block: Block, skip: usize) -> EResult<Vec<Vec<Reg>>> {
+    let Some(&term) = e.func.body.blocks[block].ops.last() else { return Ok(Vec::new()) };
+    let operands = e.func.body.op(term).operands.clone();
+    operands.into_iter().skip(skip).map(|v| e.get(v)).collect()
+}
+
+/// Registers for values of the given types, one per layout register (scalars: one).
+fn fresh_for_values(
+    e: &mut Emitter,
+    values: &[trident_midend::ir::Value],
+    like: &[Vec<Reg>],
+) -> Vec<Vec<Reg>> {
+    values.iter().zip(like).map(|(_, l)| fresh_like(e, l)).collect()
+}
+
+fn scf_for(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let (lb, ub, step) =
+        (e.get(data.operands[0])?[0], e.get(data.operands[1])?[0], e.get(data.operands[2])?[0]);
+    let inits: Vec<Vec<Reg>> = data.operands[3..].iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
+    let body = data.regions[0];
+    let args = e.func.body.blocks[body].args.clone();
+    let results = data.results.clone();
+    let wide = e.ty(data.operands[0]).dtype().bits() == 64;
+    let (ity, class) = if wide { ("s64", Class::B64) } else { ("s32", Class::B32) };
+    // Carried registers: expanded to one per layout register (inits may be splats).
+    let mut carried = Vec::new();
+    for (k, &a) in args[1..].iter().enumerate() {
+        let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
+        let regs: Vec<Reg> = (0..n).map(|_| e.reg(inits[k][0].class)).collect();
+        carried.push(regs);
+    }
+    parallel_copy(e, &carried, &inits);
+    let iv = e.reg(class);
+    mov(e, iv, lb);
+    let top = e.ptx.label("for");
+    let end = e.ptx.label("for_end");
+    e.ptx.place_label(&top);
+    let done = e.reg(Class::Pred);
+    e.ins(format!("setp.ge.{ity} {done}, {iv}, {ub}"));
+    e.ins(format!("@{done} bra.uni {end}"));
+    e.set(args[0], vec![iv]);
+    for (k, &a) in args[1..].iter().enumerate() {
+        e.set(a, carried[k].clone());
+    }
+    e.block(body)?;
+    let next = yielded(e, body, 0)?;
+    parallel_copy(e, &carried, &next);
+    e.ins(format!("add.{ity} {iv}, {iv}, {step}"));
+    e.ins(format!("bra.uni {top}"));
+    e.ptx.place_label(&end);
+    for (k, &r) in results.iter().enumerate() {
+        e.set(r, carried[k].clone());
+    }
+    Ok(())
+}
+
+fn scf_if(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let cond = e.get(data.operands[0])?[0];
+    let (then_block, else_block) = (data.regions[0], data.regions[1]);
+    let results = data.results.clone();
+    let mut outs = Vec::new();
+    for &r in &results {
+        let ty = e.ty(r).clone();
+        let n = if ty.is_tensor() { e.layout(r)?.num_regs() } else { 1 };
+        let class = crate::emit::class_of_type(&ty);
+        outs.push((0..n).map(|_| e.reg(class)).collect::<Vec<_>>());
+    }
+    let else_label = e.ptx.label("else");
+    let end = e.ptx.label("endif");
+    e.ins(format!("@!{cond} bra.uni {else_label}"));
+    e.block(then_block)?;
+    let y = yielded(e, then_block, 0)?;
+    parallel_copy(e, &outs, &y);
+    e.ins(format!("bra.uni {end}"));
+    e.ptx.place_label(&else_label);
+    e.block(else_block)?;
+    let y = yielded(e, else_block, 0)?;
+    parallel_copy(e, &outs, &y);
+    e.ptx.place_label(&end);
+    for (k, &r) in results.iter().enumerate() {
+        e.set(r, outs[k].clone());
+    }
+    Ok(())
+}
+
+fn scf_while(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let inits: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
+    let (before, after) = (data.regions[0], data.regions[1]);
+    let before_args = e.func.body.blocks[before].args.clone();
+    let after_args = e.func.body.blocks[after].args.clone();
+    let results = data.results.clone();
+    let mut carried = Vec::new();
+    for (k, &a) in before_args.iter().enumerate() {
+        let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
+        carried.push((0..n).map(|_| e.reg(inits[k][0].class)).collect::<Vec<_>>());
+    }
+    parallel_copy(e, &carried, &inits);
+    let forwarded = fresh_for_values(e, &after_args, &carried);
+    let top = e.ptx.label("while");
+    let end = e.ptx.label("while_end");
+    e.ptx.place_label(&top);
+    for (k, &a) in before_args.iter().enumerate() {
+        e.set(a, carried[k].clone());
+    }
+    e.block(before)?;
+    let Some(&cond_op) = e.func.body.blocks[before].ops.last() else {
+        return e.invalid("scf.while without scf.condition");
+    };
+    let cond = e.get(e.func.body.op(cond_op).operands[0])?[0];
+    let values = yielded(e, before, 1)?;
+    parallel_copy(e, &forwarded, &values);
+    e.ins(format!("@!{cond} bra.uni {end}"));
+    for (k, &a) in after_args.iter().enumerate() {
+        e.set(a, forwarded[k].clone());
+    }
+    e.block(after)?;
+    let next = yielded(e, after, 0)?;
+    parallel_copy(e, &carried, &next);
+    e.ins(format!("bra.uni {top}"));
+    e.ptx.place_label(&end);
+    for (k, &r) in results.iter().enumerate() {
+        e.set(r, forwarded[k].clone());
+    }
+    Ok(())
+}

@@ -1,0 +1,719 @@
+//! The emitter: walks the kernel's TTGIR in program order and writes PTX for each op.
+//!
+//! Each IR value maps to registers ([`Emitter::vals`]): one for a scalar (every thread holds the
+//! same value), one per register index of the layout for a tensor. The op families live in their
+//! own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`); this file holds the
+//! shared machinery: registers per dtype, thread coordinates, affine shared-memory addresses,
+//! layout changes (renaming or a trip through shared memory), line info, and the kernel frame.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::rc::Rc;
+
+use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, Value};
+
+use crate::layout::{register_map, Affine, LayoutInfo};
+use crate::ptx::{f32_lit, f64_lit, Class, Ptx, Reg};
+use crate::{Artifact, Error, Options, ParamAbi};
+
+pub type EResult<T> = Result<T, Error>;
+
+/// The register class holding one element of `d` (narrow integers live in 32-bit registers,
+/// sign- or zero-extended; f16, bf16 and fp8 keep their bits in 16-bit registers).
+pub fn class_of(d: DType) -> Class {
+    match d {
+        DType::I1 => Class::Pred,
+        DType::I8 | DType::I16 | DType::I32 | DType::U8 | DType::U16 | DType::U32 => Class::B32,
+        DType::I64 | DType::U64 => Class::B64,
+        DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => Class::B16,
+        DType::F32 => Class::F32,
+        DType::F64 => Class::F64,
+    }
+}
+
+/// The class of a value's elements (pointers are 64-bit).
+pub fn class_of_type(t: &Type) -> Class {
+    if t.is_ptr() {
+        Class::B64
+    } else {
+        class_of(t.dtype())
+    }
+}
+
+pub struct Emitter<'a> {
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub options: &'a Options,
+    pub ptx: Ptx,
+    pub vals: HashMap<Value, Vec<Reg>>,
+    layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
+    thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<Reg>>>,
+    affine_bases: HashMap<(String, Vec<u32>, Vec<i64>), Reg>,
+    pub tid: Reg,
+    pub lane: Reg,
+    pub warp: Reg,
+    smem: Option<Reg>,
+    pub shared_bytes: u32,
+    last_line: u32,
+    /// The op being lowered, for error spans.
+    pub current: Option<Op>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(module: &'a Module, func: &'a Function, options: &'a Options) -> Emitter<'a> {
+        let mut ptx = Ptx::default();
+        let tid = ptx.reg(Class::B32);
+        let lane = ptx.reg(Class::B32);
+        let warp = ptx.reg(Class::B32);
+        ptx.prologue_ins(format!("mov.u32 {tid}, %tid.x"));
+        ptx.prologue_ins(format!("and.b32 {lane}, {tid}, 31"));
+        ptx.prologue_ins(format!("shr.u32 {warp}, {tid}, 5"));
+        Emitter {
+            module,
+            func,
+            options,
+            ptx,
+            vals: HashMap::new(),
+            layouts: HashMap::new(),
+            thread_coords: HashMap::new(),
+            affine_bases: HashMap::new(),
+            tid,
+            lane,
+            warp,
+            smem: None,
+            shared_bytes: 0,
+            last_line: 0,
+            current: None,
+        }
+    }
+
+    // ---- errors ---------------------------------------------------------------------------
+
+    pub fn unsupported<T>(&self, what: &str) -> EResult<T> {
+        let (op, span) = match self.current {
+            Some(op) => (self.func.body.opcode(op).name().to_string(), Some(self.func.body.span(op))),
+            None => ("this kernel".to_string(), None),
+        };
+        Err(Error::Unsupported { op, detail: what.to_string(), span: span.filter(|s| !s.is_none()) })
+    }
+
+    pub fn invalid<T>(&self, what: impl Into<String>) -> EResult<T> {
+        Err(Error::Invalid(what.into()))
+    }
+
+    // ---- values ---------------------------------------------------------------------------
+
+    pub fn ty(&self, v: Value) -> &'a Type {
+        self.func.body.ty(v)
+    }
+
+    pub fn get(&self, v: Value) -> EResult<Vec<Reg>> {
+        match self.vals.get(&v) {
+            Some(r) => Ok(r.clone()),
+            None => self.invalid(format!("value {v:?} used before it was lowered")),
+        }
+    }
+
+    pub fn set(&mut self, v: Value, regs: Vec<Reg>) {
+        self.vals.insert(v, regs);
+    }
+
+    pub fn reg(&mut self, class: Class) -> Reg {
+        self.ptx.reg(class)
+    }
+
+    pub fn ins(&mut self, text: impl AsRef<str>) {
+        self.ptx.ins(text)
+    }
+
+    /// A register holding a constant of `d` (`value` is the attribute's number).
+    pub fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
+        let class = class_of(d);
+        let r = self.reg(class);
+        match class {
+            Class::Pred => {
+                let b = value.as_bool().unwrap_or(false);
+                self.ins(format!("setp.ne.u32 {r}, {}, 0", b as u32));
+            }
+            Class::B32 => {
+                let v = value.as_int().unwrap_or(0);
+                self.ins(format!("mov.b32 {r}, {}", v as i32 as u32));
+            }
+            Class::B64 => {
+                let v = value.as_int().unwrap_or(0);
+                self.ins(format!("mov.b64 {r}, {}", v as u64));
+            }
+            Class::F32 => {
+                let v = value.as_float().unwrap_or(0.0);
+                self.ins(format!("mov.f32 {r}, {}", f32_lit(v)));
+            }
+            Class::F64 => {
+                let v = value.as_float().unwrap_or(0.0);
+                self.ins(format!("mov.f64 {r}, {}", f64_lit(v)));
+            }
+            Class::B16 => {
+                let v = value.as_float().unwrap_or(0.0);
+                let bits = crate::arith::float_bits_16(d, v);
+                self.ins(format!("mov.b16 {r}, {bits}"));
+            }
+        }
+        Ok(r)
+    }
+
+    // ---- layouts ----------------------------------------------------------------------------
+
+    /// The layout of a tensor value (an error for tensors without an encoding).
+    pub fn layout_of_type(&mut self, ty: &Type) -> EResult<Rc<LayoutInfo>> {
+        let Some(enc) = ty.encoding() else {
+            return self.invalid(format!("tensor type {ty} has no layout (run convert-to-gpu first)"));
+        };
+        let key = (enc.to_string(), ty.shape().to_vec());
+        if let Some(l) = self.layouts.get(&key) {
+            return Ok(l.clone());
+        }
+        let linear = match enc.to_linear(ty.shape()) {
+            Ok(l) => l,
+            Err(e) => return self.invalid(format!("layout of {ty}: {e}")),
+        };
+        let info = Rc::new(LayoutInfo::new(linear));
+        if !info.additive {
+            return self.unsupported(&format!("the layout of {ty} (thread and register bits overlap)"));
+        }
+        self.layouts.insert(key, info.clone());
+        Ok(info)
+    }
+
+    pub fn layout(&mut self, v: Value) -> EResult<Rc<LayoutInfo>> {
+        let ty = self.ty(v).clone();
+        self.layout_of_type(&ty)
+    }
+
+    /// Per dim, this thread's coordinate contribution (XOR of its lane and warp bases), computed
+    /// once in the prologue.
+    fn thread_coords(&mut self, l: &LayoutInfo) -> Rc<Vec<Reg>> {
+        let key = (format!("{}", l.linear), l.shape.clone());
+        if let Some(c) = self.thread_coords.get(&key) {
+            return c.clone();
+        }
+        let mut coords = Vec::new();
+        for d in 0..l.rank() {
+            let c = self.ptx.reg(Class::B32);
+            self.ptx.prologue_ins(format!("mov.u32 {c}, 0"));
+            for (bases, id) in [(&l.lane_bases, self.lane), (&l.warp_bases, self.warp)] {
+                for (b, v) in bases.iter().enumerate() {
+                    if v[d] == 0 {
+                        continue;
+                    }
+                    let t = self.ptx.reg(Class::B32);
+                    self.ptx.prologue_ins(format!("bfe.u32 {t}, {id}, {b}, 1"));
+                    self.ptx.prologue_ins(format!("mul.lo.u32 {t}, {t}, {}", v[d]));
+                    self.ptx.prologue_ins(format!("xor.b32 {c}, {c}, {t}"));
+                }
+            }
+            coords.push(c);
+        }
+        let coords = Rc::new(coords);
+        self.thread_coords.insert(key, coords.clone());
+        coords
+    }
+
+    /// The runtime part of `f(coordinate)` for this thread (the per-register part is
+    /// `f(reg_coords[i]) - f.offset`), as a 32-bit register computed in the prologue.
+    pub fn affine_base(&mut self, l: &LayoutInfo, f: &Affine) -> Reg {
+        let key = (format!("{}", l.linear), l.shape.clone(), f.coeffs.clone());
+        if let Some(&r) = self.affine_bases.get(&key) {
+            return r;
+        }
+        let coords = self.thread_coords(l);
+        let r = self.ptx.reg(Class::B32);
+        self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
+        for (d, &k) in f.coeffs.iter().enumerate() {
+            if k != 0 {
+                self.ptx.prologue_ins(format!("mad.lo.s32 {r}, {}, {k}, {r}", coords[d]));
+            }
+        }
+        self.affine_bases.insert(key, r);
+        r
+    }
+
+    /// Per register of a value: its element's coordinate along `dim` as a 32-bit register.
+    pub fn coord_regs(&mut self, l: &LayoutInfo, dim: usize) -> Vec<Reg> {
+        let mut f = Affine { coeffs: vec![0; l.rank()], offset: 0 };
+        f.coeffs[dim] = 1;
+        let base = self.affine_base(l, &f);
+        let mut out = Vec::with_capacity(l.num_regs());
+        let mut cache: HashMap<u32, Reg> = HashMap::new();
+        for c in &l.reg_coords {
+            let k = c[dim];
+            let r = match cache.get(&k) {
+                Some(&r) => r,
+                None => {
+                    let r = self.reg(Class::B32);
+                    self.ins(format!("add.s32 {r}, {base}, {k}"));
+                    cache.insert(k, r);
+                    r
+                }
+            };
+            out.push(r);
+        }
+        out
+    }
+
+    // ---- shared memory --------------------------------------------------------------------
+
+    pub fn smem_base(&mut self) -> Reg {
+        if let Some(r) = self.smem {
+            return r;
+        }
+        let r = self.ptx.reg(Class::B32);
+        self.ptx.prologue_ins(format!("mov.u32 {r}, smem"));
+        self.smem = Some(r);
+        r
+    }
+
+    pub fn need_shared(&mut self, bytes: u64) -> EResult<()> {
+        let cap = if self.options.sm >= 90 { 227 * 1024 } else { 163 * 1024 };
+        if bytes > cap {
+            return self.unsupported(&format!(
+                "a layout change through {bytes} bytes of shared memory (the limit is {cap})"
+            ));
+        }
+        self.shared_bytes = self.shared_bytes.max(bytes as u32);
+        Ok(())
+    }
+
+    pub fn barrier(&mut self) {
+        self.ins("bar.sync 0");
+    }
+
+    /// Stores a register to shared memory at byte address `addr + offset`.
+    pub fn st_shared(&mut self, addr: Reg, offset: i64, v: Reg) {
+        match v.class {
+            Class::Pred => {
+                let t = self.reg(Class::B32);
+                self.ins(format!("selp.u32 {t}, 1, 0, {v}"));
+                self.ins(format!("st.shared.u32 [{addr}+{offset}], {t}"));
+            }
+            Class::B16 => self.ins(format!("st.shared.b16 [{addr}+{offset}], {v}")),
+            Class::B32 => self.ins(format!("st.shared.b32 [{addr}+{offset}], {v}")),
+            Class::B64 => self.ins(format!("st.shared.b64 [{addr}+{offset}], {v}")),
+            Class::F32 => self.ins(format!("st.shared.f32 [{addr}+{offset}], {v}")),
+            Class::F64 => self.ins(format!("st.shared.f64 [{addr}+{offset}], {v}")),
+        }
+    }
+
+    pub fn ld_shared(&mut self, class: Class, addr: Reg, offset: i64) -> Reg {
+        let r = self.reg(class);
+        match class {
+            Class::Pred => {
+                let t = self.reg(Class::B32);
+                self.ins(format!("ld.shared.u32 {t}, [{addr}+{offset}]"));
+                self.ins(format!("setp.ne.u32 {r}, {t}, 0"));
+            }
+            Class::B16 => self.ins(format!("ld.shared.b16 {r}, [{addr}+{offset}]")),
+            Class::B32 => self.ins(format!("ld.shared.b32 {r}, [{addr}+{offset}]")),
+            Class::B64 => self.ins(format!("ld.shared.b64 {r}, [{addr}+{offset}]")),
+            Class::F32 => self.ins(format!("ld.shared.f32 {r}, [{addr}+{offset}]")),
+            Class::F64 => self.ins(format!("ld.shared.f64 {r}, [{addr}+{offset}]")),
+        }
+        r
+    }
+
+    /// Writes every register of `src` (layout `src_l`) to shared memory at element index
+    /// `write(coordinate)`, in a buffer of `elements` elements of `class`. Call
+    /// [`Emitter::barrier`] before (the buffer may still be read) and after.
+    pub fn write_shared(
+        &mut self,
+        src: &[Reg],
+        src_l: &LayoutInfo,
+        write: &Affine,
+        class: Class,
+        elements: u64,
+    ) -> EResult<()> {
+        let bytes = class.bytes() as i64;
+        self.need_shared(elements * bytes as u64)?;
+        let smem = self.smem_base();
+        let base = self.affine_base(src_l, write);
+        let addr = self.reg(Class::B32);
+        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let unique = src_l.unique_registers();
+        for (i, &r) in src.iter().enumerate() {
+            if unique[i] {
+                let off = write.eval(&src_l.reg_coords[i]) * bytes;
+                self.st_shared(addr, off, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads, for every register of layout `dst_l`, the element at index `read(coordinate)`.
+    pub fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
+        let bytes = class.bytes() as i64;
+        let smem = self.smem_base();
+        let base = self.affine_base(dst_l, read);
+        let addr = self.reg(Class::B32);
+        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let mut cache: HashMap<i64, Reg> = HashMap::new();
+        let mut out = Vec::with_capacity(dst_l.num_regs());
+        for c in &dst_l.reg_coords {
+            let off = read.eval(c) * bytes;
+            let r = match cache.get(&off) {
+                Some(&r) => r,
+                None => {
+                    let r = self.ld_shared(class, addr, off);
+                    cache.insert(off, r);
+                    r
+                }
+            };
+            out.push(r);
+        }
+        out
+    }
+
+    /// Moves `src` (layout `src_l`) to `dst_l`, where destination coordinate `c` takes the source
+    /// element `map(c)`: by renaming registers when possible, else through shared memory with
+    /// the source written row-major.
+    pub fn relayout(
+        &mut self,
+        src: &[Reg],
+        src_l: &LayoutInfo,
+        dst_l: &LayoutInfo,
+        map: &dyn Fn(&[u32]) -> Vec<u32>,
+        read: &Affine,
+    ) -> EResult<Vec<Reg>> {
+        if let Some(idx) = register_map(dst_l, src_l, map) {
+            return Ok(idx.into_iter().map(|i| src[i]).collect());
+        }
+        let class = src[0].class;
+        let write = Affine::row_major(&src_l.shape);
+        let elements: u64 = src_l.shape.iter().map(|&d| d as u64).product();
+        self.barrier();
+        self.write_shared(src, src_l, &write, class, elements)?;
+        self.barrier();
+        Ok(self.read_shared(dst_l, read, class))
+    }
+
+    // ---- line info ----------------------------------------------------------------------------
+
+    pub fn line_info(&mut self, span: Span) {
+        let Some(src) = &self.module.source else { return };
+        if span.is_none() {
+            return;
+        }
+        let (line, col) = src.line_col(span.start);
+        if line != self.last_line {
+            self.last_line = line;
+            let text = src.line_text(line).trim().to_string();
+            let _ = writeln!(self.ptx.body, "\t.loc 1 {line} {col}");
+            self.ptx.comment(&format!("{line}: {text}"));
+        }
+    }
+
+    // ---- ops ------------------------------------------------------------------------------------
+
+    /// Lowers every op of a block in order.
+    pub fn block(&mut self, block: trident_midend::ir::Block) -> EResult<()> {
+        let ops = self.func.body.blocks[block].ops.clone();
+        for op in ops {
+            self.op(op)?;
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, op: Op) -> EResult<()> {
+        let saved = self.current.replace(op);
+        self.line_info(self.func.body.span(op));
+        let r = self.lower(op);
+        self.current = saved;
+        r
+    }
+
+    fn lower(&mut self, op: Op) -> EResult<()> {
+        let data = self.func.body.op(op);
+        use Opcode::*;
+        match data.opcode {
+            Constant => {
+                let ty = self.ty(data.results[0]).clone();
+                let value = data.attrs.get("value").cloned().unwrap_or(Attr::Int(0));
+                let r = self.constant(ty.dtype(), &value)?;
+                let n = if ty.is_tensor() { self.layout_of_type(&ty)?.num_regs() } else { 1 };
+                self.set(data.results[0], vec![r; n]);
+                Ok(())
+            }
+            GetProgramId | GetNumPrograms => {
+                let axis = ["x", "y", "z"][data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
+                let sreg = if data.opcode == GetProgramId { "ctaid" } else { "nctaid" };
+                let r = self.reg(Class::B32);
+                self.ins(format!("mov.u32 {r}, %{sreg}.{axis}"));
+                self.set(data.results[0], vec![r]);
+                Ok(())
+            }
+            MakeRange => {
+                let start = data.attrs.int("start").unwrap_or(0);
+                let l = self.layout(data.results[0])?;
+                let coords = self.coord_regs(&l, 0);
+                let regs = if start == 0 {
+                    coords
+                } else {
+                    let mut out = Vec::new();
+                    for c in coords {
+                        let r = self.reg(Class::B32);
+                        self.ins(format!("add.s32 {r}, {c}, {start}"));
+                        out.push(r);
+                    }
+                    out
+                };
+                self.set(data.results[0], regs);
+                Ok(())
+            }
+            Splat => {
+                let s = self.get(data.operands[0])?[0];
+                let n = self.layout(data.results[0])?.num_regs();
+                self.set(data.results[0], vec![s; n]);
+                Ok(())
+            }
+            ConvertLayout => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let read = Affine::row_major(&sl.shape);
+                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Broadcast => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let src_shape = sl.shape.clone();
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    c.iter().zip(&src_shape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()
+                };
+                let mut read = Affine::row_major(&sl.shape);
+                for (d, &s) in sl.shape.iter().enumerate() {
+                    if s == 1 {
+                        read.coeffs[d] = 0;
+                    }
+                }
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            ExpandDims => {
+                let axis = data.attrs.int("axis").unwrap_or(0) as usize;
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    let mut v = c.to_vec();
+                    v.remove(axis);
+                    v
+                };
+                let mut read = Affine::row_major(&sl.shape);
+                read.coeffs.insert(axis, 0);
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Reshape => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                // Row-major element order is what reshape preserves: read at the same linear
+                // index the source was written at.
+                let read = Affine::row_major(&dl.shape);
+                let r = if sl.shape == dl.shape {
+                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?
+                } else {
+                    let class = src[0].class;
+                    let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
+                    self.barrier();
+                    self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
+                    self.barrier();
+                    self.read_shared(&dl, &read, class)
+                };
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Trans => {
+                let order: Vec<usize> =
+                    data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                // Result dim i is source dim order[i]: result coordinate c reads source
+                // coordinate s with s[order[i]] = c[i].
+                let ord = order.clone();
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    let mut s = vec![0; c.len()];
+                    for (i, &o) in ord.iter().enumerate() {
+                        s[o] = c[i];
+                    }
+                    s
+                };
+                let strides = crate::layout::row_major_strides(&sl.shape);
+                let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Join => {
+                let a = self.get(data.operands[0])?;
+                let b = self.get(data.operands[1])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = a[0].class;
+                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
+                let mut write = Affine::row_major(&dl.shape);
+                write.coeffs.pop();
+                self.barrier();
+                self.write_shared(&a, &sl, &write, class, elements)?;
+                write.offset = 1;
+                self.write_shared(&b, &sl, &write, class, elements)?;
+                self.barrier();
+                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Split => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = src[0].class;
+                let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
+                self.barrier();
+                self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
+                self.barrier();
+                let mut read = Affine::row_major(&sl.shape);
+                read.coeffs.pop();
+                let lo = self.read_shared(&dl, &read, class);
+                read.offset = 1;
+                let hi = self.read_shared(&dl, &read, class);
+                self.set(data.results[0], lo);
+                self.set(data.results[1], hi);
+                Ok(())
+            }
+            Cat => {
+                let a = self.get(data.operands[0])?;
+                let b = self.get(data.operands[1])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = a[0].class;
+                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
+                let mut write = Affine::row_major(&dl.shape);
+                self.barrier();
+                self.write_shared(&a, &sl, &write, class, elements)?;
+                write.offset = elements as i64 / 2;
+                self.write_shared(&b, &sl, &write, class, elements)?;
+                self.barrier();
+                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Barrier => {
+                self.barrier();
+                Ok(())
+            }
+            Return => {
+                self.ins("ret");
+                Ok(())
+            }
+            For | If | While => crate::control::lower(self, op),
+            Yield | Condition | ReduceReturn | ScanReturn => Ok(()),
+            Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
+            Reduce | Scan => crate::reduce::lower(self, op),
+            Dot => crate::dot::lower(self, op),
+            Assert => {
+                let c = self.get(data.operands[0])?;
+                let ok = self.reg(Class::Pred);
+                self.ins(format!("mov.pred {ok}, {}", c[0]));
+                for r in &c[1..] {
+                    self.ins(format!("and.pred {ok}, {ok}, {r}"));
+                }
+                self.ins(format!("@!{ok} trap"));
+                Ok(())
+            }
+            Print => self.unsupported("device printing"),
+            Histogram | Sort | TopK => self.unsupported("this op on nvptx"),
+            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
+                self.unsupported("tensor descriptors (rewrite them to pointers first)")
+            }
+            Call => self.invalid("tt.call must be inlined before the backend"),
+            _ => crate::arith::lower(self, op),
+        }
+    }
+
+    // ---- the kernel frame -------------------------------------------------------------------
+
+    /// Lowers the whole kernel and assembles the PTX module text.
+    pub fn kernel(mut self) -> EResult<Artifact> {
+        let func = self.func;
+        let name = func.name.clone();
+        let mut params = Vec::new();
+        let mut param_decls = Vec::new();
+        for (i, &p) in func.params().iter().enumerate() {
+            let ty = self.ty(p).clone();
+            let pname = format!("{name}_param_{i}");
+            let (abi, decl, ld) = match &ty {
+                t if t.is_ptr() => (ParamAbi::Pointer, ".u64", "u64"),
+                t => match t.dtype() {
+                    DType::I1 | DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 => {
+                        (ParamAbi::Int(4), ".u32", "u32")
+                    }
+                    DType::I64 | DType::U64 => (ParamAbi::Int(8), ".u64", "u64"),
+                    DType::F32 => (ParamAbi::Float(4), ".f32", "f32"),
+                    DType::F64 => (ParamAbi::Float(8), ".f64", "f64"),
+                    other => return self.unsupported(&format!("a kernel parameter of type {other}")),
+                },
+            };
+            params.push(abi);
+            param_decls.push(format!("\t.param {decl} {pname}"));
+            let class = class_of_type(&ty);
+            let r = self.reg(class);
+            if ty.is_ptr() {
+                let raw = self.reg(Class::B64);
+                self.ptx.prologue_ins(format!("ld.param.u64 {raw}, [{pname}]"));
+                self.ptx.prologue_ins(format!("cvta.to.global.u64 {r}, {raw}"));
+            } else if class == Class::Pred {
+                let t = self.reg(Class::B32);
+                self.ptx.prologue_ins(format!("ld.param.u32 {t}, [{pname}]"));
+                self.ptx.prologue_ins(format!("setp.ne.u32 {r}, {t}, 0"));
+            } else {
+                self.ptx.prologue_ins(format!("ld.param.{ld} {r}, [{pname}]"));
+            }
+            self.set(p, vec![r]);
+        }
+        self.block(func.entry)?;
+        let threads = 32 * self.options.num_warps;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "//\n// Generated by trident from {}\n//",
+            self.module.source.as_ref().map(|s| s.path.as_str()).unwrap_or("<text>")
+        );
+        let _ = writeln!(out, ".version 8.4\n.target {}\n.address_size 64\n", self.options.target_name());
+        if let Some(src) = &self.module.source {
+            let _ = writeln!(out, ".file 1 {:?}", src.path);
+        }
+        if self.smem.is_some() {
+            let _ = writeln!(out, ".extern .shared .align 16 .b8 smem[];\n");
+        }
+        let _ = writeln!(
+            out,
+            ".visible .entry {name}(\n{}\n)\n.maxntid {threads}, 1, 1\n{{",
+            param_decls.join(",\n")
+        );
+        out.push_str(&self.ptx.declarations());
+        out.push('\n');
+        out.push_str(&self.ptx.prologue);
+        out.push_str(&self.ptx.body);
+        out.push_str("}\n");
+        Ok(Artifact {
+            ptx: out,
+            kernel_name: name,
+            threads_per_block: threads,
+            shared_bytes: self.shared_bytes,
+            params,
+        })
+    }
+}
