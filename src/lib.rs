@@ -8,8 +8,12 @@
 //!   [`CompileError::User`] (spanned [`Diagnostics`], rendered with the Python line and a caret);
 //!   a pass that fails is an internal compiler error, [`CompileError::Internal`], a different type
 //!   of failure (STYLE rule 21).
+//! - [`lower_to_ptx`] / [`compile_ptx`]: TTIR -> TTGIR (for an NVIDIA [`Target`]) -> PTX
+//!   [`Artifact`] through `trident-backend-nvptx`. An op the backend has no rule for yet is a
+//!   user-facing error rendered with its Python line, like a compile error; a module the
+//!   backend calls invalid is an internal compiler error.
 //! - [`run_interp`]: runs a compiled module on the reference interpreter, binding arguments by
-//!   the compiled kernel's parameter names.
+//!   the compiled kernel's parameter names; [`kernel_args`] does the binding for other devices.
 //!
 //! What this crate does not do: lower anything itself. It glues `trident-frontend`,
 //! `trident-midend` and `trident-runtime` together, parses command lines and formats results.
@@ -24,8 +28,10 @@ use trident_midend::ir::Module;
 use trident_runtime::interp::RuntimeError;
 use trident_runtime::{ArgValue, Buffer, Grid};
 
+pub use trident_backend_nvptx::{Artifact, ParamAbi};
 pub use trident_frontend::{ArgSpec, ConstValue, Diagnostic, Diagnostics, Specialization};
 pub use trident_midend::pipeline::PipelineOptions;
+pub use trident_midend::target::Target;
 
 /// Why a compilation failed.
 #[derive(Debug, Clone)]
@@ -93,6 +99,64 @@ pub fn compile_ttir_with(
     Ok(module)
 }
 
+/// Compiles kernel `kernel` of `path` all the way to PTX for compute capability `sm` (80 or 90)
+/// with `num_warps` warps: the frontend, the TTIR pipeline, the TTGIR pipeline for
+/// [`Target::nvidia`], then the nvptx backend.
+pub fn compile_ptx(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+    sm: u32,
+    num_warps: u32,
+) -> Result<Artifact, CompileError> {
+    let module = compile_ttir(path, source, kernel, spec)?;
+    let spec = Specialization { num_warps, ..spec.clone() };
+    lower_to_ptx(&module, path, source, &spec, sm)
+}
+
+/// Lowers a TTIR module (from [`compile_ttir`]) to PTX for compute capability `sm`, with the
+/// warps of `spec`. `path`, `source` and `spec` serve the error messages.
+pub fn lower_to_ptx(
+    ttir: &Module,
+    path: &str,
+    source: &str,
+    spec: &Specialization,
+    sm: u32,
+) -> Result<Artifact, CompileError> {
+    let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
+    let target_flag = if sm >= 90 { "sm_90a" } else { "sm_80" };
+    let repro = |emit: &str| {
+        format!(
+            "trident compile {path} --kernel {kernel} --emit {emit} --target {target_flag} {}",
+            spec_flags(spec)
+        )
+    };
+    let mut module = ttir.clone();
+    let target = Target::nvidia(sm, spec.num_warps);
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, &PipelineOptions::default())
+    {
+        return Err(CompileError::Internal {
+            stage: "ttgir pipeline",
+            message: error.to_string(),
+            repro: repro("ttgir"),
+        });
+    }
+    let options = trident_backend_nvptx::Options { sm, num_warps: spec.num_warps };
+    trident_backend_nvptx::emit(&module, &options).map_err(|error| match error {
+        trident_backend_nvptx::Error::Unsupported { op, detail, span } => {
+            let message = format!("the nvptx backend does not support {op} yet: {detail}");
+            let diagnostic = Diagnostic::error(message, span);
+            CompileError::User(Diagnostics::single(path, source, diagnostic))
+        }
+        invalid @ trident_backend_nvptx::Error::Invalid(_) => CompileError::Internal {
+            stage: "nvptx backend",
+            message: invalid.to_string(),
+            repro: repro("ptx"),
+        },
+    })
+}
+
 /// Why a launch on the interpreter failed.
 #[derive(Debug, Clone)]
 pub enum LaunchError {
@@ -114,11 +178,22 @@ pub fn run_interp(
     buffers: &mut [Buffer],
 ) -> Result<(), LaunchError> {
     let kernel = module.kernel().ok_or(LaunchError::NoKernel)?;
+    let args = kernel_args(module, bind)?;
+    trident_runtime::interp::run(module, &kernel.name, grid, &args, buffers).map_err(LaunchError::Runtime)
+}
+
+/// The arguments of the kernel of `module`, in its parameter order: `bind` gives the value for
+/// each compiled parameter name. The PTX of the same module takes the same parameters.
+pub fn kernel_args(
+    module: &Module,
+    bind: impl Fn(&str) -> Option<ArgValue>,
+) -> Result<Vec<ArgValue>, LaunchError> {
+    let kernel = module.kernel().ok_or(LaunchError::NoKernel)?;
     let mut args = Vec::with_capacity(kernel.arg_names.len());
     for name in &kernel.arg_names {
         args.push(bind(name).ok_or_else(|| LaunchError::MissingArgument(name.clone()))?);
     }
-    trident_runtime::interp::run(module, &kernel.name, grid, &args, buffers).map_err(LaunchError::Runtime)
+    Ok(args)
 }
 
 /// Renders a runtime error like a compile error: with the Python line and a caret when the

@@ -1,8 +1,9 @@
 //! The `trident` binary end to end: `run` on the example, `compile --emit ttir`, `check`,
 //! `bench`, `devices`, and the command-line errors (exit 2, naming the offending argument).
 //!
-//! Devices other than interp are checked by `required_devices_are_available`: a device that is
-//! not built here is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` (a comma-separated list, set by
+//! The nvptx backend and the CUDA device are tested in `tests/cuda.rs`. Devices other than
+//! interp are checked by `required_devices_are_available`: a device that is not available here
+//! is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` (a comma-separated list, set by
 //! CI to the devices it has) names it, which turns the SKIP into a failure.
 
 use std::path::{Path, PathBuf};
@@ -85,14 +86,19 @@ fn run_vector_add_on_interp() {
 }
 
 #[test]
-fn auto_backend_says_it_falls_back_to_interp() {
+fn auto_backend_says_which_backend_it_picks() {
     let out = scratch_dir("auto");
     let mut args = vec!["run", EXAMPLE];
     args.extend(example_flags());
     args.extend(["--backend", "auto", "--out", out.to_str().unwrap()]);
     let output = trident(&args);
     assert!(output.status.success(), "trident run failed:\n{}", stderr(&output));
-    assert_eq!(stderr(&output).matches("running on interp").count(), 1, "{}", stderr(&output));
+    // One note, naming the backend: interp without a GPU (or when nvptx cannot compile the
+    // kernel yet), nvptx with one.
+    let text = stderr(&output);
+    let notes: Vec<&str> = text.lines().filter(|l| l.contains("--backend auto")).collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(notes[0].contains("running on interp") || notes[0].contains("running on nvptx"), "{text}");
 }
 
 #[test]
@@ -137,18 +143,6 @@ fn compile_reads_only_headers_and_writes_to_o() {
 
 #[test]
 fn backends_not_built_say_so() {
-    let mut args = vec!["compile", EXAMPLE];
-    args.extend(example_flags());
-    args.extend(["--emit", "ptx", "--target", "sm_90a"]);
-    let output = trident(&args);
-    assert_eq!(output.status.code(), Some(1));
-    let text = stderr(&output);
-    // Either the kernel does not compile yet (frontend), or the backend is missing: both exit 1,
-    // and once the frontend compiles the kernel the message must name the missing backend.
-    if !text.contains("the frontend is not written yet") {
-        assert!(text.contains("not available yet") && text.contains("nvptx backend is not built"), "{text}");
-    }
-
     let mut args = vec!["run", EXAMPLE];
     args.extend(example_flags());
     args.extend(["--backend", "spirv"]);
@@ -243,7 +237,12 @@ fn devices_lists_interp() {
     assert!(output.status.success());
     let text = stdout(&output);
     assert!(text.lines().any(|l| l.starts_with("interp") && l.contains("available")), "{text}");
-    assert!(text.lines().any(|l| l.starts_with("nvptx") && l.contains("not built")), "{text}");
+    // nvptx is built; whether it is available depends on the machine, and the line says which.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("nvptx") && (l.contains("available") || l.contains("unavailable"))),
+        "{text}"
+    );
     assert!(text.lines().any(|l| l.starts_with("spirv") && l.contains("not built")), "{text}");
 }
 

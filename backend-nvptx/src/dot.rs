@@ -84,7 +84,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let mut b_vals: HashMap<i64, Reg> = HashMap::new();
     for (i, c) in cl.reg_coords.iter().enumerate() {
         let ao = a_row.eval(c) * 4;
-        let bo = (b_col.eval(c) - a_elems) * 4;
+        let bo = b_col.eval(c) * 4;
         let av = match a_vals.get(&ao) {
             Some(&r) => r,
             None => {

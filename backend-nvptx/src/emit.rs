@@ -634,7 +634,7 @@ impl<'a> Emitter<'a> {
                 Ok(())
             }
             Print => self.unsupported("device printing"),
-            Histogram | Sort | TopK => self.unsupported("this op on nvptx"),
+            Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
                 self.unsupported("tensor descriptors (rewrite them to pointers first)")
             }

@@ -14,6 +14,7 @@ mod layout;
 mod memory;
 mod ptx;
 mod reduce;
+mod sort;
 
 use std::fmt;
 

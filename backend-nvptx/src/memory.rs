@@ -151,7 +151,7 @@ fn mov_type(class: Class) -> &'static str {
 
 /// Whether this thread's copy of an element is the one that writes it.
 #[derive(Clone, Copy)]
-enum Owner {
+pub(crate) enum Owner {
     Always,
     Never,
     If(Reg),
@@ -167,7 +167,7 @@ impl Owner {
 }
 
 /// Per register of operand `value_index`: whether this thread writes that element.
-fn owner_predicates(e: &mut Emitter, op: Op, value_index: usize) -> EResult<Vec<Owner>> {
+pub(crate) fn owner_predicates(e: &mut Emitter, op: Op, value_index: usize) -> EResult<Vec<Owner>> {
     let v = e.func.body.op(op).operands[value_index];
     let ty = e.ty(v).clone();
     if !ty.is_tensor() {

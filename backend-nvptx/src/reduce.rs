@@ -151,8 +151,11 @@ fn reduce(e: &mut Emitter, op: Op) -> EResult<()> {
             e.ins(format!("or.b32 {wi}, {wi}, {t}"));
         }
         // Slot of (group coordinate, warp index): 8 bytes per partial, one array per operand.
-        let mut nonaxis = Affine::row_major(&sl.shape);
-        nonaxis.coeffs[axis] = 0;
+        // The group's index in the result shape (the operand shape without the axis).
+        let mut result_shape = sl.shape.clone();
+        result_shape.remove(axis);
+        let mut nonaxis = Affine::row_major(&result_shape);
+        nonaxis.coeffs.insert(axis, 0);
         let groups_total: i64 =
             sl.shape.iter().enumerate().filter(|(d, _)| *d != axis).map(|(_, &s)| s as i64).product();
         let slots = groups_total * w as i64;

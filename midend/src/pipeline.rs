@@ -136,6 +136,12 @@ fn run_pass_with(
 /// The TTIR -> TTGIR pipeline for `target`: layouts are assigned (convert-to-gpu), then the
 /// TTGIR passes improve them.
 pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions) -> Result<(), PassError> {
+    // ---- Descriptors to pointers (no TMA lowering yet) ----------------------------------------
+    if run_pass("rewrite-tensor-descriptors", passes::rewrite_tensor_descriptors::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
     // ---- Assign layouts ------------------------------------------------------------------------
     let convert = |m: &mut Module| passes::convert_to_gpu::run(m, target);
     if run_pass_with("convert-to-gpu", &convert, module, options)? == Continue::StopHere {

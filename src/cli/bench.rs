@@ -1,16 +1,20 @@
 //! `trident bench`: time launches of a kernel.
 //!
-//! Compilation is not timed. One warm-up launch, then timed launches until at least
-//! `MIN_RUNS` have run and either `MAX_RUNS` have or `BUDGET` has passed; the median is
-//! reported. Buffers are not reset between launches (as in Triton's `do_bench`). The last
-//! stdout line is `BENCH median_ms=<float>`, plus `GB/s=` and `TFLOP/s=` when `--bytes` and
-//! `--flops` are given.
+//! Compilation is not timed. On interp: one warm-up launch, then timed launches (wall clock)
+//! until at least `MIN_RUNS` have run and either `MAX_RUNS` have or `BUDGET` has passed. On
+//! nvptx: the CUDA device's `bench` (warm-up, then CUDA events around each launch, buffers kept
+//! on the GPU). The median is reported. Buffers are not reset between launches (as in Triton's
+//! `do_bench`). The last stdout line is `BENCH median_ms=<float>`, plus `GB/s=` and `TFLOP/s=`
+//! when `--bytes` and `--flops` are given.
 
 use std::time::{Duration, Instant};
 
+use trident_runtime::cuda::BenchOptions;
+
 use super::args::{self, DataMode};
-use super::devices::{self, backend_name};
+use super::devices::{self, Chosen};
 use super::error::CliError;
+use super::nvptx;
 use super::run::launch_on_interp;
 use super::BenchArgs;
 
@@ -18,32 +22,66 @@ const MIN_RUNS: usize = 3;
 const MAX_RUNS: usize = 100;
 const BUDGET: Duration = Duration::from_secs(2);
 
+/// What one benchmark measured.
+struct Timings {
+    runs: usize,
+    min_ms: f64,
+    median_ms: f64,
+    /// How the times were taken, for the summary line.
+    clock: &'static str,
+}
+
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;
     let grid = launch.require_grid()?;
-    let backend = devices::resolve(args.run.backend)?;
+    devices::require_built(args.run.backend)?;
     let module = launch.compile()?;
     let mut buffers = std::mem::take(&mut launch.buffers);
+    let chosen = devices::choose(args.run.backend, &launch, &module)?;
 
-    launch_on_interp(&launch, &module, grid, &mut buffers)?;
-    let mut times_ms = Vec::new();
-    let started = Instant::now();
-    while times_ms.len() < MIN_RUNS || (times_ms.len() < MAX_RUNS && started.elapsed() < BUDGET) {
-        let start = Instant::now();
-        launch_on_interp(&launch, &module, grid, &mut buffers)?;
-        times_ms.push(start.elapsed().as_secs_f64() * 1e3);
-    }
-    times_ms.sort_by(f64::total_cmp);
-    let median_ms = median(&times_ms);
+    let timings = match &chosen {
+        Chosen::Interp => {
+            launch_on_interp(&launch, &module, grid, &mut buffers)?;
+            let mut times_ms = Vec::new();
+            let started = Instant::now();
+            while times_ms.len() < MIN_RUNS || (times_ms.len() < MAX_RUNS && started.elapsed() < BUDGET) {
+                let start = Instant::now();
+                launch_on_interp(&launch, &module, grid, &mut buffers)?;
+                times_ms.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+            times_ms.sort_by(f64::total_cmp);
+            Timings {
+                runs: times_ms.len(),
+                min_ms: times_ms[0],
+                median_ms: median(&times_ms),
+                clock: "wall clock",
+            }
+        }
+        Chosen::Nvptx(gpu) => {
+            let kernel_args = nvptx::args(&launch, &module)?;
+            let stats = gpu
+                .device
+                .bench(&gpu.kernel, grid, &kernel_args, &mut buffers, &BenchOptions::default())
+                .map_err(|error| CliError::Failed(error.to_string()))?;
+            Timings {
+                runs: stats.runs,
+                min_ms: stats.min_ms,
+                median_ms: stats.median_ms,
+                clock: "CUDA events",
+            }
+        }
+    };
 
     println!(
-        "bench: {} on {}: {} launches after 1 warm-up, min {:.4} ms, median {:.4} ms",
+        "bench: {} on {}: {} launches after warm-up ({}), min {:.4} ms, median {:.4} ms",
         launch.kernel,
-        backend_name(backend),
-        times_ms.len(),
-        times_ms[0],
-        median_ms
+        chosen.name(),
+        timings.runs,
+        timings.clock,
+        timings.min_ms,
+        timings.median_ms
     );
+    let median_ms = timings.median_ms;
     let mut line = format!("BENCH median_ms={median_ms:.6}");
     if let Some(bytes) = args.bytes {
         line += &format!(" GB/s={:.3}", bytes as f64 / median_ms / 1e6);

@@ -1,95 +1,231 @@
-//! `trident check`: run a kernel on every backend and compare each buffer with interp.
+//! `trident check`: run a kernel on every available backend and compare each buffer with interp.
 //!
-//! interp is the reference; every other available backend's output buffers are compared with
-//! it element by element (integers exactly, floats by absolute difference) and printed as one
-//! table row per backend. Backends that are not available get a row saying why. Today only
-//! interp exists, so the table has the reference row and the reasons for the others.
+//! interp is the reference. Every other backend that can run here (nvptx when this machine has
+//! a CUDA GPU) runs the same launch from the same inputs, and every buffer it returns is
+//! compared with interp's ([`super::compare`]: per-dtype tolerances, `--atol`/`--rtol`
+//! overrides). The table has one row per compared buffer; backends that cannot run get a row
+//! saying why. A disagreement, or a backend that fails where interp succeeded, exits 1 and names
+//! the buffer and the first element index beyond tolerance.
+//!
+//! `--backend` narrows the comparison: `auto` (the default) compares every available backend,
+//! `nvptx` requires the GPU, `interp` compares nothing. The hidden test option
+//! `--perturb BACKEND:BUFFER:INDEX` changes one element of one backend's output before the
+//! comparison, to prove that disagreements are caught; `--perturb interp:...` adds a second
+//! interp run to be the perturbed one, so the proof needs no GPU.
 
-use trident_midend::ir::DType;
+use trident_midend::ir::Module;
 use trident_runtime::Buffer;
 
-use super::args::{self, DataMode};
-use super::devices::{backend_name, unavailable_reason};
-use super::error::CliError;
+use super::args::{self, DataMode, Launch};
+use super::compare::{self, default_tolerance, Comparison, Tolerance};
+use super::devices::{self, unavailable_reason};
+use super::error::{usage, CliError};
+use super::nvptx;
 use super::run::{launch_on_interp, write_buffers};
-use super::{Backend, RunArgs};
+use super::{Backend, CheckArgs};
+use crate::CompileError;
 
-pub fn check(args: &RunArgs) -> Result<(), CliError> {
-    let mut launch = args::prepare(&args.spec, DataMode::Load)?;
+/// The row of the second interp run that `--perturb interp:...` perturbs.
+const SECOND_INTERP: &str = "interp#2";
+
+/// `--perturb BACKEND:BUFFER:INDEX`.
+#[derive(Clone, Debug, PartialEq)]
+struct Perturbation {
+    backend: String,
+    buffer: String,
+    index: usize,
+}
+
+/// What happened to one backend.
+enum Outcome {
+    /// It cannot run here; why.
+    Unavailable(String),
+    /// It ran and failed where interp succeeded; the error.
+    Failed(String),
+    /// It ran; its buffers.
+    Ran(Vec<Buffer>),
+}
+
+struct Row {
+    backend: String,
+    outcome: Outcome,
+}
+
+pub fn check(args: &CheckArgs) -> Result<(), CliError> {
+    let perturbation = args.perturb.as_deref().map(parse_perturbation).transpose()?;
+    let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;
     let grid = launch.require_grid()?;
+    devices::require_built(args.run.backend)?;
     let module = launch.compile()?;
     let inputs = std::mem::take(&mut launch.buffers);
 
     let mut reference = inputs.clone();
     launch_on_interp(&launch, &module, grid, &mut reference)?;
 
-    println!("backend  status       buffers  max_abs_diff   mismatches");
-    let (max_abs, mismatches) = compare_all(&reference, &reference);
-    println!("{:<8} {:<12} {:<8} {:<14} {}", "interp", "reference", reference.len(), max_abs, mismatches);
-    let mut unavailable = Vec::new();
-    for backend in [Backend::Nvptx, Backend::Spirv] {
-        if let Some(reason) = unavailable_reason(backend) {
-            println!("{:<8} {:<12} {:<8} {:<14} -", backend_name(backend), "unavailable", "-", "-");
-            unavailable.push(format!("{}: {reason}", backend_name(backend)));
+    let mut rows = Vec::new();
+    if matches!(args.run.backend, Backend::Auto | Backend::Nvptx) {
+        let outcome = run_nvptx(&launch, &module, grid, &inputs)?;
+        if let (Backend::Nvptx, Outcome::Unavailable(reason)) = (args.run.backend, &outcome) {
+            return Err(nvptx::no_gpu(reason));
         }
+        rows.push(Row { backend: "nvptx".into(), outcome });
     }
-    println!("not compared: {}", unavailable.join("; "));
-    if let Some(out) = &args.out {
+    if args.run.backend == Backend::Auto {
+        let reason = unavailable_reason(Backend::Spirv).unwrap_or_default().to_string();
+        rows.push(Row { backend: "spirv".into(), outcome: Outcome::Unavailable(reason) });
+    }
+    if let Some(perturbation) = &perturbation {
+        if perturbation.backend == "interp" {
+            // A second interp run, to be the perturbed one.
+            let mut buffers = inputs.clone();
+            launch_on_interp(&launch, &module, grid, &mut buffers)?;
+            rows.push(Row { backend: SECOND_INTERP.into(), outcome: Outcome::Ran(buffers) });
+        }
+        apply_perturbation(perturbation, &mut rows)?;
+    }
+
+    let tolerance_for = |buffer: &Buffer| {
+        let default = default_tolerance(buffer.dtype);
+        Tolerance { atol: args.atol.unwrap_or(default.atol), rtol: args.rtol.unwrap_or(default.rtol) }
+    };
+    let failures = print_table(&reference, &rows, tolerance_for);
+    if let Some(out) = &args.run.out {
         write_buffers(out, &reference)?;
     }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Failed(format!("check failed: {}", failures.join("; "))))
+    }
+}
+
+/// Runs the launch on the GPU, if there is one.
+fn run_nvptx(
+    launch: &Launch,
+    module: &Module,
+    grid: trident_runtime::Grid,
+    inputs: &[Buffer],
+) -> Result<Outcome, CliError> {
+    let device = match nvptx::open_device()? {
+        Ok(device) => device,
+        Err(reason) => return Ok(Outcome::Unavailable(reason)),
+    };
+    let artifact = match nvptx::compile_for(launch, module, &device) {
+        Ok(artifact) => artifact,
+        Err(CompileError::User(diagnostics)) => return Ok(Outcome::Failed(diagnostics.render())),
+        Err(internal) => return Ok(Outcome::Failed(internal.to_string())),
+    };
+    let gpu = match nvptx::load(device, artifact) {
+        Ok(gpu) => gpu,
+        Err(error) => return Ok(Outcome::Failed(error.render())),
+    };
+    let mut buffers = inputs.to_vec();
+    match nvptx::launch_on_gpu(launch, module, &gpu, grid, &mut buffers) {
+        Ok(()) => Ok(Outcome::Ran(buffers)),
+        Err(error) => Ok(Outcome::Failed(error.render())),
+    }
+}
+
+fn parse_perturbation(text: &str) -> Result<Perturbation, CliError> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let [backend, buffer, index] = parts[..] else {
+        return usage(format!("--perturb {text}: expected BACKEND:BUFFER:INDEX"));
+    };
+    let Ok(index) = index.parse::<usize>() else {
+        return usage(format!("--perturb {text}: '{index}' is not an element index"));
+    };
+    Ok(Perturbation { backend: backend.to_string(), buffer: buffer.to_string(), index })
+}
+
+fn apply_perturbation(perturbation: &Perturbation, rows: &mut [Row]) -> Result<(), CliError> {
+    let Perturbation { backend, buffer, index } = perturbation;
+    let row_name = if backend == "interp" { SECOND_INTERP } else { backend.as_str() };
+    let Some(Row { outcome: Outcome::Ran(buffers), .. }) = rows.iter_mut().find(|r| r.backend == row_name)
+    else {
+        return usage(format!("--perturb: backend {backend} did not run here"));
+    };
+    let Some(target) = buffers.iter_mut().find(|b| b.name == *buffer) else {
+        return usage(format!("--perturb: the launch has no buffer named {buffer}"));
+    };
+    compare::perturb(target, *index).or_else(|e| usage(format!("--perturb: {e}")))?;
+    eprintln!("note: --perturb: changed {buffer}[{index}] of {row_name}'s output");
     Ok(())
 }
 
-/// The largest absolute difference and the number of differing elements over all buffers.
-pub fn compare_all(reference: &[Buffer], other: &[Buffer]) -> (f64, usize) {
-    let mut max_abs = 0.0f64;
-    let mut mismatches = 0;
-    for (a, b) in reference.iter().zip(other) {
-        let (buffer_max, buffer_mismatches) = compare(a, b);
-        max_abs = max_abs.max(buffer_max);
-        mismatches += buffer_mismatches;
+/// Prints the table; returns one sentence per failure.
+fn print_table(
+    reference: &[Buffer],
+    rows: &[Row],
+    tolerance_for: impl Fn(&Buffer) -> Tolerance,
+) -> Vec<String> {
+    println!(
+        "{:<8} {:<16} {:<8} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "backend", "buffer", "dtype", "max_abs", "max_rel", "max_ulp", "beyond_tol", "first_at"
+    );
+    println!("{:<8} {:<16} {} buffer(s)", "interp", "reference", reference.len());
+    let mut failures = Vec::new();
+    let mut unavailable = Vec::new();
+    let mut compared = Vec::new();
+    for row in rows {
+        match &row.outcome {
+            Outcome::Unavailable(reason) => {
+                println!("{:<8} {:<16} {reason}", row.backend, "unavailable");
+                unavailable.push(format!("{}: {reason}", row.backend));
+            }
+            Outcome::Failed(error) => {
+                let first = error.lines().next().unwrap_or_default();
+                println!("{:<8} {:<16} {first}", row.backend, "FAILED");
+                failures.push(format!("{} failed where interp ran:\n{}", row.backend, error.trim_end()));
+            }
+            Outcome::Ran(buffers) => {
+                compared.push(row.backend.clone());
+                for (want, got) in reference.iter().zip(buffers) {
+                    let tolerance = tolerance_for(want);
+                    let result = compare::compare(want, got, tolerance);
+                    print_row(&row.backend, want, &result);
+                    if !result.agrees() {
+                        failures.push(describe_failure(&row.backend, want, &result, tolerance));
+                    }
+                }
+            }
+        }
     }
-    (max_abs, mismatches)
+    if !unavailable.is_empty() {
+        println!("not compared: {}", unavailable.join("; "));
+    }
+    if compared.is_empty() {
+        println!("check: no backend besides interp ran here; nothing was compared");
+    } else if failures.is_empty() {
+        println!("check: {} agree(s) with interp on every buffer", compared.join(", "));
+    }
+    failures
 }
 
-/// Compares two buffers of the same dtype element by element. NaN equals NaN here: a backend
-/// that produces NaN where interp does is right.
-pub fn compare(a: &Buffer, b: &Buffer) -> (f64, usize) {
-    if a.dtype != b.dtype || a.bytes.len() != b.bytes.len() {
-        return (f64::INFINITY, a.len().max(b.len()));
-    }
-    let size = a.dtype.size_bytes();
-    let mut max_abs = 0.0f64;
-    let mut mismatches = 0;
-    for (x, y) in a.bytes.chunks_exact(size).zip(b.bytes.chunks_exact(size)) {
-        if x == y {
-            continue;
-        }
-        let (x, y) = (element_as_f64(a.dtype, x), element_as_f64(a.dtype, y));
-        if x.is_nan() && y.is_nan() {
-            continue;
-        }
-        mismatches += 1;
-        let diff = (x - y).abs();
-        max_abs = max_abs.max(if diff.is_nan() { f64::INFINITY } else { diff });
-    }
-    (max_abs, mismatches)
+fn print_row(backend: &str, buffer: &Buffer, result: &Comparison) {
+    let first = result.first_bad.as_ref().map_or("-".to_string(), |f| f.index.to_string());
+    let beyond = format!("{}/{}", result.bad, result.elements);
+    println!(
+        "{backend:<8} {:<16} {:<8} {:>10.3e} {:>10.3e} {:>10} {:>12} {:>10}",
+        buffer.name,
+        buffer.dtype.triton_name(),
+        result.max_abs,
+        result.max_rel,
+        result.max_ulp,
+        beyond,
+        first
+    );
 }
 
-/// One little-endian element as f64 (fp8 compares by bits: its value is not needed here).
-fn element_as_f64(dtype: DType, bytes: &[u8]) -> f64 {
-    let mut word = [0u8; 8];
-    word[..bytes.len()].copy_from_slice(bytes);
-    let bits = u64::from_le_bytes(word);
-    match dtype {
-        DType::F16 => half::f16::from_bits(bits as u16).to_f64(),
-        DType::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
-        DType::F32 => f32::from_bits(bits as u32) as f64,
-        DType::F64 => f64::from_bits(bits),
-        DType::I8 => bits as u8 as i8 as f64,
-        DType::I16 => bits as u16 as i16 as f64,
-        DType::I32 => bits as u32 as i32 as f64,
-        DType::I64 => bits as i64 as f64,
-        _ => bits as f64,
+fn describe_failure(backend: &str, buffer: &Buffer, result: &Comparison, tolerance: Tolerance) -> String {
+    if let Some(mismatch) = &result.mismatch {
+        return format!("{backend} returned {} as {mismatch}", buffer.name);
     }
+    let Some(first) = &result.first_bad else {
+        return format!("{backend} disagrees with interp on {}", buffer.name);
+    };
+    format!(
+        "{backend} disagrees with interp on {}: {} of {} elements beyond atol={} rtol={}, the first at index \
+         {}: {backend} has {}, interp has {}",
+        buffer.name, result.bad, result.elements, tolerance.atol, tolerance.rtol, first.index, first.got, first.want
+    )
 }

@@ -1,15 +1,28 @@
-//! `trident compile`: write an artifact (today TTIR) to `-o PATH` or stdout; nothing launched.
+//! `trident compile`: write an artifact (TTIR, PTX, cubin) to `-o PATH` or stdout; nothing
+//! launched.
+//!
+//! PTX is compiled for `--target` or, without it, for the selected GPU when there is one
+//! (sm_90a on compute capability 9.0, sm_80 on other GPUs), else sm_90a. A cubin is the PTX
+//! assembled by `ptxas` (see [`super::ptxas`]), which must be installed; `--verbose` prints its
+//! register and spill counts.
 //!
 //! `@FILE.npy` arguments are read only for their headers (dtype and alignment); `--grid` is
 //! accepted and ignored, so that one command line serves `run` and `compile`.
 
-use trident_midend::ir::print_module;
+use std::path::Path;
 
-use super::args::{self, DataMode};
-use super::error::CliError;
-use super::{CompileArgs, Emit};
+use trident_midend::ir::{print_module, Module};
+use trident_runtime::cuda::{self, Probe};
+
+use super::args::{self, DataMode, Launch};
+use super::error::{usage, CliError};
+use super::{nvptx, ptxas, CompileArgs, Emit, Target};
+use crate::{lower_to_ptx, Artifact};
 
 pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
+    if args.emit == Emit::Cubin {
+        return cubin(args);
+    }
     let text = emit(args)?;
     match &args.output {
         Some(path) => std::fs::write(path, text)
@@ -28,11 +41,72 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
     let module = launch.compile()?;
     let missing = match args.emit {
         Emit::Ttir => return Ok(print_module(&module)),
+        Emit::Ptx => return Ok(ptx(args, &launch, &module)?.ptx),
+        Emit::Cubin => return usage("--emit cubin writes a binary file: give -o FILE"),
         Emit::Ttgir => "--emit ttgir: the TTIR -> TTGIR conversion (layouts) is not built",
-        Emit::Ptx | Emit::Cubin => "--emit ptx/cubin: the nvptx backend is not built",
         Emit::Spirv | Emit::Spvasm | Emit::Wgsl => "--emit spirv/spvasm/wgsl: the spirv backend is not built",
     };
     Err(CliError::Unavailable(missing.to_string()))
+}
+
+/// The compute capability to compile for: `--target`, else the selected GPU's, else sm_90a.
+fn target_sm(target: Option<Target>) -> u32 {
+    match target {
+        Some(Target::Sm80) => 80,
+        Some(Target::Sm90a) => 90,
+        None => {
+            let Probe::Present { devices, .. } = cuda::probe() else { return 90 };
+            let ordinal = cuda::selected_ordinal().unwrap_or(0);
+            devices
+                .iter()
+                .find(|d| d.ordinal == ordinal)
+                .and_then(|d| nvptx::sm_for(d.compute_capability).ok())
+                .unwrap_or(90)
+        }
+    }
+}
+
+/// Lowers the kernel to PTX for the target the flags give.
+fn ptx(args: &CompileArgs, launch: &Launch, module: &Module) -> Result<Artifact, CliError> {
+    let sm = target_sm(args.target);
+    let artifact = lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm)?;
+    if args.verbose {
+        eprintln!(
+            "{}: .target {}, {} threads per block, {} bytes of dynamic shared memory, {} parameters",
+            artifact.kernel_name,
+            trident_backend_nvptx::Options { sm, num_warps: launch.spec.num_warps }.target_name(),
+            artifact.threads_per_block,
+            artifact.shared_bytes,
+            artifact.params.len()
+        );
+    }
+    Ok(artifact)
+}
+
+/// `--emit cubin -o FILE`: the PTX through ptxas; `--verbose` prints registers and spills.
+fn cubin(args: &CompileArgs) -> Result<(), CliError> {
+    let Some(output) = args.output.as_deref() else {
+        return usage("--emit cubin writes a binary file: give -o FILE");
+    };
+    let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    let module = launch.compile()?;
+    let artifact = ptx(args, &launch, &module)?;
+    let ptxas = ptxas::find().map_err(CliError::Failed)?;
+    let gpu_name = if target_sm(args.target) >= 90 { "sm_90a" } else { "sm_80" };
+    let kernels = ptxas::assemble(&ptxas, &artifact.ptx, gpu_name, Path::new(output)).map_err(|message| {
+        CliError::Internal(format!(
+            "internal compiler error: the nvptx backend produced PTX that ptxas rejects\n{message}"
+        ))
+    })?;
+    if args.verbose {
+        for kernel in kernels {
+            println!(
+                "{} ({gpu_name}): {} registers, {} bytes spill stores, {} bytes spill loads",
+                kernel.kernel, kernel.registers, kernel.spill_store_bytes, kernel.spill_load_bytes
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `trident compile FILE FLAGS... --emit ttir`, in process: the TTIR text or the error. The

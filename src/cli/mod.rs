@@ -1,4 +1,5 @@
-//! The `trident` command line: `run`, `compile`, `check`, `bench` and `devices`.
+//! The `trident` command line: `run`, `compile`, `check`, `bench` and `devices` (and the hidden
+//! `selftest-cuda`, which proves the CUDA device path on a GPU machine).
 //!
 //! The grammar is ARCHITECTURE.md's "Command line" and the corpus README's "CLI contract". This
 //! module holds the clap definitions and the dispatcher; each verb has its own file, and
@@ -13,10 +14,14 @@
 pub mod args;
 pub mod bench;
 pub mod check;
+pub mod compare;
 pub mod compile;
 pub mod devices;
 pub mod error;
+pub mod nvptx;
+pub mod ptxas;
 pub mod run;
+pub mod selftest;
 pub mod signature;
 
 use std::path::PathBuf;
@@ -50,11 +55,14 @@ pub enum Command {
     /// Compile a kernel and write an artifact (IR, PTX, SPIR-V); nothing is launched.
     Compile(CompileArgs),
     /// Run a kernel on every available backend and compare each buffer with interp.
-    Check(RunArgs),
+    Check(CheckArgs),
     /// Time launches: warm-up, then the median of several; last line `BENCH median_ms=...`.
     Bench(BenchArgs),
     /// List the backends and devices found on this machine.
     Devices,
+    /// Prove the CUDA device path with hand-written PTX (for GPU machines; SKIP without a GPU).
+    #[command(name = "selftest-cuda", hide = true)]
+    SelftestCuda,
 }
 
 /// The flags that fix a compilation: kernel, constexprs, argument types, warps and stages.
@@ -88,7 +96,7 @@ pub struct SpecFlags {
 pub enum Backend {
     /// nvptx if a CUDA device is present, else spirv if a Vulkan adapter is, else interp.
     Auto,
-    /// NVIDIA GPUs through PTX (not built yet).
+    /// NVIDIA GPUs through PTX (needs a CUDA GPU; TRIDENT_CUDA_DEVICE picks one).
     Nvptx,
     /// Vulkan through SPIR-V (not built yet).
     Spirv,
@@ -137,12 +145,32 @@ pub struct CompileArgs {
     /// The artifact to produce.
     #[arg(long, value_enum)]
     pub emit: Emit,
-    /// The NVIDIA target (for ptx and cubin).
-    #[arg(long, value_enum, default_value_t = Target::Sm80)]
-    pub target: Target,
+    /// The NVIDIA target for ptx and cubin [default: the GPU's when there is one, else sm_90a].
+    #[arg(long, value_enum)]
+    pub target: Option<Target>,
     /// Write the artifact here instead of stdout.
     #[arg(short = 'o', value_name = "PATH")]
     pub output: Option<PathBuf>,
+    /// Print what the backend and ptxas report (launch metadata, registers, spills).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Absolute tolerance for every buffer [default: by dtype: exact for integers, 1e-5 fp32,
+    /// 1e-2 fp16, 2e-2 bf16, 1e-12 fp64].
+    #[arg(long)]
+    pub atol: Option<f64>,
+    /// Relative tolerance for every buffer [default: as --atol].
+    #[arg(long)]
+    pub rtol: Option<f64>,
+    /// Test-only: change element INDEX of buffer BUFFER in BACKEND's output before comparing
+    /// (`interp` adds a second interp run to perturb), to prove disagreements are caught.
+    #[arg(long, hide = true, value_name = "BACKEND:BUFFER:INDEX")]
+    pub perturb: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -176,6 +204,7 @@ pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
             devices::print_devices();
             Ok(())
         }
+        Command::SelftestCuda => selftest::selftest_cuda(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

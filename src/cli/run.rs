@@ -1,4 +1,5 @@
-//! `trident run`: compile, launch once, write every buffer to `DIR/NAME.npy`.
+//! `trident run`: compile, launch once (on interp or a CUDA GPU), write every buffer to
+//! `DIR/NAME.npy`.
 
 use std::path::Path;
 
@@ -6,8 +7,9 @@ use trident_midend::ir::Module;
 use trident_runtime::{npy, Buffer, Grid};
 
 use super::args::{self, DataMode, Launch};
-use super::devices;
+use super::devices::{self, Chosen};
 use super::error::CliError;
+use super::nvptx;
 use super::RunArgs;
 use crate::{run_interp, runtime_diagnostics, LaunchError};
 
@@ -18,10 +20,13 @@ pub const DEFAULT_OUT: &str = "trident-out";
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.spec, DataMode::Load)?;
     let grid = launch.require_grid()?;
-    devices::resolve(args.backend)?;
+    devices::require_built(args.backend)?;
     let module = launch.compile()?;
     let mut buffers = std::mem::take(&mut launch.buffers);
-    launch_on_interp(&launch, &module, grid, &mut buffers)?;
+    match devices::choose(args.backend, &launch, &module)? {
+        Chosen::Interp => launch_on_interp(&launch, &module, grid, &mut buffers)?,
+        Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, &gpu, grid, &mut buffers)?,
+    }
     write_buffers(args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT)), &buffers)
 }
 
@@ -32,7 +37,13 @@ pub fn launch_on_interp(
     grid: Grid,
     buffers: &mut [Buffer],
 ) -> Result<(), CliError> {
-    run_interp(module, grid, |name| launch.arg_value(name), buffers).map_err(|error| match error {
+    run_interp(module, grid, |name| launch.arg_value(name), buffers)
+        .map_err(|error| launch_error(launch, error))
+}
+
+/// A failed launch as the command line reports it.
+pub fn launch_error(launch: &Launch, error: LaunchError) -> CliError {
+    match error {
         LaunchError::MissingArgument(name) => {
             CliError::Usage(format!("missing --arg {name}=...: the compiled {} takes it", launch.kernel))
         }
@@ -43,7 +54,7 @@ pub fn launch_on_interp(
         LaunchError::Runtime(error) => {
             CliError::Kernel(runtime_diagnostics(&launch.path, &launch.source, &error))
         }
-    })
+    }
 }
 
 /// Writes each buffer to `dir/NAME.npy`, creating `dir`.

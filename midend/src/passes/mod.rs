@@ -12,4 +12,5 @@ pub mod cse;
 pub mod dce;
 pub mod inline;
 pub mod licm;
+pub mod rewrite_tensor_descriptors;
 pub mod uses;

@@ -1,0 +1,456 @@
+//! The CUDA driver API, wrapped: every `unsafe` driver call of the CUDA device lives here.
+//!
+//! cudarc's `sys` bindings load `libcuda` lazily and panic when the library or one of its
+//! symbols is missing. So the rules of this file are: [`library_present`] is asked before any
+//! other call (and [`init`] asks it itself); only driver entry points that every CUDA 12 and 13
+//! driver exports are used (cuEventElapsedTime is resolved by name, see [`Event::elapsed_ms`]);
+//! and every result code is checked and turned into a [`DriverError`] that names the call.
+//!
+//! Handles are RAII types: [`Context`] (a retained primary context), [`Memory`] (a `cuMemAlloc`
+//! allocation; never managed memory), [`Module`] and [`Event`]. Each holds an `Rc<Context>`, so
+//! the context outlives everything created in it; each makes the context current before it
+//! touches the driver, so the types work whatever thread last used the driver.
+
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::rc::Rc;
+
+use cudarc::driver::sys;
+
+pub use sys::CUresult;
+
+/// A failed driver call: which call, and the driver's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriverError {
+    pub call: &'static str,
+    pub code: CUresult,
+}
+
+impl DriverError {
+    /// The driver's name for the code (`CUDA_ERROR_ILLEGAL_ADDRESS`).
+    pub fn name(&self) -> String {
+        let mut text: *const c_char = std::ptr::null();
+        // SAFETY: cuGetErrorName writes a pointer to a static string or fails.
+        let ok = unsafe { sys::cuGetErrorName(self.code, &mut text) } == CUresult::CUDA_SUCCESS;
+        if ok && !text.is_null() {
+            // SAFETY: the driver returned a NUL-terminated static string.
+            unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+        } else {
+            format!("{:?}", self.code)
+        }
+    }
+
+    /// The driver's one-line description of the code.
+    pub fn description(&self) -> String {
+        let mut text: *const c_char = std::ptr::null();
+        // SAFETY: as in `name`.
+        let ok = unsafe { sys::cuGetErrorString(self.code, &mut text) } == CUresult::CUDA_SUCCESS;
+        if ok && !text.is_null() {
+            // SAFETY: as in `name`.
+            unsafe { CStr::from_ptr(text) }.to_string_lossy().into_owned()
+        } else {
+            "unknown error".to_string()
+        }
+    }
+}
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} failed: {} ({})", self.call, self.name(), self.description())
+    }
+}
+
+/// Turns a result code into `Ok` or an error naming `call`.
+fn check(call: &'static str, code: CUresult) -> Result<(), DriverError> {
+    if code == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(DriverError { call, code })
+    }
+}
+
+/// Whether `libcuda` can be loaded. Nothing else in this file may be called when it cannot.
+pub fn library_present() -> bool {
+    // SAFETY: only tries to open the shared library; no driver call.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Whether the loaded driver exports `symbol` (so that calling it cannot panic).
+fn has_symbol(symbol: &str) -> bool {
+    // SAFETY: only looks the symbol up; `library_present` was checked by the caller.
+    unsafe { sys::culib().get::<*const c_void>(symbol.as_bytes()).is_ok() }
+}
+
+/// `cuInit`, after checking that the library is there. `Err(None)` means no library.
+pub fn init() -> Result<(), Option<DriverError>> {
+    if !library_present() {
+        return Err(None);
+    }
+    // SAFETY: the library is present; cuInit may be called any number of times.
+    check("cuInit", unsafe { sys::cuInit(0) }).map_err(Some)
+}
+
+/// The driver's CUDA version as (major, minor), e.g. (12, 8).
+pub fn driver_version() -> Result<(u32, u32), DriverError> {
+    let mut version: c_int = 0;
+    // SAFETY: writes one int.
+    check("cuDriverGetVersion", unsafe { sys::cuDriverGetVersion(&mut version) })?;
+    Ok(((version / 1000) as u32, ((version % 1000) / 10) as u32))
+}
+
+/// How many CUDA devices the driver sees.
+pub fn device_count() -> Result<u32, DriverError> {
+    let mut count: c_int = 0;
+    // SAFETY: writes one int; cuInit succeeded.
+    check("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut count) })?;
+    Ok(count.max(0) as u32)
+}
+
+/// The static facts of one device.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceFacts {
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub sm_count: u32,
+    pub total_memory_bytes: u64,
+    /// The most shared memory one block may opt in to.
+    pub max_shared_bytes_optin: u32,
+}
+
+/// Reads the facts of device `ordinal` (cuInit must have succeeded).
+pub fn device_facts(ordinal: u32) -> Result<DeviceFacts, DriverError> {
+    let device = device_handle(ordinal)?;
+    let mut name = [0 as c_char; 256];
+    // SAFETY: the buffer is 256 bytes and the length says so.
+    check("cuDeviceGetName", unsafe {
+        sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as c_int, device)
+    })?;
+    // SAFETY: the driver NUL-terminates the name within the buffer.
+    let name = unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().trim().to_string();
+    let attribute = |attribute: sys::CUdevice_attribute| -> Result<u32, DriverError> {
+        let mut value: c_int = 0;
+        // SAFETY: writes one int.
+        check("cuDeviceGetAttribute", unsafe { sys::cuDeviceGetAttribute(&mut value, attribute, device) })?;
+        Ok(value.max(0) as u32)
+    };
+    use sys::CUdevice_attribute as A;
+    let major = attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attribute(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let sm_count = attribute(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let max_shared_bytes_optin = attribute(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
+    let mut total: usize = 0;
+    // SAFETY: writes one size_t.
+    check("cuDeviceTotalMem", unsafe { sys::cuDeviceTotalMem_v2(&mut total, device) })?;
+    Ok(DeviceFacts {
+        name,
+        compute_capability: (major, minor),
+        sm_count,
+        total_memory_bytes: total as u64,
+        max_shared_bytes_optin,
+    })
+}
+
+fn device_handle(ordinal: u32) -> Result<sys::CUdevice, DriverError> {
+    let mut device: sys::CUdevice = 0;
+    // SAFETY: writes one device handle.
+    check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut device, ordinal as c_int) })?;
+    Ok(device)
+}
+
+/// The retained primary context of one device, released on drop.
+#[derive(Debug)]
+pub struct Context {
+    device: sys::CUdevice,
+    context: sys::CUcontext,
+}
+
+impl Context {
+    /// Retains the primary context of device `ordinal` and makes it current.
+    pub fn retain(ordinal: u32) -> Result<Rc<Context>, DriverError> {
+        let device = device_handle(ordinal)?;
+        let mut context: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle.
+        check("cuDevicePrimaryCtxRetain", unsafe { sys::cuDevicePrimaryCtxRetain(&mut context, device) })?;
+        let context = Rc::new(Context { device, context });
+        context.make_current()?;
+        Ok(context)
+    }
+
+    /// Makes this context the calling thread's current one.
+    pub fn make_current(&self) -> Result<(), DriverError> {
+        // SAFETY: the context is retained for as long as `self` lives.
+        check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.context) })
+    }
+
+    /// Waits for all work in the context; the error of a failed kernel surfaces here.
+    pub fn synchronize(&self) -> Result<(), DriverError> {
+        self.make_current()?;
+        // SAFETY: no arguments; the context is current.
+        check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: balances the retain in `Context::retain`. Errors cannot be reported from drop.
+        let _ = unsafe { sys::cuDevicePrimaryCtxRelease_v2(self.device) };
+    }
+}
+
+/// One device allocation made with plain `cuMemAlloc` (never managed memory), freed on drop.
+#[derive(Debug)]
+pub struct Memory {
+    context: Rc<Context>,
+    pointer: sys::CUdeviceptr,
+    bytes: usize,
+}
+
+impl Memory {
+    /// Allocates `bytes` (at least one byte, since the driver refuses zero).
+    pub fn alloc(context: &Rc<Context>, bytes: usize) -> Result<Memory, DriverError> {
+        context.make_current()?;
+        let mut pointer: sys::CUdeviceptr = 0;
+        // SAFETY: writes one device pointer.
+        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut pointer, bytes.max(1)) })?;
+        Ok(Memory { context: context.clone(), pointer, bytes })
+    }
+
+    /// The device address kernels receive.
+    pub fn address(&self) -> u64 {
+        self.pointer
+    }
+
+    /// Copies `data` (exactly `bytes` long) to the device.
+    pub fn copy_from_host(&self, data: &[u8]) -> Result<(), DriverError> {
+        debug_assert_eq!(data.len(), self.bytes);
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.context.make_current()?;
+        let length = data.len().min(self.bytes);
+        // SAFETY: the allocation and the slice both hold `length` bytes.
+        check("cuMemcpyHtoD", unsafe {
+            sys::cuMemcpyHtoD_v2(self.pointer, data.as_ptr() as *const c_void, length)
+        })
+    }
+
+    /// Copies the allocation back into `data` (exactly `bytes` long); synchronous.
+    pub fn copy_to_host(&self, data: &mut [u8]) -> Result<(), DriverError> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        self.context.make_current()?;
+        let length = data.len().min(self.bytes);
+        // SAFETY: the allocation and the slice both hold `length` bytes.
+        check("cuMemcpyDtoH", unsafe {
+            sys::cuMemcpyDtoH_v2(data.as_mut_ptr() as *mut c_void, self.pointer, length)
+        })
+    }
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        if self.context.make_current().is_ok() {
+            // SAFETY: the pointer came from cuMemAlloc in this context and is freed once.
+            let _ = unsafe { sys::cuMemFree_v2(self.pointer) };
+        }
+    }
+}
+
+/// A loaded module (JIT-compiled from PTX), unloaded on drop.
+#[derive(Debug)]
+pub struct Module {
+    context: Rc<Context>,
+    module: sys::CUmodule,
+}
+
+/// Why a module did not load: the driver error and the JIT's error log.
+#[derive(Clone, Debug)]
+pub struct LoadError {
+    pub error: DriverError,
+    pub log: String,
+}
+
+/// Bytes of each JIT log buffer.
+const JIT_LOG_BYTES: usize = 16 * 1024;
+
+impl Module {
+    /// JIT-compiles PTX text with `cuModuleLoadDataEx`, capturing the JIT's error log.
+    pub fn load_ptx(context: &Rc<Context>, ptx: &str) -> Result<Module, LoadError> {
+        let fail = |error: DriverError| LoadError { error, log: String::new() };
+        context.make_current().map_err(fail)?;
+        let image = CString::new(ptx).map_err(|_| {
+            let error = DriverError { call: "cuModuleLoadDataEx", code: CUresult::CUDA_ERROR_INVALID_IMAGE };
+            LoadError { error, log: "the PTX text contains a NUL byte".to_string() }
+        })?;
+        let mut error_log = vec![0u8; JIT_LOG_BYTES];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        // Option values are pointer-sized: a buffer, then its size passed as the pointer's value.
+        let mut values = [error_log.as_mut_ptr() as *mut c_void, JIT_LOG_BYTES as *mut c_void];
+        let mut module: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: the image is NUL-terminated; options and values have the same length; the
+        // log buffer outlives the call and its size is given.
+        let code = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                image.as_ptr() as *const c_void,
+                options.len() as c_uint,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        if let Err(error) = check("cuModuleLoadDataEx", code) {
+            let end = error_log.iter().position(|&b| b == 0).unwrap_or(error_log.len());
+            let log = String::from_utf8_lossy(&error_log[..end]).trim().to_string();
+            return Err(LoadError { error, log });
+        }
+        Ok(Module { context: context.clone(), module })
+    }
+
+    /// The kernel named `name` (the PTX `.entry`).
+    pub fn function(&self, name: &str) -> Result<Function, DriverError> {
+        let c_name = CString::new(name)
+            .map_err(|_| DriverError { call: "cuModuleGetFunction", code: CUresult::CUDA_ERROR_NOT_FOUND })?;
+        self.context.make_current()?;
+        let mut function: sys::CUfunction = std::ptr::null_mut();
+        // SAFETY: the module is loaded; the name is NUL-terminated.
+        check("cuModuleGetFunction", unsafe {
+            sys::cuModuleGetFunction(&mut function, self.module, c_name.as_ptr())
+        })?;
+        Ok(Function { function })
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        if self.context.make_current().is_ok() {
+            // SAFETY: the module was loaded in this context and is unloaded once.
+            let _ = unsafe { sys::cuModuleUnload(self.module) };
+        }
+    }
+}
+
+/// A kernel of a loaded module. Valid while its [`Module`] lives (the caller keeps both).
+#[derive(Clone, Copy, Debug)]
+pub struct Function {
+    function: sys::CUfunction,
+}
+
+impl Function {
+    /// Allows up to `bytes` of dynamic shared memory (needed above 48 KiB).
+    pub fn set_max_dynamic_shared_bytes(&self, bytes: u32) -> Result<(), DriverError> {
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+        // SAFETY: a valid function handle and a plain int attribute.
+        check("cuFuncSetAttribute", unsafe {
+            sys::cuFuncSetAttribute(self.function, attribute, bytes as c_int)
+        })
+    }
+
+    /// Registers per thread, as the JIT allocated them.
+    pub fn registers(&self) -> Result<u32, DriverError> {
+        let mut value: c_int = 0;
+        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS;
+        // SAFETY: writes one int.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(&mut value, attribute, self.function)
+        })?;
+        Ok(value.max(0) as u32)
+    }
+
+    /// Enqueues one launch on the null stream. `params` holds one pointer per kernel
+    /// parameter, each to a value of the parameter's size.
+    ///
+    /// # Safety
+    /// Every pointer in `params` must point to a live value of the size the kernel's
+    /// parameter has, and every device address among them must be a live allocation.
+    pub unsafe fn launch(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), DriverError> {
+        check("cuLaunchKernel", unsafe {
+            sys::cuLaunchKernel(
+                self.function,
+                grid[0],
+                grid[1],
+                grid[2],
+                block[0],
+                block[1],
+                block[2],
+                shared_bytes,
+                std::ptr::null_mut(),
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+}
+
+/// A CUDA event for timing and for waiting with a deadline, destroyed on drop.
+#[derive(Debug)]
+pub struct Event {
+    context: Rc<Context>,
+    event: sys::CUevent,
+}
+
+impl Event {
+    pub fn new(context: &Rc<Context>) -> Result<Event, DriverError> {
+        context.make_current()?;
+        let mut event: sys::CUevent = std::ptr::null_mut();
+        // SAFETY: writes one event handle; flags 0 = CU_EVENT_DEFAULT (timing enabled).
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut event, 0) })?;
+        Ok(Event { context: context.clone(), event })
+    }
+
+    /// Records the event on the null stream.
+    pub fn record(&self) -> Result<(), DriverError> {
+        // SAFETY: a live event; the null stream.
+        check("cuEventRecord", unsafe { sys::cuEventRecord(self.event, std::ptr::null_mut()) })
+    }
+
+    /// `Ok(true)` when the work before the event is done, `Ok(false)` while it runs.
+    pub fn is_done(&self) -> Result<bool, DriverError> {
+        // SAFETY: a live event.
+        match unsafe { sys::cuEventQuery(self.event) } {
+            CUresult::CUDA_SUCCESS => Ok(true),
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            code => Err(DriverError { call: "cuEventQuery", code }),
+        }
+    }
+
+    /// Blocks until the work before the event is done.
+    pub fn synchronize(&self) -> Result<(), DriverError> {
+        // SAFETY: a live event.
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(self.event) })
+    }
+
+    /// Milliseconds between `start` and this event (both recorded and complete).
+    pub fn elapsed_ms(&self, start: &Event) -> Result<f32, DriverError> {
+        let mut ms: f32 = 0.0;
+        // CUDA 13 drivers renamed the call (cuEventElapsedTime_v2); CUDA 12 drivers have only the
+        // old name. Ask which one the driver exports, so that cudarc never panics on a missing
+        // symbol.
+        let code = if has_symbol("cuEventElapsedTime_v2") {
+            // SAFETY: writes one float; both events are live.
+            unsafe { sys::cuEventElapsedTime_v2(&mut ms, start.event, self.event) }
+        } else {
+            // SAFETY: as above.
+            unsafe { sys::cuEventElapsedTime(&mut ms, start.event, self.event) }
+        };
+        check("cuEventElapsedTime", code)?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.context.make_current().is_ok() {
+            // SAFETY: the event was created in this context and is destroyed once.
+            let _ = unsafe { sys::cuEventDestroy_v2(self.event) };
+        }
+    }
+}

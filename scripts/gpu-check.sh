@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# GPU checks for trident, on a machine with an NVIDIA GPU: the CUDA self-test, the acceptance
+# corpus on nvptx, and the perf cases timed on trident and on Triton, one line per case.
+#
+# Usage: scripts/gpu-check.sh [TRIDENT_BINARY [CORPUS_DIR]]
+#   defaults: $TRIDENT or target/release/trident; $CORPUS or ../shared/corpus (both relative to
+#   the repository root), so the script also runs from a carried folder with the env vars set.
+#   Results (JSON from the corpus runner) go to $RESULTS, default a fresh temporary directory.
+#
+# Every step runs even when an earlier one fails; each failure is reported in the summary. The
+# exit status is 1 when a corpus case failed, the corpus run did not finish, or the self-test
+# failed; a missing Triton only loses the comparison column.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+trident="${1:-${TRIDENT:-$root/target/release/trident}}"
+corpus="${2:-${CORPUS:-$root/../shared/corpus}}"
+results="${RESULTS:-$(mktemp -d -t trident-gpu-check.XXXXXX)}"
+mkdir -p "$results"
+trident="$(cd "$(dirname "$trident")" && pwd)/$(basename "$trident")"
+
+failed_steps=()
+fatal=0
+
+banner() {
+    printf '\n========== %s ==========\n' "$*"
+}
+
+# step NAME FATAL COMMAND...: runs the command, records a failure without stopping.
+step() {
+    local name="$1" is_fatal="$2"
+    shift 2
+    banner "$name"
+    local status=0
+    "$@" || status=$?
+    if [ "$status" -ne 0 ]; then
+        echo "step failed: $name (exit $status)"
+        failed_steps+=("$name (exit $status)")
+        if [ "$is_fatal" = fatal ]; then fatal=1; fi
+    fi
+}
+
+if [ ! -x "$trident" ]; then
+    echo "error: trident binary not found or not executable: $trident (build with cargo build --release)"
+    exit 1
+fi
+if [ ! -f "$corpus/run.py" ]; then
+    echo "error: corpus runner not found: $corpus/run.py (pass CORPUS_DIR or set CORPUS)"
+    exit 1
+fi
+echo "trident: $trident"
+echo "corpus:  $corpus"
+echo "results: $results"
+
+step "trident devices" fatal "$trident" devices
+command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+step "CUDA self-test (hand-written PTX)" fatal env TRIDENT_REQUIRE_DEVICES=nvptx "$trident" selftest-cuda
+step "corpus: ptxas on every case (sm_80, sm_90a)" nonfatal \
+    python3 "$corpus/run.py" --ptxas sm_80,sm_90a --size all --trident "$trident" --json "$results/ptxas.json"
+step "corpus: nvptx, every case" fatal \
+    python3 "$corpus/run.py" --backend nvptx --size all --trident "$trident" --json "$results/nvptx-all.json"
+step "corpus: Triton bench, perf cases" nonfatal \
+    python3 "$corpus/run.py" --triton --bench --size perf --json "$results/triton-perf.json"
+step "corpus: trident nvptx bench, perf cases" nonfatal \
+    python3 "$corpus/run.py" --backend nvptx --bench --size perf --trident "$trident" --json "$results/nvptx-perf.json"
+
+banner "perf: trident vs Triton"
+python3 - "$results" <<'PY' || failed_steps+=("perf table")
+import json, math, os, sys
+
+results = sys.argv[1]
+
+def load(name):
+    path = os.path.join(results, name)
+    try:
+        with open(path) as f:
+            return {r["id"]: r for r in json.load(f)["results"]}
+    except (OSError, ValueError, KeyError) as e:
+        print(f"({name}: not available: {e})")
+        return {}
+
+def metric(result):
+    """-> (value, unit) from a result's bench entry, preferring TFLOP/s."""
+    bench = (result or {}).get("bench") or {}
+    for unit in ("TFLOP/s", "GB/s"):
+        if isinstance(bench.get(unit), (int, float)):
+            return bench[unit], unit
+    if "error" in bench:
+        return None, bench["error"][:40]
+    if result and result.get("status") != "PASS":
+        return None, f"{result.get('status')}: {result.get('reason', '')[:34]}"
+    return None, "-"
+
+trident, triton = load("nvptx-perf.json"), load("triton-perf.json")
+ratios = []
+print(f"{'case':<44} {'trident':>16} {'triton':>16} {'ratio':>7}")
+for case in sorted(set(trident) | set(triton)):
+    ours, our_unit = metric(trident.get(case))
+    theirs, their_unit = metric(triton.get(case))
+    show = lambda v, u: f"{v:.3f} {u}" if v is not None else u
+    ratio = "-"
+    if ours is not None and theirs:
+        ratios.append(ours / theirs)
+        ratio = f"{ours / theirs:.2f}"
+    print(f"{case:<44} {show(ours, our_unit):>16} {show(theirs, their_unit):>16} {ratio:>7}")
+if ratios:
+    geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"perf: {len(ratios)} case(s) timed on both; geometric mean of trident/Triton = {geomean:.2f}")
+else:
+    print("perf: no case was timed on both trident and Triton")
+PY
+
+banner "summary"
+corpus_failed=$(python3 - "$results/nvptx-all.json" <<'PY'
+import json, sys
+try:
+    with open(sys.argv[1]) as f:
+        data = json.load(f)
+except (OSError, ValueError) as e:
+    print(f"-1 the nvptx corpus run left no results ({e})")
+    sys.exit(0)
+print(f"{data['failed']} {data['passed']} passed, {data['failed']} failed, {data['skipped']} skipped")
+PY
+)
+corpus_failed_count="${corpus_failed%% *}"
+echo "corpus on nvptx: ${corpus_failed#* }"
+if [ "${#failed_steps[@]}" -gt 0 ]; then
+    echo "failed steps:"
+    printf '  %s\n' "${failed_steps[@]}"
+fi
+echo "results kept in $results"
+if [ "$fatal" -ne 0 ] || [ "$corpus_failed_count" != 0 ]; then
+    echo "gpu-check: FAIL"
+    exit 1
+fi
+echo "gpu-check: PASS"
