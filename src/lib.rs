@@ -132,16 +132,7 @@ pub fn lower_to_ptx(
             spec_flags(spec)
         )
     };
-    let mut module = ttir.clone();
-    let target = Target::nvidia(sm, spec.num_warps);
-    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, &PipelineOptions::default())
-    {
-        return Err(CompileError::Internal {
-            stage: "ttgir pipeline",
-            message: error.to_string(),
-            repro: repro("ttgir"),
-        });
-    }
+    let module = lower_to_ttgir(ttir, path, spec, sm)?;
     let options = trident_backend_nvptx::Options { sm, num_warps: spec.num_warps };
     trident_backend_nvptx::emit(&module, &options).map_err(|error| match error {
         trident_backend_nvptx::Error::Unsupported { op, detail, span } => {
@@ -155,6 +146,32 @@ pub fn lower_to_ptx(
             repro: repro("ptx"),
         },
     })
+}
+
+/// Runs the TTGIR pipeline (layouts) on a TTIR module for an NVIDIA GPU of compute capability
+/// `sm` with the warps of `spec`.
+pub fn lower_to_ttgir(
+    ttir: &Module,
+    path: &str,
+    spec: &Specialization,
+    sm: u32,
+) -> Result<Module, CompileError> {
+    let mut module = ttir.clone();
+    let target = Target::nvidia(sm, spec.num_warps);
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, &PipelineOptions::default())
+    {
+        let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
+        let target_flag = if sm >= 90 { "sm_90a" } else { "sm_80" };
+        return Err(CompileError::Internal {
+            stage: "ttgir pipeline",
+            message: error.to_string(),
+            repro: format!(
+                "trident compile {path} --kernel {kernel} --emit ttgir --target {target_flag} {}",
+                spec_flags(spec)
+            ),
+        });
+    }
+    Ok(module)
 }
 
 /// Why a launch on the interpreter failed.

@@ -90,7 +90,7 @@ impl Emitter<'_> {
             }
             DType::F8E4M3 | DType::F8E5M2 => {
                 if self.options.sm < 89 {
-                    return self.unsupported("fp8 conversions need sm_89 or newer");
+                    return Ok(self.fp8_to_f32_soft(r, d));
                 }
                 let kind = if d == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
                 let pair = self.reg(Class::B32);
@@ -113,7 +113,7 @@ impl Emitter<'_> {
             DType::BF16 => self.ins(format!("cvt.rn.bf16.f32 {r}, {f}")),
             DType::F8E4M3 | DType::F8E5M2 => {
                 if self.options.sm < 89 {
-                    return self.unsupported("fp8 conversions need sm_89 or newer");
+                    return Ok(self.f32_to_fp8_soft(f, d));
                 }
                 let kind = if d == DType::F8E4M3 { "e4m3x2" } else { "e5m2x2" };
                 let zero = self.reg(Class::F32);
@@ -125,6 +125,112 @@ impl Emitter<'_> {
             _ => return self.invalid(format!("narrow_from_f32 to {d}")),
         }
         Ok(r)
+    }
+}
+
+/// The parameters of an fp8 format: mantissa bits, exponent bias, largest finite value.
+fn fp8_format(d: DType) -> (u32, i32, f64) {
+    if d == DType::F8E4M3 {
+        (3, 7, 448.0)
+    } else {
+        (2, 15, 57344.0)
+    }
+}
+
+impl Emitter<'_> {
+    /// f32 -> fp8 in integer arithmetic (GPUs before sm_89 have no fp8 conversions): round to
+    /// nearest even, saturate finite overflow to the largest finite value, NaN to NaN.
+    fn f32_to_fp8_soft(&mut self, f: Reg, d: DType) -> Reg {
+        let (mbits, bias, max) = fp8_format(d);
+        let shift = 23 - mbits;
+        let min_normal = 2f64.powi(1 - bias);
+        let sub_scale = 2f64.powi(bias - 1 + mbits as i32);
+        let (a, bits, lsb, sub, code, sign) = (
+            self.reg(Class::F32),
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+            self.reg(Class::F32),
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+        );
+        let (is_sub, is_nan) = (self.reg(Class::Pred), self.reg(Class::Pred));
+        self.ins(format!("abs.f32 {a}, {f}"));
+        self.ins(format!("setp.nan.f32 {is_nan}, {f}, {f}"));
+        self.ins(format!("min.f32 {a}, {a}, {}", f32_lit(max)));
+        // Normal numbers: round the f32 mantissa to `mbits` bits, then rebias the exponent.
+        self.ins(format!("mov.b32 {bits}, {a}"));
+        self.ins(format!("bfe.u32 {lsb}, {bits}, {shift}, 1"));
+        self.ins(format!("add.s32 {bits}, {bits}, {}", (1u32 << (shift - 1)) - 1));
+        self.ins(format!("add.s32 {bits}, {bits}, {lsb}"));
+        self.ins(format!("shr.u32 {code}, {bits}, {shift}"));
+        self.ins(format!("sub.s32 {code}, {code}, {}", (127 - bias) << mbits));
+        // Subnormals: multiples of the smallest subnormal, rounded to nearest even.
+        self.ins(format!("setp.lt.f32 {is_sub}, {a}, {}", f32_lit(min_normal)));
+        self.ins(format!("mul.f32 {sub}, {a}, {}", f32_lit(sub_scale)));
+        self.ins(format!("cvt.rni.f32.f32 {sub}, {sub}"));
+        let sub_code = self.reg(Class::B32);
+        self.ins(format!("cvt.rzi.u32.f32 {sub_code}, {sub}"));
+        self.ins(format!("selp.b32 {code}, {sub_code}, {code}, {is_sub}"));
+        self.ins(format!("selp.b32 {code}, 127, {code}, {is_nan}"));
+        self.ins(format!("mov.b32 {bits}, {f}"));
+        self.ins(format!("shr.u32 {sign}, {bits}, 31"));
+        self.ins(format!("shl.b32 {sign}, {sign}, 7"));
+        self.ins(format!("or.b32 {code}, {code}, {sign}"));
+        let r = self.reg(Class::B16);
+        self.ins(format!("cvt.u16.u32 {r}, {code}"));
+        r
+    }
+
+    /// fp8 -> f32 exactly, in integer arithmetic.
+    fn fp8_to_f32_soft(&mut self, h: Reg, d: DType) -> Reg {
+        let (mbits, bias, _) = fp8_format(d);
+        let ebits = 7 - mbits;
+        let (c, e, m, bits, sign) = (
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+            self.reg(Class::B32),
+        );
+        self.ins(format!("cvt.u32.u16 {c}, {h}"));
+        self.ins(format!("bfe.u32 {e}, {c}, {mbits}, {ebits}"));
+        self.ins(format!("bfe.u32 {m}, {c}, 0, {mbits}"));
+        // Normal: exponent rebiased into f32, mantissa moved to the top.
+        self.ins(format!("add.s32 {bits}, {e}, {}", 127 - bias));
+        self.ins(format!("shl.b32 {bits}, {bits}, 23"));
+        let mt = self.reg(Class::B32);
+        self.ins(format!("shl.b32 {mt}, {m}, {}", 23 - mbits));
+        self.ins(format!("or.b32 {bits}, {bits}, {mt}"));
+        let f = self.reg(Class::F32);
+        self.ins(format!("mov.b32 {f}, {bits}"));
+        // Subnormal: m times the smallest subnormal.
+        let (zero_e, sub) = (self.reg(Class::Pred), self.reg(Class::F32));
+        self.ins(format!("setp.eq.u32 {zero_e}, {e}, 0"));
+        self.ins(format!("cvt.rn.f32.u32 {sub}, {m}"));
+        self.ins(format!("mul.f32 {sub}, {sub}, {}", f32_lit(2f64.powi(1 - bias - mbits as i32))));
+        self.ins(format!("selp.f32 {f}, {sub}, {f}, {zero_e}"));
+        // Specials: e4m3fn has one NaN (all ones); e5m2 has IEEE infinities and NaNs.
+        let special = self.reg(Class::Pred);
+        if d == DType::F8E4M3 {
+            let low7 = self.reg(Class::B32);
+            self.ins(format!("and.b32 {low7}, {c}, 127"));
+            self.ins(format!("setp.eq.u32 {special}, {low7}, 127"));
+            self.ins(format!("selp.f32 {f}, 0f7FC00000, {f}, {special}"));
+        } else {
+            let inf = self.reg(Class::Pred);
+            self.ins(format!("setp.eq.u32 {special}, {e}, 31"));
+            self.ins(format!("setp.eq.u32 {inf}, {m}, 0"));
+            let sv = self.reg(Class::F32);
+            self.ins(format!("selp.f32 {sv}, 0f7F800000, 0f7FC00000, {inf}"));
+            self.ins(format!("selp.f32 {f}, {sv}, {f}, {special}"));
+        }
+        self.ins(format!("shr.u32 {sign}, {c}, 7"));
+        let neg = self.reg(Class::Pred);
+        self.ins(format!("setp.ne.u32 {neg}, {sign}, 0"));
+        let nf = self.reg(Class::F32);
+        self.ins(format!("neg.f32 {nf}, {f}"));
+        self.ins(format!("selp.f32 {f}, {nf}, {f}, {neg}"));
+        f
     }
 }
 

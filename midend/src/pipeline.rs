@@ -147,6 +147,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass_with("convert-to-gpu", &convert, module, options)? == Continue::StopHere {
         return Ok(());
     }
+    // ---- Tensor cores ------------------------------------------------------------------------
+    let accelerate = |m: &mut Module| passes::accelerate_matmul::run(m, target);
+    if run_pass_with("accelerate-matmul", &accelerate, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());

@@ -43,7 +43,11 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
         Emit::Ttir => return Ok(print_module(&module)),
         Emit::Ptx => return Ok(ptx(args, &launch, &module)?.ptx),
         Emit::Cubin => return usage("--emit cubin writes a binary file: give -o FILE"),
-        Emit::Ttgir => "--emit ttgir: the TTIR -> TTGIR conversion (layouts) is not built",
+        Emit::Ttgir => {
+            let sm = target_sm(args.target);
+            let ttgir = crate::lower_to_ttgir(&module, &launch.path, &launch.spec, sm)?;
+            return Ok(print_module(&ttgir));
+        }
         Emit::Spirv | Emit::Spvasm | Emit::Wgsl => "--emit spirv/spvasm/wgsl: the spirv backend is not built",
     };
     Err(CliError::Unavailable(missing.to_string()))

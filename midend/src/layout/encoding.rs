@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::{Blocked, LayoutError, LinearLayout, Slice};
+use super::{Blocked, LayoutError, LinearLayout, Mma, Slice};
 
 /// A distributed (register) layout attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -18,6 +18,8 @@ pub enum Encoding {
         dim: u32,
         parent: Box<Encoding>,
     },
+    /// The accumulator layout of `mma.sync` (tensor cores, version 2).
+    Mma(Mma),
 }
 
 impl Encoding {
@@ -25,6 +27,7 @@ impl Encoding {
     pub fn to_linear(&self, shape: &[u32]) -> Result<LinearLayout, LayoutError> {
         match self {
             Encoding::Blocked(b) => b.to_linear(shape),
+            Encoding::Mma(m) => m.to_linear(shape),
             Encoding::Slice { dim, parent } => {
                 let s = Slice { dim: *dim, parent: parent.as_ref().clone() };
                 s.to_linear_with(shape, |p, parent_shape| p.to_linear(parent_shape))
@@ -36,6 +39,7 @@ impl Encoding {
     pub fn rank(&self) -> usize {
         match self {
             Encoding::Blocked(b) => b.rank(),
+            Encoding::Mma(_) => 2,
             Encoding::Slice { parent, .. } => parent.rank() - 1,
         }
     }
@@ -44,6 +48,7 @@ impl Encoding {
     pub fn alias_stem(&self) -> &'static str {
         match self {
             Encoding::Blocked(_) => "blocked",
+            Encoding::Mma(_) => "mma",
             Encoding::Slice { .. } => "slice",
         }
     }
@@ -53,6 +58,7 @@ impl fmt::Display for Encoding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Encoding::Blocked(b) => write!(f, "{b}"),
+            Encoding::Mma(m) => write!(f, "{m}"),
             Encoding::Slice { dim, parent } => write!(f, "#ttg.slice<{{dim = {dim}, parent = {parent}}}>"),
         }
     }
@@ -160,8 +166,27 @@ impl Cursor<'_> {
             let parent = self.encoding()?;
             self.eat("}>")?;
             Ok(Encoding::Slice { dim, parent: Box::new(parent) })
+        } else if self.text[self.pos..].starts_with("#ttg.nvidia_mma") {
+            self.eat("#ttg.nvidia_mma")?;
+            self.eat("<{")?;
+            self.eat("versionMajor")?;
+            self.eat("=")?;
+            let major = self.int()?;
+            self.eat(",")?;
+            self.eat("versionMinor")?;
+            self.eat("=")?;
+            self.int()?;
+            self.eat(",")?;
+            let warps = self.field("warpsPerCTA")?;
+            self.eat(",")?;
+            let instr = self.field("instrShape")?;
+            self.eat("}>")?;
+            if major != 2 || warps.len() != 2 || instr != [16, 8] {
+                return Err("only MMA version 2 layouts with instrShape [16, 8] are supported".into());
+            }
+            Ok(Encoding::Mma(Mma { warps_per_cta: [warps[0], warps[1]] }))
         } else {
-            Err("expected a layout (#ttg.blocked<...> or #ttg.slice<...>)".into())
+            Err("expected a layout (#ttg.blocked<...>, #ttg.slice<...> or #ttg.nvidia_mma<...>)".into())
         }
     }
 }

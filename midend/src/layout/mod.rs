@@ -64,6 +64,7 @@
 mod blocked;
 mod encoding;
 mod linear;
+mod mma;
 mod shared;
 mod slice;
 
@@ -72,6 +73,7 @@ use std::fmt;
 pub use blocked::Blocked;
 pub use encoding::{parse_encoding, Encoding};
 pub use linear::{InDim, LayoutError, LinearLayout};
+pub use mma::Mma;
 pub use shared::SwizzledShared;
 pub use slice::{project_out, slice, Slice};
 

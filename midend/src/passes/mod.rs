@@ -5,6 +5,7 @@
 //! share (use counts, since the IR keeps no use lists). `convert_to_gpu` starts TTGIR: it
 //! gives every tensor a layout for a `Target`.
 
+pub mod accelerate_matmul;
 pub mod canonicalize;
 pub mod combine;
 pub mod convert_to_gpu;

@@ -1,0 +1,201 @@
+//! Tensor cores for `tt.dot`: gives eligible dots the MMA v2 accumulator layout, and keeps loop
+//! accumulators in it (Triton's `accelerate_matmul`, plus the part of `remove_layout_conversions`
+//! that matters most for matmul loops).
+//!
+//! A 2-D dot is eligible on NVIDIA targets of compute capability 8.0 and up when its operands are
+//! f16 x f16 or bf16 x bf16 accumulating in f32, or f32 x f32 with `input_precision = "tf32"`,
+//! and its shape is a whole number of CTA tiles (`M % 16 wm == 0`, `N % 8 wn == 0`, K a multiple
+//! of the instruction's K: 16, or 8 for tf32), with `[wm, wn]` chosen like Triton's
+//! `warpsPerTileV2`. The dot then produces `#ttg.nvidia_mma`; its accumulator operand is converted
+//! to that layout before it and its result converted back after it.
+//!
+//! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
+//! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
+//! per iteration become one before and one after the loop. For `acc = tl.dot(a, b, acc)` this
+//! keeps the accumulator in tensor-core registers for the whole K loop.
+//!
+//! Expects: TTGIR from convert-to-gpu. Guarantees: a verified module computing the same values.
+
+use std::collections::HashMap;
+
+use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Type, Value};
+use crate::layout::{Encoding, Mma};
+use crate::target::Target;
+
+/// Applies both phases to every function.
+pub fn run(module: &mut Module, target: &Target) {
+    if target.compute_capability.unwrap_or(0) < 80 {
+        return;
+    }
+    for function in &mut module.functions {
+        let body = &mut function.body;
+        let dots: Vec<Op> =
+            body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
+        let mut replaced = HashMap::new();
+        for dot in dots {
+            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps) {
+                replaced.insert(old, new);
+            }
+        }
+        replace_uses_except_converts(body, function.entry, &replaced);
+        let loops: Vec<Op> =
+            body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
+        for lp in loops {
+            carry_in_converted_layout(body, lp);
+        }
+    }
+}
+
+/// The MMA layout a dot can use, if any.
+fn mma_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Encoding> {
+    let data = body.op(dot);
+    let (a, b, c) = (body.ty(data.operands[0]), body.ty(data.operands[1]), body.ty(data.operands[2]));
+    if a.shape().len() != 2 || c.dtype() != DType::F32 {
+        return None;
+    }
+    let k_step = match (a.dtype(), b.dtype()) {
+        (DType::F16, DType::F16) | (DType::BF16, DType::BF16) => 16,
+        (DType::F32, DType::F32) if data.attrs.str("input_precision") == Some("tf32") => 8,
+        _ => return None,
+    };
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    if k % k_step != 0 {
+        return None;
+    }
+    let warps = Mma::choose_warps([m, n], num_warps);
+    let mma = Mma { warps_per_cta: warps };
+    let [tm, tn] = mma.cta_tile();
+    if m % tm != 0 || n % tn != 0 {
+        return None;
+    }
+    Some(Encoding::Mma(mma))
+}
+
+/// Rewrites one dot to the MMA layout; returns (old result, converted result).
+fn use_tensor_cores(body: &mut Body, dot: Op, num_warps: u32) -> Option<(Value, Value)> {
+    let enc = mma_encoding(body, dot, num_warps)?;
+    let block = body.op(dot).parent?;
+    let index = body.blocks[block].ops.iter().position(|&o| o == dot)?;
+    let span = body.span(dot);
+    let c = body.op(dot).operands[2];
+    let result = body.op(dot).results[0];
+    let original = body.ty(result).clone();
+    let mma_ty = original.with_encoding(Some(enc));
+    let mut b = Builder::at(body, block, index);
+    b.span = span;
+    let c_mma = b.value(Opcode::ConvertLayout, vec![c], mma_ty.clone(), Attrs::new());
+    body.ops[dot].operands[2] = c_mma;
+    body.values[result].ty = mma_ty;
+    let mut b = Builder::at(body, block, index + 2);
+    b.span = span;
+    let back = b.value(Opcode::ConvertLayout, vec![result], original, Attrs::new());
+    Some((result, back))
+}
+
+/// Replaces uses of each key by its value, except in the conversion that defines the value.
+fn replace_uses_except_converts(body: &mut Body, root: Block, map: &HashMap<Value, Value>) {
+    for op in body.walk(root) {
+        let is_the_convert = body.opcode(op) == Opcode::ConvertLayout
+            && body.op(op).results.first().is_some_and(|r| map.values().any(|v| v == r));
+        if is_the_convert {
+            continue;
+        }
+        for operand in body.ops[op].operands.iter_mut() {
+            if let Some(&new) = map.get(operand) {
+                *operand = new;
+            }
+        }
+    }
+}
+
+/// Every op (in `block` and nested regions) using `v`, with the operand position.
+fn uses_in(body: &Body, block: Block, v: Value) -> Vec<(Op, usize)> {
+    let mut out = Vec::new();
+    for op in body.walk(block) {
+        for (i, &o) in body.op(op).operands.iter().enumerate() {
+            if o == v {
+                out.push((op, i));
+            }
+        }
+    }
+    out
+}
+
+fn carry_in_converted_layout(body: &mut Body, lp: Op) {
+    let region = body.op(lp).regions[0];
+    let Some(&yield_op) = body.blocks[region].ops.last() else { return };
+    let n_carried = body.op(lp).results.len();
+    for k in 0..n_carried {
+        let arg = body.blocks[region].args[k + 1];
+        let uses = uses_in(body, region, arg);
+        // Every use converts the arg to one layout E (the yield itself must not use it raw).
+        let mut target: Option<Type> = None;
+        let mut converts = Vec::new();
+        let ok = !uses.is_empty()
+            && uses.iter().all(|&(op, _)| {
+                if body.opcode(op) != Opcode::ConvertLayout {
+                    return false;
+                }
+                let ty = body.ty(body.op(op).results[0]).clone();
+                converts.push(op);
+                match &target {
+                    None => {
+                        target = Some(ty);
+                        true
+                    }
+                    Some(t) => *t == ty,
+                }
+            });
+        let Some(carried_ty) = target.filter(|_| ok) else { continue };
+        // The yielded value must be a conversion from E.
+        let yielded = body.op(yield_op).operands[k];
+        let Some(src_convert) = body.def_op(yielded).filter(|&d| body.opcode(d) == Opcode::ConvertLayout)
+        else {
+            continue;
+        };
+        let src = body.op(src_convert).operands[0];
+        if *body.ty(src) != carried_ty {
+            continue;
+        }
+        let original = body.ty(arg).clone();
+        // Inside: the arg is E; its conversions become the arg itself; yield the E value.
+        body.values[arg].ty = carried_ty.clone();
+        let mut map = HashMap::new();
+        for c in &converts {
+            map.insert(body.op(*c).results[0], arg);
+        }
+        body.replace_uses(region, &map);
+        for c in converts {
+            body.detach_op(c);
+        }
+        body.ops[yield_op].operands[k] = src;
+        // Outside: convert the init before the loop and the result after it.
+        let Some(block) = body.op(lp).parent else { return };
+        let index = body.blocks[block].ops.iter().position(|&o| o == lp).unwrap_or(0);
+        let span = body.span(lp);
+        let init = body.op(lp).operands[k + 3];
+        let mut b = Builder::at(body, block, index);
+        b.span = span;
+        let init_e = b.value(Opcode::ConvertLayout, vec![init], carried_ty.clone(), Attrs::new());
+        body.ops[lp].operands[k + 3] = init_e;
+        let result = body.op(lp).results[k];
+        body.values[result].ty = carried_ty.clone();
+        let index = body.blocks[block].ops.iter().position(|&o| o == lp).unwrap_or(0);
+        let mut b = Builder::at(body, block, index + 1);
+        b.span = span;
+        let back = b.value(Opcode::ConvertLayout, vec![result], original, Attrs::new());
+        let mut outside = HashMap::new();
+        outside.insert(result, back);
+        let root = block;
+        for op in body.walk(root) {
+            if op == body.def_op(back).unwrap_or(op) && body.op(op).results.contains(&back) {
+                continue;
+            }
+            for operand in body.ops[op].operands.iter_mut() {
+                if let Some(&new) = outside.get(operand) {
+                    *operand = new;
+                }
+            }
+        }
+    }
+}
