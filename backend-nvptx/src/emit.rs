@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::rc::Rc;
 
+use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, Value};
 
 use crate::layout::{register_map, Affine, LayoutInfo};
@@ -57,6 +58,9 @@ pub struct Emitter<'a> {
     last_line: u32,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,
+    /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
+    /// access may be vectorized).
+    pub axis: AxisInfoMap,
 }
 
 impl<'a> Emitter<'a> {
@@ -84,6 +88,7 @@ impl<'a> Emitter<'a> {
             shared_bytes: 0,
             last_line: 0,
             current: None,
+            axis: axis_info::analyze(func),
         }
     }
 

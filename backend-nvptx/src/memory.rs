@@ -5,8 +5,32 @@
 //! duplicate registers of the layout) skip stores and atomics, so every element is written once
 //! and every atomic happens once. Scalar stores and atomics run in thread 0; a scalar atomic's
 //! old value reaches every thread through shared memory.
+//!
+//! # Vector accesses
+//!
+//! A load or store moves `v` elements with one `ld/st.global.v{2,4}` (up to 128 bits) when all of
+//! these hold ([`vector_width`]):
+//! - the layout puts `v` consecutive elements of one dim in consecutive registers of every thread
+//!   (`LinearLayout::register_contiguity`), so register group `k` holds elements `kv .. kv+v-1`
+//!   at a coordinate that is a multiple of `v`;
+//! - the axis analysis proves the pointers contiguous over those `v` elements and the first one
+//!   aligned to `v * elem_bytes`;
+//! - the mask is constant over them (or absent), so the first lane's predicate guards the group.
+//!
+//! 16-bit elements travel packed two per 32-bit word (`mov.b32 %r, {%h0, %h1}`); 8-bit and `i1`
+//! elements, and anything that does not qualify, take the scalar path. A masked-off vector load
+//! keeps `other`, because its destinations are initialized to it before the predicated load.
+//!
+//! # Atomics whose result is unused
+//!
+//! They become `red` (no value comes back, so the memory system need not answer). Triton's
+//! default semantics, `acq_rel`, have no `red` form; since nothing reads the result, the acquire
+//! half cannot order anything the kernel observes through it, and `red.release` keeps the half
+//! that matters for signalling (earlier writes are visible before the update). `relaxed` and
+//! `release` stay as they are; `acquire` keeps `atom`. (Triton 3.x emits `atom` here and leaves
+//! the choice to ptxas; `red.relaxed` would be cheaper still, at the price of the release order.)
 
-use trident_midend::ir::{DType, Op, Opcode};
+use trident_midend::ir::{DType, Op, Opcode, Value};
 
 use crate::emit::{class_of, EResult, Emitter};
 use crate::ptx::{Class, Reg};
@@ -94,6 +118,12 @@ fn load(e: &mut Emitter, op: Op) -> EResult<()> {
     let space =
         if volatile { "volatile.global".to_string() } else { format!("global{}", cache_suffix(e, op)) };
     let ty = mem_type(d);
+    let width = vector_width(e, data.operands[0], data.operands.get(1).copied(), d)?;
+    if width > 1 {
+        let out = load_vectors(e, &ptr, mask.as_deref(), other.as_deref(), d, &space, width);
+        e.set(data.results[0], out);
+        return Ok(());
+    }
     let n = ptr.len();
     let mut out = Vec::with_capacity(n);
     let mut cache = std::collections::HashMap::new();
@@ -224,6 +254,14 @@ fn store(e: &mut Emitter, op: Op) -> EResult<()> {
         }
     );
     let owners = owner_predicates(e, op, 0)?;
+    let width = vector_width(e, data.operands[0], data.operands.get(2).copied(), d)?;
+    if width > 1 {
+        let what = format!("st.{space}");
+        let vector_ty = vector_mem_type(d);
+        return store_vectors(e, &ptr, &val, mask.as_deref(), &owners, width, |e, pred, p, words| {
+            e.ins(format!("{pred}{what}{} [{p}], {}", vector_suffix(words, vector_ty), word_list(words)));
+        });
+    }
     for i in 0..ptr.len() {
         let owner = owners[if owners.len() == 1 { 0 } else { i }];
         if matches!(owner, Owner::Never) {
@@ -282,6 +320,31 @@ fn atomic(e: &mut Emitter, op: Op) -> EResult<()> {
     let owners = owner_predicates(e, op, 0)?;
     let class = class_of(d);
     let scalar = !e.ty(data.results[0]).is_tensor();
+    // Without a reader of the old value the update becomes `red` (see the module doc for the
+    // semantics); `exch` and compare-and-swap have no `red` form.
+    let red_sem = match sem.as_str() {
+        "relaxed" => Some("relaxed"),
+        "release" | "acq_rel" => Some("release"),
+        _ => None,
+    };
+    let reduction = red_sem.filter(|_| !is_cas && opname != "exch" && result_unused(e, data.results[0]));
+    if let Some(red_sem) = reduction {
+        let zero = e.reg(class);
+        e.ins(format!("mov.{} {zero}, {}", mov_type(class), zero_literal(class)));
+        for i in 0..ptr.len() {
+            let owner = owners[if owners.len() == 1 { 0 } else { i }];
+            if matches!(owner, Owner::Never) {
+                continue;
+            }
+            let pick = |a: &Vec<Reg>| a[if a.len() == 1 { 0 } else { i }];
+            let mask = args.get(1).map(pick);
+            let pred = and_pred(e, owner.pred(), mask).map(|p| format!("@{p} ")).unwrap_or_default();
+            let value = pick(&args[0]);
+            e.ins(format!("{pred}red.{red_sem}.{scope}.global.{opname}.{ty} [{}], {value}", ptr[i]));
+        }
+        e.set(data.results[0], vec![zero; ptr.len()]);
+        return Ok(());
+    }
     let mut out = Vec::with_capacity(ptr.len());
     for i in 0..ptr.len() {
         let owner = owners[if owners.len() == 1 { 0 } else { i }];
@@ -325,5 +388,198 @@ fn atomic(e: &mut Emitter, op: Op) -> EResult<()> {
         out = vec![r];
     }
     e.set(data.results[0], out);
+    Ok(())
+}
+
+/// Whether no op of the kernel reads `value`.
+fn result_unused(e: &Emitter, value: Value) -> bool {
+    let body = &e.func.body;
+    body.walk(e.func.entry).into_iter().all(|op| !body.op(op).operands.contains(&value))
+}
+
+// ---- vector accesses ---------------------------------------------------------------------------
+
+/// How many consecutive registers of an access through `pointer` (masked by `mask`, moving
+/// elements of `d`) one instruction may move: a power of two, 1 when nothing is proven.
+fn vector_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType) -> EResult<usize> {
+    let elem_bits = match d {
+        DType::F16 | DType::BF16 => 16,
+        DType::I32 | DType::U32 | DType::F32 => 32,
+        DType::I64 | DType::U64 | DType::F64 => 64,
+        _ => return Ok(1),
+    };
+    if !e.ty(pointer).is_tensor() {
+        return Ok(1);
+    }
+    let layout = e.layout(pointer)?;
+    let Some(pointer_info) = e.axis.get(pointer) else { return Ok(1) };
+    // The dim whose elements a thread's registers walk the longest.
+    let (dim, registers) = (0..layout.rank())
+        .map(|dim| (dim, layout.linear.register_contiguity(dim) as u64))
+        .max_by_key(|&(dim, run)| (run, dim))
+        .unwrap_or((0, 1));
+    let mask_constancy = match mask {
+        Some(m) if e.ty(m).is_tensor() => match e.axis.get(m) {
+            Some(info) => info.constancy[dim],
+            None => 1,
+        },
+        _ => u64::MAX,
+    };
+    let elem_bytes = elem_bits / 8;
+    let mut width = registers.min(128 / elem_bits);
+    while width > 1 {
+        // Runs of `contiguity` elements start at addresses divisible by `divisibility` bytes; a
+        // group starts `k * width` elements into a run, so it is aligned when the run start is.
+        let contiguous = pointer_info.contiguity[dim] % width == 0;
+        let aligned = pointer_info.divisibility[dim] % (width * elem_bytes) == 0;
+        let masked_alike = mask_constancy == u64::MAX || mask_constancy % width == 0;
+        if contiguous && aligned && masked_alike {
+            break;
+        }
+        width /= 2;
+    }
+    Ok(width as usize)
+}
+
+/// The PTX type of one vector lane: 16-bit elements travel packed in 32-bit words.
+fn vector_mem_type(d: DType) -> &'static str {
+    match d {
+        DType::F16 | DType::BF16 => "b32",
+        other => mem_type(other),
+    }
+}
+
+/// `.v{n}.{ty}` and the braced register list for `n` words, or `.{ty}` alone for one word.
+fn vector_suffix(words: &[String], ty: &str) -> String {
+    match words.len() {
+        1 => format!(".{ty}"),
+        n => format!(".v{n}.{ty}"),
+    }
+}
+
+/// The operand text of `words`: one register, or a braced list.
+fn word_list(words: &[String]) -> String {
+    match words {
+        [one] => one.clone(),
+        _ => format!("{{{}}}", words.join(", ")),
+    }
+}
+
+/// Loads `width` elements per instruction; returns one register per register index.
+fn load_vectors(
+    e: &mut Emitter,
+    ptr: &[Reg],
+    mask: Option<&[Reg]>,
+    other: Option<&[Reg]>,
+    d: DType,
+    space: &str,
+    width: usize,
+) -> Vec<Reg> {
+    let class = class_of(d);
+    let packed = class == Class::B16;
+    let pick = |regs: &[Reg], i: usize| regs[if regs.len() == 1 { 0 } else { i }];
+    let mut out = Vec::with_capacity(ptr.len());
+    let mut cache: std::collections::HashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = Default::default();
+    for first in (0..ptr.len()).step_by(width) {
+        let p = ptr[first];
+        let m = mask.map(|m| pick(m, first));
+        let others: Vec<Reg> =
+            other.map(|o| (first..first + width).map(|i| pick(o, i)).collect()).unwrap_or_default();
+        if let Some(regs) = cache.get(&(p, m, others.clone())) {
+            out.extend(regs.iter().copied());
+            continue;
+        }
+        // The destinations start as `other` (or zero) so that a masked-off group keeps it.
+        let element_init = |j: usize| others.get(j).map(|r| r.to_string());
+        let words: Vec<Reg> = if packed {
+            (0..width / 2)
+                .map(|k| {
+                    let w = e.reg(Class::B32);
+                    match (element_init(2 * k), element_init(2 * k + 1)) {
+                        (Some(lo), Some(hi)) => e.ins(format!("mov.b32 {w}, {{{lo}, {hi}}}")),
+                        _ => e.ins(format!("mov.b32 {w}, 0")),
+                    }
+                    w
+                })
+                .collect()
+        } else {
+            (0..width)
+                .map(|j| {
+                    let r = e.reg(class);
+                    let init = element_init(j).unwrap_or_else(|| zero_literal(class).to_string());
+                    e.ins(format!("mov.{} {r}, {init}", mov_type(class)));
+                    r
+                })
+                .collect()
+        };
+        let pred = m.map(|m| format!("@{m} ")).unwrap_or_default();
+        let list = words.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+        let vector_ty = vector_mem_type(d);
+        if words.len() == 1 {
+            e.ins(format!("{pred}ld.{space}.{vector_ty} {list}, [{p}]"));
+        } else {
+            e.ins(format!("{pred}ld.{space}.v{}.{vector_ty} {{{list}}}, [{p}]", words.len()));
+        }
+        let regs: Vec<Reg> = if packed {
+            let mut halves = Vec::with_capacity(width);
+            for w in words {
+                let (lo, hi) = (e.reg(Class::B16), e.reg(Class::B16));
+                e.ins(format!("mov.b32 {{{lo}, {hi}}}, {w}"));
+                halves.extend([lo, hi]);
+            }
+            halves
+        } else {
+            words
+        };
+        cache.insert((p, m, others), regs.clone());
+        out.extend(regs);
+    }
+    out
+}
+
+/// Writes `width` elements per instruction through `emit(e, predicate prefix, pointer, words)`,
+/// where `words` are the 32- or 64-bit source registers (16-bit values packed in pairs). A group whose registers have different owners (never the case for the
+/// layouts that pass [`vector_width`], but cheap to check) goes element by element.
+fn store_vectors(
+    e: &mut Emitter,
+    ptr: &[Reg],
+    val: &[Reg],
+    mask: Option<&[Reg]>,
+    owners: &[Owner],
+    width: usize,
+    emit: impl Fn(&mut Emitter, &str, Reg, &[String]),
+) -> EResult<()> {
+    let pick = |regs: &[Reg], i: usize| regs[if regs.len() == 1 { 0 } else { i }];
+    let owner_of = |i: usize| owners[if owners.len() == 1 { 0 } else { i }];
+    for first in (0..ptr.len()).step_by(width) {
+        let owner = owner_of(first);
+        let same_owner = (first..first + width).all(|i| match (owner_of(i), owner) {
+            (Owner::Never, Owner::Never) | (Owner::Always, Owner::Always) => true,
+            (Owner::If(a), Owner::If(b)) => a == b,
+            _ => false,
+        });
+        if !same_owner {
+            return e.invalid("a vector store over registers with different owners");
+        }
+        if matches!(owner, Owner::Never) {
+            continue;
+        }
+        let m = mask.map(|m| pick(m, first));
+        let pred = and_pred(e, owner.pred(), m).map(|p| format!("@{p} ")).unwrap_or_default();
+        let values: Vec<Reg> = (first..first + width).map(|i| pick(val, i)).collect();
+        let words: Vec<String> = if values[0].class == Class::B16 {
+            values
+                .chunks(2)
+                .map(|pair| {
+                    let w = e.reg(Class::B32);
+                    e.ins(format!("mov.b32 {w}, {{{}, {}}}", pair[0], pair[1]));
+                    w.to_string()
+                })
+                .collect()
+        } else {
+            values.iter().map(|r| r.to_string()).collect()
+        };
+        emit(e, &pred, ptr[first], &words);
+    }
     Ok(())
 }

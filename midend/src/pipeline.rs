@@ -152,6 +152,23 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass_with("accelerate-matmul", &accelerate, module, options)? == Continue::StopHere {
         return Ok(());
     }
+    // ---- Coalesce memory accesses -------------------------------------------------------------
+    // Vectorizable layouts for loads, stores and atomics, then the elementwise code around them
+    // adopts those layouts so that the conversions coalesce inserted disappear.
+    if run_pass("coalesce", passes::coalesce::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    if run_pass("remove-layout-conversions", passes::remove_layout_conversions::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
+    // ---- Recompute loop-carried pointer tensors inside their loops ---------------------------
+    if run_pass("rematerialize-loop-pointers", passes::rematerialize_loop_pointers::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());

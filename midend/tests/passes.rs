@@ -53,6 +53,21 @@ fn convert_to_gpu() {
 }
 
 #[test]
+fn coalesce() {
+    check_folder("coalesce", passes::coalesce::run);
+}
+
+/// Coalesce, then the cleanup: the cases show which conversions survive.
+#[test]
+fn remove_layout_conversions() {
+    check_folder("remove_layout_conversions", |module| {
+        passes::coalesce::run(module);
+        passes::remove_layout_conversions::run(module);
+        passes::dce::run(module);
+    });
+}
+
+#[test]
 fn pipeline() {
     check_folder("pipeline", |module| {
         let options = PipelineOptions { verify: true, ..PipelineOptions::default() };

@@ -116,8 +116,14 @@ fn cubin(args: &CompileArgs) -> Result<(), CliError> {
 /// `trident compile FILE FLAGS... --emit ttir`, in process: the TTIR text or the error. The
 /// golden tests use this, so they test exactly what the command prints.
 pub fn emit_ttir_with_flags(file: &str, flags: &[String]) -> Result<String, CliError> {
+    emit_with_flags(file, flags, &["--emit", "ttir"])
+}
+
+/// [`emit_ttir_with_flags`] for any stage: `stage` are the extra flags (`--emit ttgir --target
+/// sm_90a`, ...). Used by the golden tests of every stage.
+pub fn emit_with_flags(file: &str, flags: &[String], stage: &[&str]) -> Result<String, CliError> {
     let argv = ["trident", "compile", file].into_iter().map(String::from);
-    let argv = argv.chain(flags.iter().cloned()).chain(["--emit".to_string(), "ttir".to_string()]);
+    let argv = argv.chain(flags.iter().cloned()).chain(stage.iter().map(|s| s.to_string()));
     match <super::Cli as clap::Parser>::try_parse_from(argv) {
         Ok(super::Cli { command: super::Command::Compile(args) }) => emit(&args),
         Ok(_) => Err(CliError::Internal("`trident compile` parsed as another command".into())),

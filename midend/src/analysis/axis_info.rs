@@ -497,6 +497,8 @@ impl Analyzer<'_> {
                 }
             }
             Opcode::Splat => splat(&operand(0), &shape),
+            // A layout conversion moves elements between threads, not values.
+            Opcode::ConvertLayout => operand(0),
             Opcode::Broadcast => broadcast(&operand(0), &self.shape(data.operands[0]), &shape),
             Opcode::ExpandDims => expand_dims(&operand(0), data.attrs.int("axis").unwrap_or(0) as usize),
             Opcode::Trans => match data.attrs.ints("order") {

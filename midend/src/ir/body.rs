@@ -194,6 +194,15 @@ impl Body {
         }
     }
 
+    /// `op` and every op nested in its regions (pre-order).
+    pub fn walk_op(&self, op: Op) -> Vec<Op> {
+        let mut out = vec![op];
+        for &r in &self.ops[op].regions {
+            self.walk_into(r, &mut out);
+        }
+        out
+    }
+
     /// Every op in program order, nested regions included (pre-order).
     pub fn walk(&self, root: Block) -> Vec<Op> {
         let mut out = Vec::new();

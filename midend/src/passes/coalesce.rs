@@ -1,0 +1,145 @@
+//! Coalesce: give every global memory access a layout that lets each thread move up to 128 bits
+//! of consecutive elements with one instruction (Triton's `Coalesce.cpp`).
+//!
+//! For each `tt.load`, `tt.store` and `tt.atomic_rmw` on a tensor of pointers, the axis analysis
+//! of the pointer decides:
+//! 1. `order`: the dims sorted by contiguity, highest first (ties keep the row-major order);
+//! 2. the vector width along `order[0]`:
+//!    `min(divisibility_bytes / elem_bytes, contiguity[order[0]], 128 bits / elem_bits)`, at least
+//!    one, capped at `numel / threads` so that no thread is left without an element;
+//! 3. a blocked layout with that `sizePerThread` (other dims 1), built by [`Blocked::for_shape`].
+//!
+//! The op is rewritten to that layout: a `ttg.convert_layout` to the new layout before each
+//! tensor operand and one back to the old layout after the result. Nothing else changes here;
+//! `remove_layout_conversions` then lets the surrounding computation adopt the new layout (or
+//! gives the access back its old one when the neighbourhood cannot move) and drops the
+//! conversions that became identities.
+//!
+//! Expects: TTGIR (every tensor has a layout; the module attributes `ttg.num-warps` and
+//! `ttg.threads-per-warp` set by convert-to-gpu). Guarantees: the IR still verifies; every memory
+//! op sees one layout on its tensor operands and result.
+
+use std::collections::HashMap;
+
+use crate::analysis::axis_info::{self, AxisInfoMap};
+use crate::ir::{Attrs, Block, Body, Builder, Function, Module, Op, Opcode, Type};
+use crate::layout::{Blocked, Encoding};
+
+/// The widest access one thread makes with one instruction, in bits.
+const MAX_VECTOR_BITS: u64 = 128;
+
+/// Coalesces every memory op of every function of `module`.
+pub fn run(module: &mut Module) {
+    let num_warps = module.attrs.int("ttg.num-warps").unwrap_or(4) as u32;
+    let threads_per_warp = module.attrs.int("ttg.threads-per-warp").unwrap_or(32) as u32;
+    for function in &mut module.functions {
+        let infos = axis_info::analyze(function);
+        let plans = plan(function, &infos, threads_per_warp, num_warps);
+        for (op, encoding) in plans {
+            rewrite(&mut function.body, op, encoding);
+        }
+    }
+}
+
+/// The memory ops whose layout should change, with their new layouts.
+fn plan(
+    function: &Function,
+    infos: &AxisInfoMap,
+    threads_per_warp: u32,
+    num_warps: u32,
+) -> Vec<(Op, Encoding)> {
+    let body = &function.body;
+    let mut plans = Vec::new();
+    for op in body.walk(function.entry) {
+        if !matches!(body.opcode(op), Opcode::Load | Opcode::Store | Opcode::AtomicRmw) {
+            continue;
+        }
+        let pointer = body.op(op).operands[0];
+        let ty = body.ty(pointer);
+        if !ty.is_tensor() || ty.encoding().is_none() {
+            continue;
+        }
+        let Some(info) = infos.get(pointer) else { continue };
+        let blocked = coalesced_layout(ty, info, threads_per_warp, num_warps);
+        let encoding = Encoding::Blocked(blocked);
+        if ty.encoding() != Some(&encoding) {
+            plans.push((op, encoding));
+        }
+    }
+    plans
+}
+
+/// The layout that vectorizes an access through pointers of type `ty` with facts `info`.
+fn coalesced_layout(ty: &Type, info: &axis_info::AxisInfo, threads_per_warp: u32, num_warps: u32) -> Blocked {
+    let shape = ty.shape();
+    let rank = shape.len();
+    // Dims by contiguity, highest first; the sort is stable, so ties keep row-major order.
+    let mut order: Vec<u32> = (0..rank as u32).rev().collect();
+    order.sort_by_key(|&dim| std::cmp::Reverse(info.contiguity[dim as usize]));
+    let fastest = order[0] as usize;
+
+    // i1 elements travel as bytes.
+    let elem_bits = (ty.dtype().bits() as u64).max(8);
+    let elem_bytes = elem_bits / 8;
+    let aligned = (info.divisibility[fastest] / elem_bytes).max(1);
+    let contiguous = info.contiguity[fastest].min(shape[fastest] as u64);
+    let mut per_thread = aligned.min(contiguous).min(MAX_VECTOR_BITS / elem_bits).max(1);
+    let threads = (threads_per_warp * num_warps) as u64;
+    per_thread = per_thread.min((ty.numel() / threads).max(1));
+    // Vector widths are powers of two (the layout bases are).
+    let per_thread = 1u32 << (63 - per_thread.leading_zeros());
+
+    let mut size_per_thread = vec![1; rank];
+    size_per_thread[fastest] = per_thread;
+    Blocked::for_shape(shape, size_per_thread, order, threads_per_warp, num_warps)
+}
+
+/// Moves `op` to `encoding`: converts its tensor operands before it and its result back after.
+fn rewrite(body: &mut Body, op: Op, encoding: Encoding) {
+    let Some(block) = body.op(op).parent else { return };
+    let span = body.span(op);
+    let index = position(body, block, op);
+    let mut builder = Builder::at(body, block, index);
+    builder.span = span;
+    let operands = builder.body.op(op).operands.clone();
+    let mut converted = Vec::with_capacity(operands.len());
+    for operand in operands {
+        let ty = builder.ty(operand);
+        if !ty.is_tensor() {
+            converted.push(operand);
+            continue;
+        }
+        let want = ty.with_encoding(Some(encoding.clone()));
+        converted.push(builder.value(Opcode::ConvertLayout, vec![operand], want, Attrs::new()));
+    }
+    body.ops[op].operands = converted;
+
+    let Some(&result) = body.op(op).results.first() else { return };
+    let old = body.ty(result).clone();
+    body.values[result].ty = old.with_encoding(Some(encoding));
+    let index = position(body, block, op) + 1;
+    let mut builder = Builder::at(body, block, index);
+    builder.span = span;
+    let back = builder.value(Opcode::ConvertLayout, vec![result], old, Attrs::new());
+    let entry = root_block(body, block);
+    body.replace_uses(entry, &HashMap::from([(result, back)]));
+    // The conversion itself must keep reading the memory op's result.
+    let convert = body.def_op(back).expect("a convert result");
+    body.ops[convert].operands[0] = result;
+}
+
+/// The index of `op` in `block`.
+fn position(body: &Body, block: Block, op: Op) -> usize {
+    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in its parent block")
+}
+
+/// The function's entry block: the outermost block enclosing `block`.
+fn root_block(body: &Body, mut block: Block) -> Block {
+    while let Some(op) = body.blocks[block].parent_op {
+        match body.op(op).parent {
+            Some(parent) => block = parent,
+            None => break,
+        }
+    }
+    block
+}
