@@ -174,6 +174,59 @@ pub fn lower_to_ttgir(
     Ok(module)
 }
 
+/// The Vulkan facts a SPIR-V compilation needs (from the adapter, or defaults without one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpirvTarget {
+    pub mode: trident_backend_spirv::Mode,
+    /// The adapter's subgroup size (the layouts' threads per warp).
+    pub subgroup_size: u32,
+    pub workgroup_memory_bytes: u32,
+}
+
+/// Lowers a TTIR module through the TTGIR pipeline to SPIR-V for `target`.
+pub fn lower_to_spirv(
+    ttir: &Module,
+    path: &str,
+    source: &str,
+    spec: &Specialization,
+    target: SpirvTarget,
+) -> Result<trident_backend_spirv::Artifact, CompileError> {
+    let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
+    let repro =
+        |emit: &str| format!("trident compile {path} --kernel {kernel} --emit {emit} {}", spec_flags(spec));
+    let mut module = ttir.clone();
+    let gpu = Target {
+        threads_per_warp: target.subgroup_size,
+        num_warps: spec.num_warps,
+        compute_capability: None,
+        shared_memory_bytes: target.workgroup_memory_bytes,
+    };
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, &PipelineOptions::default()) {
+        return Err(CompileError::Internal {
+            stage: "ttgir pipeline",
+            message: error.to_string(),
+            repro: repro("ttgir"),
+        });
+    }
+    let options = trident_backend_spirv::Options {
+        mode: target.mode,
+        threads_per_warp: target.subgroup_size,
+        num_warps: spec.num_warps,
+        workgroup_memory_limit: target.workgroup_memory_bytes,
+    };
+    trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
+        trident_backend_spirv::Error::Unsupported { op, detail, span } => {
+            let message = format!("the spirv backend does not support {op}: {detail}");
+            CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))
+        }
+        invalid @ trident_backend_spirv::Error::Invalid(_) => CompileError::Internal {
+            stage: "spirv backend",
+            message: invalid.to_string(),
+            repro: repro("spvasm"),
+        },
+    })
+}
+
 /// Why a launch on the interpreter failed.
 #[derive(Debug, Clone)]
 pub enum LaunchError {

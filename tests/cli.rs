@@ -93,12 +93,15 @@ fn auto_backend_says_which_backend_it_picks() {
     args.extend(["--backend", "auto", "--out", out.to_str().unwrap()]);
     let output = trident(&args);
     assert!(output.status.success(), "trident run failed:\n{}", stderr(&output));
-    // One note, naming the backend: interp without a GPU (or when nvptx cannot compile the
-    // kernel yet), nvptx with one.
+    // One note, naming the backend: nvptx with a GPU, else spirv with a Vulkan adapter, else
+    // interp.
     let text = stderr(&output);
     let notes: Vec<&str> = text.lines().filter(|l| l.contains("--backend auto")).collect();
     assert_eq!(notes.len(), 1, "{text}");
-    assert!(notes[0].contains("running on interp") || notes[0].contains("running on nvptx"), "{text}");
+    assert!(
+        ["running on interp", "running on nvptx", "running on spirv"].iter().any(|b| notes[0].contains(b)),
+        "{text}"
+    );
 }
 
 #[test]
@@ -141,14 +144,25 @@ fn compile_reads_only_headers_and_writes_to_o() {
     assert!(text.contains("tt.func"), "no tt.func in:\n{text}");
 }
 
+/// `--backend spirv` runs on a Vulkan adapter (lavapipe in CI) or says why it cannot; without an
+/// adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names spirv.
 #[test]
-fn backends_not_built_say_so() {
+fn spirv_runs_or_says_why() {
+    let out = std::env::temp_dir().join(format!("trident-spirv-run-{}", std::process::id()));
     let mut args = vec!["run", EXAMPLE];
     args.extend(example_flags());
-    args.extend(["--backend", "spirv"]);
+    args.extend(["--backend", "spirv", "--out", out.to_str().unwrap()]);
     let output = trident(&args);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("spirv backend is not built"), "{}", stderr(&output));
+    if output.status.success() {
+        assert!(out.join("output_ptr.npy").exists(), "no output written");
+        let _ = std::fs::remove_dir_all(&out);
+        return;
+    }
+    let text = stderr(&output);
+    assert!(text.contains("needs a Vulkan adapter"), "{text}");
+    let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+    assert!(!required.split(',').any(|d| d.trim() == "spirv"), "TRIDENT_REQUIRE_DEVICES names spirv: {text}");
+    println!("SKIP spirv run: no Vulkan adapter here (set TRIDENT_REQUIRE_DEVICES=spirv to require it)");
 }
 
 #[test]
@@ -243,7 +257,11 @@ fn devices_lists_interp() {
             .any(|l| l.starts_with("nvptx") && (l.contains("available") || l.contains("unavailable"))),
         "{text}"
     );
-    assert!(text.lines().any(|l| l.starts_with("spirv") && l.contains("not built")), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("spirv") && (l.contains("available") || l.contains("unavailable"))),
+        "{text}"
+    );
 }
 
 /// Every device named in `TRIDENT_REQUIRE_DEVICES` must be available; others SKIP.

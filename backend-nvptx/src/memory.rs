@@ -331,16 +331,27 @@ fn atomic(e: &mut Emitter, op: Op) -> EResult<()> {
     if let Some(red_sem) = reduction {
         let zero = e.reg(class);
         e.ins(format!("mov.{} {zero}, {}", mov_type(class), zero_literal(class)));
-        for i in 0..ptr.len() {
-            let owner = owners[if owners.len() == 1 { 0 } else { i }];
+        // sm_90 adds f32 vectors of 2 or 4 in one reduction, as it loads and stores them.
+        let width = if e.options.sm >= 90 && opname == "add" && ty == "f32" && args[0].len() == ptr.len() {
+            vector_width(e, data.operands[0], data.operands.get(2).copied(), d)?
+        } else {
+            1
+        };
+        for first in (0..ptr.len()).step_by(width) {
+            let owner = owners[if owners.len() == 1 { 0 } else { first }];
             if matches!(owner, Owner::Never) {
                 continue;
             }
-            let pick = |a: &Vec<Reg>| a[if a.len() == 1 { 0 } else { i }];
-            let mask = args.get(1).map(pick);
+            let pick = |a: &Vec<Reg>, i: usize| a[if a.len() == 1 { 0 } else { i }];
+            let mask = args.get(1).map(|m| pick(m, first));
             let pred = and_pred(e, owner.pred(), mask).map(|p| format!("@{p} ")).unwrap_or_default();
-            let value = pick(&args[0]);
-            e.ins(format!("{pred}red.{red_sem}.{scope}.global.{opname}.{ty} [{}], {value}", ptr[i]));
+            let values: Vec<String> = (first..first + width).map(|i| pick(&args[0], i).to_string()).collect();
+            let vector = if width > 1 { format!(".v{width}") } else { String::new() };
+            e.ins(format!(
+                "{pred}red.{red_sem}.{scope}.global.{opname}{vector}.{ty} [{}], {}",
+                ptr[first],
+                word_list(&values)
+            ));
         }
         e.set(data.results[0], vec![zero; ptr.len()]);
         return Ok(());

@@ -1,8 +1,167 @@
-//! trident-backend-spirv: TTGIR -> SPIR-V words for Vulkan compute.
+//! trident-backend-spirv: TTGIR -> SPIR-V words for Vulkan compute (and, through naga, WGSL).
 //!
-//! Not written yet. The contract (ARCHITECTURE.md): one entry point,
-//! `emit(&Module, &Options) -> Result<Artifact, Error>`, taking a verified TTGIR module and
-//! returning SPIR-V words plus launch metadata. Pointer arguments become storage buffers with
-//! provenance tracking; scalars go in push constants. This crate imports only `trident-midend`.
-//! Until it exists, `trident compile --emit spirv` and `--backend spirv` report that the backend
-//! is not available.
+//! One entry point, [`emit`], takes a verified TTGIR module (every tensor type carries its
+//! layout) plus [`Options`] and returns an [`Artifact`]: SPIR-V words and the launch metadata
+//! the runtime needs (workgroup size, workgroup memory, the binding ABI). The design mirrors
+//! the nvptx backend: every tensor value lowers to one SPIR-V value per register index of its
+//! linear layout, thread coordinates are XORs of lane and warp basis vectors, and layout
+//! changes are register renamings or round trips through workgroup memory.
+//!
+//! What differs is memory. SPIR-V for Vulkan uses logical addressing: there are no pointer
+//! values to do arithmetic on. Each pointer argument of the kernel becomes one storage buffer
+//! (a runtime array of 32-bit words), and a Triton pointer becomes a byte offset into the
+//! buffer of the argument it was derived from. That base argument is tracked statically for
+//! every value (its provenance); where it cannot be known (a pointer loaded from memory, an
+//! integer cast to a pointer, a select between two arguments), emission stops with
+//! [`Error::Unsupported`] and the span of the op. Narrow elements (8 and 16 bits) are extracted
+//! from words on load and written with word atomics on store, so no 8/16-bit storage feature is
+//! needed. Scalar arguments, the grid size and the folded dispatch size travel in one uniform
+//! block (see [`Artifact::uniform_words`]).
+//!
+//! Two modes ([`Mode`]): `Vulkan` may use every capability lavapipe and desktop drivers have
+//! (Int64, Float64); `Portable` restricts itself to what naga's SPIR-V frontend accepts, so the
+//! module can be translated to WGSL for Metal, DX12 and WebGPU.
+//!
+//! This crate imports only `trident-midend`: never the other backend, never the runtime.
+
+mod arith;
+mod control;
+mod dot;
+mod emit;
+mod layout;
+mod memory;
+mod reduce;
+mod spirv;
+
+use std::fmt;
+
+/// Which SPIR-V dialect to produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// For Vulkan drivers directly (passthrough): Int64 and Float64 where the kernel needs them.
+    Vulkan,
+    /// Only what naga's SPIR-V frontend accepts (translatable to WGSL): no 64-bit types.
+    Portable,
+}
+
+/// What the caller fixes for one compilation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub mode: Mode,
+    /// The subgroup size the layouts were built for (the midend `Target`'s threads per warp).
+    pub threads_per_warp: u32,
+    pub num_warps: u32,
+    /// Workgroup memory the device allows, in bytes.
+    pub workgroup_memory_limit: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { mode: Mode::Vulkan, threads_per_warp: 32, num_warps: 4, workgroup_memory_limit: 32 * 1024 }
+    }
+}
+
+/// How one kernel parameter reaches the shader (in parameter order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamAbi {
+    /// A storage buffer (read-write, an array of 32-bit words) at this binding of set 0.
+    Buffer { binding: u32 },
+    /// An integer of `bytes` (4 or 8) at uniform word `word` (8-byte values: low word first).
+    Int { bytes: u32, word: u32 },
+    /// A float of `bytes` (4 or 8) at uniform word `word`.
+    Float { bytes: u32, word: u32 },
+}
+
+/// Uniform words 0..3 hold the grid (programs per axis), words 3..5 the folded dispatch's
+/// workgroup counts along x and y; parameters start at this word.
+pub const FIRST_PARAM_WORD: u32 = 6;
+
+/// The compiled kernel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artifact {
+    pub words: Vec<u32>,
+    /// The entry point's name (the kernel's name).
+    pub entry_name: String,
+    pub workgroup_size: [u32; 3],
+    /// Workgroup memory the kernel declares, in bytes.
+    pub workgroup_memory_bytes: u32,
+    pub params: Vec<ParamAbi>,
+    /// The binding of the uniform block (after the buffers).
+    pub uniform_binding: u32,
+    /// Size of the uniform block in 32-bit words.
+    pub uniform_words: u32,
+    pub mode: Mode,
+}
+
+/// Why a module could not be lowered to SPIR-V.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Error {
+    /// An op (by name) this backend has no rule for, with the source span when known.
+    Unsupported { op: String, detail: String, span: Option<trident_midend::ir::Span> },
+    /// The module is not in the form the backend expects (an internal error).
+    Invalid(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported { op, detail, .. } => {
+                write!(f, "the spirv backend does not support {op}: {detail}")
+            }
+            Error::Invalid(m) => write!(f, "invalid module for the spirv backend: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Lowers the kernel of `module` (TTGIR: every tensor has a layout, helpers are inlined).
+pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Artifact, Error> {
+    let Some(kernel) = module.kernel() else {
+        return Err(Error::Invalid("the module has no kernel".into()));
+    };
+    emit::Emitter::new(module, kernel, options).kernel()
+}
+
+/// The folded dispatch for a grid: workgroup counts per dimension, each at most `max_per_dim`
+/// (65535 on Vulkan). Programs are numbered linearly; the kernel recovers the program id from
+/// the linear workgroup index and skips the workgroups past the grid's end.
+pub fn fold_grid(grid: [u32; 3], max_per_dim: u32) -> Option<[u32; 3]> {
+    let total: u64 = grid.iter().map(|&g| g as u64).product();
+    if total == 0 {
+        return Some([0, 0, 0]);
+    }
+    if grid.iter().all(|&g| g <= max_per_dim) && grid[1] == 1 && grid[2] == 1 {
+        return Some(grid);
+    }
+    let max = max_per_dim as u64;
+    let x = total.min(max);
+    let y = total.div_ceil(x).min(max);
+    let z = total.div_ceil(x * y);
+    if z > max {
+        return None;
+    }
+    Some([x as u32, y as u32, z as u32])
+}
+
+/// The module in SPIR-V assembly (rspirv's disassembly), for `--emit spvasm`.
+pub fn disassemble(words: &[u32]) -> String {
+    use rspirv::binary::Disassemble;
+    match rspirv::dr::load_words(words) {
+        Ok(module) => module.disassemble(),
+        Err(e) => format!("; cannot disassemble: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_large_grids() {
+        assert_eq!(fold_grid([100, 1, 1], 65535), Some([100, 1, 1]));
+        assert_eq!(fold_grid([70000, 1, 1], 65535), Some([65535, 2, 1]));
+        assert_eq!(fold_grid([4, 5, 6], 65535), Some([120, 1, 1]));
+        assert_eq!(fold_grid([0, 5, 6], 65535), Some([0, 0, 0]));
+    }
+}

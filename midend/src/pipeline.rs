@@ -147,11 +147,6 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass_with("convert-to-gpu", &convert, module, options)? == Continue::StopHere {
         return Ok(());
     }
-    // ---- Tensor cores ------------------------------------------------------------------------
-    let accelerate = |m: &mut Module| passes::accelerate_matmul::run(m, target);
-    if run_pass_with("accelerate-matmul", &accelerate, module, options)? == Continue::StopHere {
-        return Ok(());
-    }
     // ---- Coalesce memory accesses -------------------------------------------------------------
     // Vectorizable layouts for loads, stores and atomics, then the elementwise code around them
     // adopts those layouts so that the conversions coalesce inserted disappear.
@@ -161,6 +156,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass("remove-layout-conversions", passes::remove_layout_conversions::run, module, options)?
         == Continue::StopHere
     {
+        return Ok(());
+    }
+    // ---- Tensor cores (after the layout cleanup, which would undo the MMA accumulators) ------
+    let accelerate = |m: &mut Module| passes::accelerate_matmul::run(m, target);
+    if run_pass_with("accelerate-matmul", &accelerate, module, options)? == Continue::StopHere {
         return Ok(());
     }
     // ---- Recompute loop-carried pointer tensors inside their loops ---------------------------

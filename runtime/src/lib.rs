@@ -10,5 +10,6 @@ pub mod buffer;
 pub mod cuda;
 pub mod interp;
 pub mod npy;
+pub mod wgpu;
 
 pub use buffer::{ArgValue, Buffer, Grid};

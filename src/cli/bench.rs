@@ -16,6 +16,7 @@ use super::devices::{self, Chosen};
 use super::error::CliError;
 use super::nvptx;
 use super::run::launch_on_interp;
+use super::spirv;
 use super::BenchArgs;
 
 const MIN_RUNS: usize = 3;
@@ -37,7 +38,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     devices::require_built(args.run.backend)?;
     let module = launch.compile()?;
     let mut buffers = std::mem::take(&mut launch.buffers);
-    let chosen = devices::choose(args.run.backend, &launch, &module)?;
+    let chosen = devices::choose(args.run.backend, &launch, &module, args.run.adapter.as_deref())?;
 
     let timings = match &chosen {
         Chosen::Interp => {
@@ -68,6 +69,19 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
                 min_ms: stats.min_ms,
                 median_ms: stats.median_ms,
                 clock: "CUDA events",
+            }
+        }
+        Chosen::Spirv(kernel) => {
+            let kernel_args = spirv::args(&launch, &module)?;
+            let stats = kernel
+                .device
+                .bench(&kernel.artifact, grid, &kernel_args, &mut buffers, MIN_RUNS, BUDGET)
+                .map_err(|error| CliError::Failed(error.to_string()))?;
+            Timings {
+                runs: stats.runs,
+                min_ms: stats.min_ms,
+                median_ms: stats.median_ms,
+                clock: "wall clock around submit and wait",
             }
         }
     };

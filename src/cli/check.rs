@@ -18,10 +18,11 @@ use trident_runtime::Buffer;
 
 use super::args::{self, DataMode, Launch};
 use super::compare::{self, default_tolerance, Comparison, Tolerance};
-use super::devices::{self, unavailable_reason};
+use super::devices;
 use super::error::{usage, CliError};
 use super::nvptx;
 use super::run::{launch_on_interp, write_buffers};
+use super::spirv;
 use super::{Backend, CheckArgs};
 use crate::CompileError;
 
@@ -70,9 +71,12 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
         }
         rows.push(Row { backend: "nvptx".into(), outcome });
     }
-    if args.run.backend == Backend::Auto {
-        let reason = unavailable_reason(Backend::Spirv).unwrap_or_default().to_string();
-        rows.push(Row { backend: "spirv".into(), outcome: Outcome::Unavailable(reason) });
+    if matches!(args.run.backend, Backend::Auto | Backend::Spirv) {
+        let outcome = run_spirv(&launch, &module, grid, &inputs, args.run.adapter.as_deref())?;
+        if let (Backend::Spirv, Outcome::Unavailable(reason)) = (args.run.backend, &outcome) {
+            return Err(spirv::no_adapter(reason));
+        }
+        rows.push(Row { backend: "spirv".into(), outcome });
     }
     if let Some(perturbation) = &perturbation {
         if perturbation.backend == "interp" {
@@ -96,6 +100,31 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
         Ok(())
     } else {
         Err(CliError::Failed(format!("check failed: {}", failures.join("; "))))
+    }
+}
+
+/// Runs the launch on a Vulkan adapter, if there is one.
+fn run_spirv(
+    launch: &Launch,
+    module: &Module,
+    grid: trident_runtime::Grid,
+    inputs: &[Buffer],
+    adapter: Option<&str>,
+) -> Result<Outcome, CliError> {
+    let device = match spirv::open_device(adapter)? {
+        Ok(device) => device,
+        Err(reason) => return Ok(Outcome::Unavailable(reason)),
+    };
+    let artifact = match spirv::compile_for(launch, module, &device) {
+        Ok(artifact) => artifact,
+        Err(CompileError::User(diagnostics)) => return Ok(Outcome::Failed(diagnostics.render())),
+        Err(internal) => return Ok(Outcome::Failed(internal.to_string())),
+    };
+    let kernel = spirv::VulkanKernel { device, artifact };
+    let mut buffers = inputs.to_vec();
+    match spirv::launch_on_device(launch, module, &kernel, grid, &mut buffers) {
+        Ok(()) => Ok(Outcome::Ran(buffers)),
+        Err(error) => Ok(Outcome::Failed(error.render())),
     }
 }
 

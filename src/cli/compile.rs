@@ -16,12 +16,16 @@ use trident_runtime::cuda::{self, Probe};
 
 use super::args::{self, DataMode, Launch};
 use super::error::{usage, CliError};
-use super::{nvptx, ptxas, CompileArgs, Emit, Target};
+use super::{nvptx, ptxas, spirv, CompileArgs, Emit, Target};
 use crate::{lower_to_ptx, Artifact};
+use trident_backend_spirv::Mode;
 
 pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
     if args.emit == Emit::Cubin {
         return cubin(args);
+    }
+    if args.emit == Emit::Spirv {
+        return spirv_binary(args);
     }
     let text = emit(args)?;
     match &args.output {
@@ -39,18 +43,69 @@ pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
 pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
     let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
     let module = launch.compile()?;
-    let missing = match args.emit {
-        Emit::Ttir => return Ok(print_module(&module)),
-        Emit::Ptx => return Ok(ptx(args, &launch, &module)?.ptx),
-        Emit::Cubin => return usage("--emit cubin writes a binary file: give -o FILE"),
+    match args.emit {
+        Emit::Ttir => Ok(print_module(&module)),
+        Emit::Ptx => Ok(ptx(args, &launch, &module)?.ptx),
+        Emit::Cubin => usage("--emit cubin writes a binary file: give -o FILE"),
         Emit::Ttgir => {
             let sm = target_sm(args.target);
             let ttgir = crate::lower_to_ttgir(&module, &launch.path, &launch.spec, sm)?;
-            return Ok(print_module(&ttgir));
+            Ok(print_module(&ttgir))
         }
-        Emit::Spirv | Emit::Spvasm | Emit::Wgsl => "--emit spirv/spvasm/wgsl: the spirv backend is not built",
+        Emit::Spirv => usage("--emit spirv writes a binary file: give -o FILE"),
+        Emit::Spvasm => {
+            let artifact = spirv_artifact(args, &launch, &module, None)?;
+            Ok(trident_backend_spirv::disassemble(&artifact.words))
+        }
+        Emit::Wgsl => {
+            let artifact = spirv_artifact(args, &launch, &module, Some(Mode::Portable))?;
+            trident_runtime::wgpu::to_wgsl(&artifact.words).map_err(|message| {
+                CliError::Internal(format!(
+                    "internal compiler error: the spirv backend's portable module does not translate to WGSL: \
+                     {message}"
+                ))
+            })
+        }
+    }
+}
+
+/// Lowers the kernel to SPIR-V for the first Vulkan adapter here (its subgroup size and
+/// workgroup memory), or for defaults (subgroup 32, 32 KiB) without one.
+fn spirv_artifact(
+    args: &CompileArgs,
+    launch: &Launch,
+    module: &Module,
+    mode: Option<Mode>,
+) -> Result<trident_backend_spirv::Artifact, CliError> {
+    let device = trident_runtime::wgpu::WgpuDevice::open(None).ok().flatten();
+    let mode = mode.or(Some(Mode::Vulkan));
+    let target = spirv::target_for(device.as_ref(), mode);
+    let artifact = crate::lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target)?;
+    if args.verbose {
+        eprintln!(
+            "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, subgroup size {}, {} bindings",
+            artifact.entry_name,
+            artifact.mode,
+            artifact.workgroup_size[0],
+            artifact.workgroup_memory_bytes,
+            target.subgroup_size,
+            artifact.uniform_binding + 1
+        );
+    }
+    Ok(artifact)
+}
+
+/// `--emit spirv -o FILE`: the SPIR-V binary.
+fn spirv_binary(args: &CompileArgs) -> Result<(), CliError> {
+    let Some(output) = args.output.as_deref() else {
+        return usage("--emit spirv writes a binary file: give -o FILE");
     };
-    Err(CliError::Unavailable(missing.to_string()))
+    let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    let module = launch.compile()?;
+    let artifact = spirv_artifact(args, &launch, &module, None)?;
+    let bytes: Vec<u8> = artifact.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(output, bytes)
+        .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", output.display())))
 }
 
 /// The compute capability to compile for: `--target`, else the selected GPU's, else sm_90a.

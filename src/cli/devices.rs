@@ -1,9 +1,10 @@
 //! Backends and devices: what `--backend auto` picks, and what `trident devices` lists.
 //!
-//! Built today: the reference interpreter, and nvptx on CUDA GPUs (when this machine has one;
-//! the driver is loaded at run time). spirv is planned: asking for it is an error that says so.
-//! `auto` picks nvptx when a GPU is present and the backend compiles the kernel, else interp,
-//! and says which on stderr, once.
+//! Built today: the reference interpreter, nvptx on CUDA GPUs (when this machine has one; the
+//! driver is loaded at run time) and spirv on Vulkan adapters (through wgpu). `auto` picks
+//! nvptx when a GPU is present and the backend compiles the kernel, else spirv when a Vulkan
+//! adapter is present and the backend compiles the kernel, else interp, and says which on
+//! stderr, once.
 
 use trident_midend::ir::Module;
 use trident_runtime::cuda::{self, Probe};
@@ -11,6 +12,7 @@ use trident_runtime::cuda::{self, Probe};
 use super::args::Launch;
 use super::error::CliError;
 use super::nvptx::{self, GpuKernel};
+use super::spirv::{self, VulkanKernel};
 use super::Backend;
 use crate::CompileError;
 
@@ -18,10 +20,7 @@ use crate::CompileError;
 /// machine has the device is a separate question ([`choose`], [`print_devices`]).
 pub fn unavailable_reason(backend: Backend) -> Option<&'static str> {
     match backend {
-        Backend::Interp | Backend::Auto | Backend::Nvptx => None,
-        Backend::Spirv => {
-            Some("the spirv backend is not built (SPIR-V emission and the Vulkan device are planned)")
-        }
+        Backend::Interp | Backend::Auto | Backend::Nvptx | Backend::Spirv => None,
     }
 }
 
@@ -37,6 +36,7 @@ pub fn require_built(backend: Backend) -> Result<(), CliError> {
 pub enum Chosen {
     Interp,
     Nvptx(Box<GpuKernel>),
+    Spirv(Box<VulkanKernel>),
 }
 
 impl Chosen {
@@ -44,26 +44,28 @@ impl Chosen {
         match self {
             Chosen::Interp => "interp",
             Chosen::Nvptx(_) => "nvptx",
+            Chosen::Spirv(_) => "spirv",
         }
     }
 }
 
 /// Picks the backend for a launch of `module` (TTIR). An explicit backend that cannot run is an
 /// error saying why; `auto` falls back to interp with one note on stderr.
-pub fn choose(backend: Backend, launch: &Launch, module: &Module) -> Result<Chosen, CliError> {
+pub fn choose(
+    backend: Backend,
+    launch: &Launch,
+    module: &Module,
+    adapter: Option<&str>,
+) -> Result<Chosen, CliError> {
     match backend {
         Backend::Interp => Ok(Chosen::Interp),
-        Backend::Spirv => {
-            require_built(backend)?;
-            Ok(Chosen::Interp)
-        }
+        Backend::Spirv => Ok(Chosen::Spirv(Box::new(spirv::prepare(launch, module, adapter)?))),
         Backend::Nvptx => Ok(Chosen::Nvptx(Box::new(nvptx::prepare(launch, module)?))),
         Backend::Auto => {
             let device = match nvptx::open_device()? {
                 Ok(device) => device,
                 Err(reason) => {
-                    eprintln!("note: --backend auto: no CUDA GPU ({reason}); running on interp");
-                    return Ok(Chosen::Interp);
+                    return auto_spirv(launch, module, adapter, &format!("no CUDA GPU ({reason})"))
                 }
             };
             let artifact = match nvptx::compile_for(launch, module, &device) {
@@ -71,17 +73,47 @@ pub fn choose(backend: Backend, launch: &Launch, module: &Module) -> Result<Chos
                 Err(CompileError::User(diagnostics)) => {
                     let first = diagnostics.render();
                     let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ");
-                    eprintln!(
-                        "note: --backend auto: nvptx cannot compile {} ({first}); running on interp",
-                        launch.kernel
-                    );
-                    return Ok(Chosen::Interp);
+                    let why = format!("nvptx cannot compile {} ({first})", launch.kernel);
+                    return auto_spirv(launch, module, adapter, &why);
                 }
                 Err(internal) => return Err(internal.into()),
             };
             eprintln!("note: --backend auto: running on nvptx ({})", nvptx::describe(&device));
             Ok(Chosen::Nvptx(Box::new(nvptx::load(device, artifact)?)))
         }
+    }
+}
+
+/// `auto` after nvptx: spirv when a Vulkan adapter is present and compiles the kernel, else
+/// interp, with one note on stderr saying which and why.
+fn auto_spirv(
+    launch: &Launch,
+    module: &Module,
+    adapter: Option<&str>,
+    why: &str,
+) -> Result<Chosen, CliError> {
+    let device = match spirv::open_device(adapter)? {
+        Ok(device) => device,
+        Err(reason) => {
+            eprintln!("note: --backend auto: {why}; {reason}; running on interp");
+            return Ok(Chosen::Interp);
+        }
+    };
+    match spirv::compile_for(launch, module, &device) {
+        Ok(artifact) => {
+            eprintln!("note: --backend auto: {why}; running on spirv ({})", spirv::describe(&device));
+            Ok(Chosen::Spirv(Box::new(VulkanKernel { device, artifact })))
+        }
+        Err(CompileError::User(diagnostics)) => {
+            let first = diagnostics.render();
+            let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+            eprintln!(
+                "note: --backend auto: {why}; spirv cannot compile {} ({first}); running on interp",
+                launch.kernel
+            );
+            Ok(Chosen::Interp)
+        }
+        Err(internal) => Err(internal.into()),
     }
 }
 
@@ -123,6 +155,25 @@ pub fn print_devices() {
             }
         }
     }
-    let reason = unavailable_reason(Backend::Spirv).unwrap_or_default();
-    println!("spirv   not built yet  {reason}");
+    let adapters = trident_runtime::wgpu::adapters();
+    if adapters.is_empty() {
+        println!("spirv   unavailable    no Vulkan adapter found (install a Vulkan driver, e.g. mesa-vulkan-drivers)");
+    } else {
+        let plural = if adapters.len() == 1 { "" } else { "s" };
+        println!("spirv   available      Vulkan, {} adapter{plural}", adapters.len());
+        for a in adapters {
+            println!(
+                "        vulkan:{} {} ({}, {}): subgroup size {}, {} KiB workgroup memory, {} MiB per binding, \
+                 passthrough {}",
+                a.index,
+                a.name,
+                a.device_type,
+                a.driver,
+                a.subgroup_size,
+                a.workgroup_memory_bytes / 1024,
+                a.max_binding_bytes >> 20,
+                if a.passthrough { "yes" } else { "no" }
+            );
+        }
+    }
 }

@@ -23,6 +23,7 @@ pub mod ptxas;
 pub mod run;
 pub mod selftest;
 pub mod signature;
+pub mod spirv;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -98,7 +99,7 @@ pub enum Backend {
     Auto,
     /// NVIDIA GPUs through PTX (needs a CUDA GPU; TRIDENT_CUDA_DEVICE picks one).
     Nvptx,
-    /// Vulkan through SPIR-V (not built yet).
+    /// Vulkan through SPIR-V (needs a Vulkan adapter; --adapter picks one).
     Spirv,
     /// The reference interpreter on the CPU.
     Interp,
@@ -115,6 +116,9 @@ pub struct RunArgs {
     /// [run: default trident-out; check: the interp buffers, only when given].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// The Vulkan adapter for --backend spirv: its index or part of its name (see `trident devices`).
+    #[arg(long, value_name = "ADAPTER")]
+    pub adapter: Option<String>,
 }
 
 /// What `compile` writes.

@@ -1,4 +1,4 @@
-//! `trident run`: compile, launch once (on interp or a CUDA GPU), write every buffer to
+//! `trident run`: compile, launch once (on interp, a CUDA GPU or a Vulkan adapter), write every buffer to
 //! `DIR/NAME.npy`.
 
 use std::path::Path;
@@ -10,6 +10,7 @@ use super::args::{self, DataMode, Launch};
 use super::devices::{self, Chosen};
 use super::error::CliError;
 use super::nvptx;
+use super::spirv;
 use super::RunArgs;
 use crate::{run_interp, runtime_diagnostics, LaunchError};
 
@@ -23,9 +24,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     devices::require_built(args.backend)?;
     let module = launch.compile()?;
     let mut buffers = std::mem::take(&mut launch.buffers);
-    match devices::choose(args.backend, &launch, &module)? {
+    match devices::choose(args.backend, &launch, &module, args.adapter.as_deref())? {
         Chosen::Interp => launch_on_interp(&launch, &module, grid, &mut buffers)?,
         Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, &gpu, grid, &mut buffers)?,
+        Chosen::Spirv(kernel) => spirv::launch_on_device(&launch, &module, &kernel, grid, &mut buffers)?,
     }
     write_buffers(args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT)), &buffers)
 }

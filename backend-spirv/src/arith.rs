@@ -1,0 +1,553 @@
+//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, lowered
+//! register by register (identical operand registers, as splats produce, are computed once).
+//!
+//! Numeric choices, following the nvptx backend and the interpreter:
+//! - 8- and 16-bit integers live in 32-bit values, sign- or zero-extended; results are
+//!   re-extended after every op so they wrap at their own width.
+//! - f16 and bf16 arithmetic is done in f32 and rounded back to nearest-even: f16 through
+//!   `PackHalf2x16`/`UnpackHalf2x16`, bf16 with integer bit arithmetic. fp8 is not supported yet.
+//! - Shifts by the type's width or more give 0 (or the sign for arithmetic right shifts), as
+//!   PTX does, instead of SPIR-V's undefined result.
+//! - float -> int conversions truncate and saturate; NaN gives 0.
+//! - `erf` is a polynomial (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7).
+
+use std::collections::HashMap;
+
+use rspirv::spirv::Op;
+use trident_midend::ir::{DType, Op as IrOp, Opcode};
+
+use crate::emit::{class_of, EResult, Emitter};
+use crate::spirv::{glsl, Class, Reg};
+
+/// The bits of a constant of a 16-bit float type (fp8: unsupported, 0).
+pub fn float_bits_small(d: DType, v: f64) -> u32 {
+    match d {
+        DType::F16 => half::f16::from_f64(v).to_bits() as u32,
+        DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
+        _ => 0,
+    }
+}
+
+/// An integer constant as its 32-bit register holds it (narrow types extended).
+pub fn normalize_const(v: i64, d: DType) -> u32 {
+    match d {
+        DType::I8 => v as i8 as i32 as u32,
+        DType::I16 => v as i16 as i32 as u32,
+        DType::U8 => v as u8 as u32,
+        DType::U16 => v as u16 as u32,
+        _ => v as u32,
+    }
+}
+
+/// Re-extends a narrow integer held in 32 bits so it wraps at its width.
+pub fn normalize_int(e: &mut Emitter, r: Reg, d: DType) -> Reg {
+    match d {
+        DType::I8 | DType::I16 => {
+            let k = e.u32c(32 - d.bits());
+            let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[r, k]);
+            e.s.op(Op::ShiftRightArithmetic, Class::U32, &[t, k])
+        }
+        DType::U8 | DType::U16 => {
+            let m = e.u32c(if d == DType::U8 { 0xff } else { 0xffff });
+            e.s.op(Op::BitwiseAnd, Class::U32, &[r, m])
+        }
+        _ => r,
+    }
+}
+
+/// A 16-bit float (its bits in a u32) widened to f32.
+pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F32 => Ok(r),
+        DType::F16 => {
+            let f32t = e.s.ty(Class::F32);
+            let v2 = e.s.b.type_vector(f32t, 2);
+            let f32t = e.s.ty(Class::F32);
+            let ops = [rspirv::dr::Operand::IdRef(r.id)];
+            let pair = e.s.b.ext_inst(v2, None, e.s.glsl, glsl::UNPACK_HALF_2X16, ops).expect("unpack");
+            let id = e.s.inst_raw(
+                Op::CompositeExtract,
+                Some(f32t),
+                vec![rspirv::dr::Operand::IdRef(pair), rspirv::dr::Operand::LiteralBit32(0)],
+            );
+            Ok(Reg { id: id.unwrap(), class: Class::F32 })
+        }
+        DType::BF16 => {
+            let k = e.u32c(16);
+            let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[r, k]);
+            Ok(e.s.op(Op::Bitcast, Class::F32, &[t]))
+        }
+        _ => e.unsupported(&format!("{d} arithmetic on spirv")),
+    }
+}
+
+/// An f32 rounded to nearest-even into the bits of a 16-bit float.
+pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F16 => {
+            let f32t = e.s.ty(Class::F32);
+            let v2 = e.s.b.type_vector(f32t, 2);
+            let zero = e.s.const_f32(0.0);
+            let pair = e.s.inst(Op::CompositeConstruct, v2, &[f.id, zero.id]);
+            let u32t = e.s.u32_ty();
+            let ops = [rspirv::dr::Operand::IdRef(pair)];
+            let id = e.s.b.ext_inst(u32t, None, e.s.glsl, glsl::PACK_HALF_2X16, ops).expect("pack");
+            let m = e.u32c(0xffff);
+            Ok(e.s.op(Op::BitwiseAnd, Class::U32, &[Reg { id, class: Class::U32 }, m]))
+        }
+        DType::BF16 => {
+            // Round to nearest even on the bits; NaN stays a quiet NaN.
+            let u = e.s.op(Op::Bitcast, Class::U32, &[f]);
+            let (k16, one, bias) = (e.u32c(16), e.u32c(1), e.u32c(0x7fff));
+            let lsb = e.s.op(Op::ShiftRightLogical, Class::U32, &[u, k16]);
+            let lsb = e.s.op(Op::BitwiseAnd, Class::U32, &[lsb, one]);
+            let t = e.s.op(Op::IAdd, Class::U32, &[u, bias]);
+            let t = e.s.op(Op::IAdd, Class::U32, &[t, lsb]);
+            let rounded = e.s.op(Op::ShiftRightLogical, Class::U32, &[t, k16]);
+            let nan = e.is_nan(f);
+            let qnan = e.u32c(0x7fc0);
+            Ok(e.s.select(nan, qnan, rounded))
+        }
+        DType::F32 => Ok(f),
+        _ => e.unsupported(&format!("{d} arithmetic on spirv")),
+    }
+}
+
+/// Lowers one elementwise op.
+pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let opcode = data.opcode;
+    let operands: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
+    let in_types: Vec<DType> = data.operands.iter().map(|&v| e.ty(v).dtype()).collect();
+    let result = data.results[0];
+    let out = e.ty(result).dtype();
+    e.check_class(class_of(out))?;
+    let n = operands.iter().map(|o| o.len()).max().unwrap_or(1);
+    let predicate = data.attrs.str("predicate").unwrap_or("").to_string();
+    let propagate = data.attrs.bool("propagate_nan").unwrap_or(false);
+    let mut cache: HashMap<Vec<Reg>, Reg> = HashMap::new();
+    let mut regs = Vec::with_capacity(n);
+    for i in 0..n {
+        let args: Vec<Reg> = operands.iter().map(|o| if o.len() == 1 { o[0] } else { o[i] }).collect();
+        if let Some(&r) = cache.get(&args) {
+            regs.push(r);
+            continue;
+        }
+        let r = scalar(e, opcode, &args, &in_types, out, &predicate, propagate)?;
+        cache.insert(args, r);
+        regs.push(r);
+    }
+    e.set(result, regs);
+    Ok(())
+}
+
+/// The class used to compute on `d` (16-bit floats compute in f32).
+fn wide(d: DType) -> Class {
+    if d == DType::F64 {
+        Class::F64
+    } else {
+        Class::F32
+    }
+}
+
+/// A register as a plain integer value (pointers: their byte offset).
+fn int_view(r: Reg) -> Reg {
+    match r.class {
+        Class::Ptr(_) => Reg { id: r.id, class: Class::U32 },
+        _ => r,
+    }
+}
+
+fn scalar(
+    e: &mut Emitter,
+    opcode: Opcode,
+    a: &[Reg],
+    in_types: &[DType],
+    out: DType,
+    predicate: &str,
+    propagate: bool,
+) -> EResult<Reg> {
+    use Opcode::*;
+    let d = in_types[0];
+    match opcode {
+        AddI | SubI | MulI | DivSI | DivUI | RemSI | RemUI | AndI | OrI | XOrI | ShLI | ShRSI | ShRUI
+        | MaxSI | MinSI | MaxUI | MinUI | MulHiUI => int_binary(e, opcode, a[0], a[1], d),
+        AbsI => {
+            let r = e.s.ext(glsl::SABS, class_of(d), &[a[0]]);
+            Ok(normalize_int(e, r, d))
+        }
+        CmpI => {
+            if let (Class::Ptr(x), Class::Ptr(y)) = (a[0].class, a[1].class) {
+                if x != y {
+                    return e.unsupported("a comparison of pointers into different arguments");
+                }
+            }
+            let (x, y) = (int_view(a[0]), int_view(a[1]));
+            if d == DType::I1 {
+                let op = match predicate {
+                    "eq" => Op::LogicalEqual,
+                    "ne" => Op::LogicalNotEqual,
+                    _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
+                };
+                return Ok(e.s.op(op, Class::Bool, &[x, y]));
+            }
+            let unsigned = d.is_unsigned_int() || a[0].class != x.class;
+            let op = match predicate {
+                "eq" => Op::IEqual,
+                "ne" => Op::INotEqual,
+                "slt" if !unsigned => Op::SLessThan,
+                "sle" if !unsigned => Op::SLessThanEqual,
+                "sgt" if !unsigned => Op::SGreaterThan,
+                "sge" if !unsigned => Op::SGreaterThanEqual,
+                "slt" | "ult" => Op::ULessThan,
+                "sle" | "ule" => Op::ULessThanEqual,
+                "sgt" | "ugt" => Op::UGreaterThan,
+                "sge" | "uge" => Op::UGreaterThanEqual,
+                other => return e.invalid(format!("cmpi predicate {other}")),
+            };
+            Ok(e.s.op(op, Class::Bool, &[x, y]))
+        }
+        CmpF => {
+            let (x, y) = (widen_to_f32_any(e, a[0], d)?, widen_to_f32_any(e, a[1], d)?);
+            let op = match predicate {
+                "oeq" => Op::FOrdEqual,
+                "one" => Op::FOrdNotEqual,
+                "olt" => Op::FOrdLessThan,
+                "ole" => Op::FOrdLessThanEqual,
+                "ogt" => Op::FOrdGreaterThan,
+                "oge" => Op::FOrdGreaterThanEqual,
+                "ueq" => Op::FUnordEqual,
+                "une" => Op::FUnordNotEqual,
+                "ult" => Op::FUnordLessThan,
+                "ule" => Op::FUnordLessThanEqual,
+                "ugt" => Op::FUnordGreaterThan,
+                "uge" => Op::FUnordGreaterThanEqual,
+                "ord" | "uno" => {
+                    let nx = e.is_nan(x);
+                    let ny = e.is_nan(y);
+                    let any = e.s.op(Op::LogicalOr, Class::Bool, &[nx, ny]);
+                    return Ok(if predicate == "uno" {
+                        any
+                    } else {
+                        e.s.op(Op::LogicalNot, Class::Bool, &[any])
+                    });
+                }
+                other => return e.invalid(format!("cmpf predicate {other}")),
+            };
+            Ok(e.s.op(op, Class::Bool, &[x, y]))
+        }
+        Select => {
+            if let (Class::Ptr(x), Class::Ptr(y)) = (a[1].class, a[2].class) {
+                if x != y {
+                    return e.unsupported("a select between pointers into different arguments");
+                }
+            }
+            Ok(e.s.select(a[0], a[1], a[2]))
+        }
+        AddF | SubF | MulF | DivF | RemF | MaxNumF | MinNumF | MaximumF | MinimumF | PreciseDivF => {
+            let (x, y) = (widen_to_f32_any(e, a[0], d)?, widen_to_f32_any(e, a[1], d)?);
+            let w = wide(d);
+            let r = match opcode {
+                AddF => e.s.op(Op::FAdd, w, &[x, y]),
+                SubF => e.s.op(Op::FSub, w, &[x, y]),
+                MulF => e.s.op(Op::FMul, w, &[x, y]),
+                DivF | PreciseDivF => e.s.op(Op::FDiv, w, &[x, y]),
+                RemF => e.s.op(Op::FRem, w, &[x, y]),
+                MaxNumF | MinNumF => {
+                    // The non-NaN operand wins.
+                    let m = e.s.ext(if opcode == MaxNumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
+                    let nx = e.is_nan(x);
+                    let ny = e.is_nan(y);
+                    let m = e.s.select(nx, y, m);
+                    e.s.select(ny, x, m)
+                }
+                _ => {
+                    // NaN propagates.
+                    let m = e.s.ext(if opcode == MaximumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
+                    let nx = e.is_nan(x);
+                    let ny = e.is_nan(y);
+                    let m = e.s.select(nx, x, m);
+                    e.s.select(ny, y, m)
+                }
+            };
+            narrow_any(e, r, d)
+        }
+        NegF | AbsF | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Tanh | Floor | Ceil | Erf
+        | PreciseSqrt => {
+            let x = widen_to_f32_any(e, a[0], d)?;
+            let w = wide(d);
+            let transcendental = matches!(opcode, Exp | Exp2 | Log | Log2 | Sin | Cos | Tanh | Erf);
+            if transcendental && w == Class::F64 {
+                return e.unsupported("float64 transcendental math (GLSL.std.450 is 32-bit only)");
+            }
+            let r = match opcode {
+                NegF => e.s.op(Op::FNegate, w, &[x]),
+                AbsF => e.s.ext(glsl::FABS, w, &[x]),
+                Exp => e.s.ext(glsl::EXP, w, &[x]),
+                Exp2 => e.s.ext(glsl::EXP2, w, &[x]),
+                Log => e.s.ext(glsl::LOG, w, &[x]),
+                Log2 => e.s.ext(glsl::LOG2, w, &[x]),
+                Sqrt | PreciseSqrt => e.s.ext(glsl::SQRT, w, &[x]),
+                Rsqrt => e.s.ext(glsl::INVERSE_SQRT, w, &[x]),
+                Sin => e.s.ext(glsl::SIN, w, &[x]),
+                Cos => e.s.ext(glsl::COS, w, &[x]),
+                Tanh => e.s.ext(glsl::TANH, w, &[x]),
+                Floor => e.s.ext(glsl::FLOOR, w, &[x]),
+                Ceil => e.s.ext(glsl::CEIL, w, &[x]),
+                Erf => erf(e, x),
+                _ => unreachable!(),
+            };
+            narrow_any(e, r, d)
+        }
+        Fma | ClampF => {
+            let x = widen_to_f32_any(e, a[0], d)?;
+            let y = widen_to_f32_any(e, a[1], d)?;
+            let z = widen_to_f32_any(e, a[2], d)?;
+            let w = wide(d);
+            let r = if opcode == Fma {
+                e.s.ext(glsl::FMA, w, &[x, y, z])
+            } else {
+                let m = e.s.ext(glsl::FMAX, w, &[x, y]);
+                let m = e.s.ext(glsl::FMIN, w, &[m, z]);
+                if propagate {
+                    let nx = e.is_nan(x);
+                    e.s.select(nx, x, m)
+                } else {
+                    m
+                }
+            };
+            narrow_any(e, r, d)
+        }
+        ExtSI | ExtUI | TruncI | ExtF | TruncF | FpToFp | SIToFP | UIToFP | FPToSI | FPToUI | Bitcast
+        | IntToPtr | PtrToInt => cast(e, opcode, a[0], d, out),
+        other => e.unsupported(&format!("{} on spirv", other.name())),
+    }
+}
+
+fn widen_to_f32_any(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F32 | DType::F64 => Ok(r),
+        _ => widen_to_f32(e, r, d),
+    }
+}
+
+fn narrow_any(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
+    match d {
+        DType::F32 | DType::F64 => Ok(r),
+        _ => narrow_from_f32(e, r, d),
+    }
+}
+
+fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
+    use Opcode::*;
+    if d == DType::I1 {
+        let op = match opcode {
+            AndI | MinUI | MinSI | MulI => Op::LogicalAnd,
+            OrI | MaxUI | MaxSI => Op::LogicalOr,
+            XOrI | AddI | SubI => Op::LogicalNotEqual,
+            _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
+        };
+        return Ok(e.s.op(op, Class::Bool, &[x, y]));
+    }
+    let (x, y) = (int_view(x), int_view(y));
+    let c = class_of(d);
+    let r = match opcode {
+        AddI => e.s.op(Op::IAdd, c, &[x, y]),
+        SubI => e.s.op(Op::ISub, c, &[x, y]),
+        MulI => e.s.op(Op::IMul, c, &[x, y]),
+        DivSI => e.s.op(Op::SDiv, c, &[x, y]),
+        DivUI => e.s.op(Op::UDiv, c, &[x, y]),
+        RemSI => e.s.op(Op::SRem, c, &[x, y]),
+        RemUI => e.s.op(Op::UMod, c, &[x, y]),
+        AndI => e.s.op(Op::BitwiseAnd, c, &[x, y]),
+        OrI => e.s.op(Op::BitwiseOr, c, &[x, y]),
+        XOrI => e.s.op(Op::BitwiseXor, c, &[x, y]),
+        MaxSI => e.s.ext(glsl::SMAX, c, &[x, y]),
+        MinSI => e.s.ext(glsl::SMIN, c, &[x, y]),
+        MaxUI => e.s.ext(glsl::UMAX, c, &[x, y]),
+        MinUI => e.s.ext(glsl::UMIN, c, &[x, y]),
+        MulHiUI => {
+            let pair_ty = {
+                let t = e.s.ty(c);
+                e.s.b.type_struct([t, t])
+            };
+            let pair = e.s.inst(Op::UMulExtended, pair_ty, &[x.id, y.id]);
+            let t = e.s.ty(c);
+            let id = e.s.inst_raw(
+                Op::CompositeExtract,
+                Some(t),
+                vec![rspirv::dr::Operand::IdRef(pair), rspirv::dr::Operand::LiteralBit32(1)],
+            );
+            Reg { id: id.unwrap(), class: c }
+        }
+        ShLI | ShRSI | ShRUI => {
+            // Amounts at or past the width: 0, or the sign for arithmetic shifts.
+            let width = if c == Class::U64 { 64 } else { 32 };
+            let bits = d.bits().max(1);
+            let limit = e.s.const_of(c, bits as u64);
+            let big = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[y, limit]);
+            let op = match opcode {
+                ShLI => Op::ShiftLeftLogical,
+                ShRSI => Op::ShiftRightArithmetic,
+                _ => Op::ShiftRightLogical,
+            };
+            let shifted = e.s.op(op, c, &[x, y]);
+            let overflow = if opcode == ShRSI {
+                let k = e.s.const_of(c, width - 1);
+                e.s.op(Op::ShiftRightArithmetic, c, &[x, k])
+            } else {
+                e.s.const_of(c, 0)
+            };
+            e.s.select(big, overflow, shifted)
+        }
+        _ => unreachable!(),
+    };
+    Ok(normalize_int(e, r, d))
+}
+
+/// erf(x) = sign(x) (1 - (a1 t + ... + a5 t^5) e^{-x^2}), t = 1 / (1 + p|x|).
+fn erf(e: &mut Emitter, x: Reg) -> Reg {
+    let f = |e: &mut Emitter, v: f64| e.s.const_f32(v as f32);
+    let ax = e.s.ext(glsl::FABS, Class::F32, &[x]);
+    let one = f(e, 1.0);
+    let p = f(e, 0.3275911);
+    let t = e.s.ext(glsl::FMA, Class::F32, &[ax, p, one]);
+    let t = e.s.op(Op::FDiv, Class::F32, &[one, t]);
+    let mut poly = f(e, 1.061405429);
+    for c in [-1.453152027, 1.421413741, -0.284496736, 0.254829592] {
+        let cc = f(e, c);
+        poly = e.s.ext(glsl::FMA, Class::F32, &[poly, t, cc]);
+    }
+    let poly = e.s.op(Op::FMul, Class::F32, &[poly, t]);
+    let sq = e.s.op(Op::FMul, Class::F32, &[ax, ax]);
+    let nsq = e.s.op(Op::FNegate, Class::F32, &[sq]);
+    let ex = e.s.ext(glsl::EXP, Class::F32, &[nsq]);
+    let poly = e.s.op(Op::FMul, Class::F32, &[poly, ex]);
+    let mag = e.s.op(Op::FSub, Class::F32, &[one, poly]);
+    let neg = e.s.op(Op::FNegate, Class::F32, &[mag]);
+    let zero = f(e, 0.0);
+    let is_neg = e.s.op(Op::FOrdLessThan, Class::Bool, &[x, zero]);
+    e.s.select(is_neg, neg, mag)
+}
+
+/// Saturating float -> integer conversion (NaN gives 0).
+fn float_to_int(e: &mut Emitter, f: Reg, to: DType, signed: bool) -> Reg {
+    let w = f.class;
+    let (lo, hi): (f64, f64) = match (to, signed) {
+        (DType::I8, _) => (-128.0, 127.0),
+        (DType::I16, _) => (-32768.0, 32767.0),
+        (DType::U8, _) => (0.0, 255.0),
+        (DType::U16, _) => (0.0, 65535.0),
+        (_, true) if to.bits() == 64 => (-9.223_372_036_854_776e18, 9.223_372_036_854_775e18),
+        (_, false) if to.bits() == 64 => (0.0, 1.844_674_407_370_955e19),
+        (_, true) => (-2147483648.0, 2147483520.0),
+        (_, false) => (0.0, 4294967040.0),
+    };
+    let (lo_c, hi_c) = if w == Class::F64 {
+        (e.s.const_of(Class::F64, lo.to_bits()), e.s.const_of(Class::F64, hi.to_bits()))
+    } else {
+        (e.s.const_f32(lo as f32), e.s.const_f32(hi as f32))
+    };
+    let clamped = e.s.ext(glsl::FMAX, w, &[f, lo_c]);
+    let clamped = e.s.ext(glsl::FMIN, w, &[clamped, hi_c]);
+    let c = class_of(to);
+    let r = e.s.op(if signed { Op::ConvertFToS } else { Op::ConvertFToU }, c, &[clamped]);
+    let nan = e.is_nan(f);
+    let zero = e.s.const_of(c, 0);
+    e.s.select(nan, zero, r)
+}
+
+fn cast(e: &mut Emitter, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
+    use Opcode::*;
+    let op = e.current.unwrap();
+    let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
+    let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
+    match opcode {
+        Bitcast if src_ty.is_ptr() && dst_ty.is_ptr() => Ok(x),
+        Bitcast | IntToPtr | PtrToInt if src_ty.is_ptr() || dst_ty.is_ptr() => {
+            e.unsupported("a cast between pointers and integers (the pointer's base argument would be lost)")
+        }
+        Bitcast => {
+            let (fc, tc) = (class_of(from), class_of(to));
+            if fc == tc {
+                return Ok(if to.is_int() { normalize_int(e, x, to) } else { x });
+            }
+            match (fc, tc) {
+                (Class::U32, Class::F32)
+                | (Class::F32, Class::U32)
+                | (Class::U64, Class::F64)
+                | (Class::F64, Class::U64) => {
+                    let r = e.s.op(Op::Bitcast, tc, &[x]);
+                    Ok(if to.is_int() { normalize_int(e, r, to) } else { r })
+                }
+                _ => e.unsupported(&format!("bitcast from {from} to {to}")),
+            }
+        }
+        ExtSI | ExtUI | TruncI => {
+            if to == DType::I1 {
+                let zero = e.s.const_of(x.class, 0);
+                return Ok(e.s.op(Op::INotEqual, Class::Bool, &[x, zero]));
+            }
+            let c = class_of(to);
+            if from == DType::I1 {
+                let (one, zero) = (e.s.const_of(c, 1), e.s.const_of(c, 0));
+                return Ok(e.s.select(x, one, zero));
+            }
+            // A narrow source was kept extended by its own signedness; an unsigned extension
+            // must zero-extend instead.
+            let mut x = x;
+            if opcode == ExtUI && from.bits() < 32 {
+                let m = e.u32c(((1u64 << from.bits()) - 1) as u32);
+                x = e.s.op(Op::BitwiseAnd, Class::U32, &[x, m]);
+            }
+            let r = match (x.class, c) {
+                (Class::U32, Class::U64) => {
+                    let signed = opcode == ExtSI || (opcode != ExtUI && from.is_signed_int());
+                    e.s.op(if signed { Op::SConvert } else { Op::UConvert }, Class::U64, &[x])
+                }
+                (Class::U64, Class::U32) => e.s.op(Op::UConvert, Class::U32, &[x]),
+                _ => x,
+            };
+            Ok(normalize_int(e, r, to))
+        }
+        ExtF | TruncF | FpToFp => {
+            if from == to {
+                return Ok(x);
+            }
+            match (from, to) {
+                (DType::F32, DType::F64) => Ok(e.s.op(Op::FConvert, Class::F64, &[x])),
+                (DType::F64, DType::F32) => Ok(e.s.op(Op::FConvert, Class::F32, &[x])),
+                (DType::F64, _) => {
+                    let f = e.s.op(Op::FConvert, Class::F32, &[x]);
+                    narrow_from_f32(e, f, to)
+                }
+                (_, DType::F64) => {
+                    let f = widen_to_f32(e, x, from)?;
+                    Ok(e.s.op(Op::FConvert, Class::F64, &[f]))
+                }
+                _ => {
+                    let f = widen_to_f32_any(e, x, from)?;
+                    narrow_any(e, f, to)
+                }
+            }
+        }
+        SIToFP | UIToFP => {
+            let src = if from == DType::I1 {
+                let (one, zero) = (e.u32c(1), e.u32c(0));
+                e.s.select(x, one, zero)
+            } else {
+                x
+            };
+            let signed = opcode == SIToFP && from != DType::I1;
+            let w = wide(to);
+            let f = e.s.op(if signed { Op::ConvertSToF } else { Op::ConvertUToF }, w, &[src]);
+            narrow_any(e, f, to)
+        }
+        FPToSI | FPToUI => {
+            let f = widen_to_f32_any(e, x, from)?;
+            let r = float_to_int(e, f, to, opcode == FPToSI);
+            Ok(normalize_int(e, r, to))
+        }
+        _ => e.unsupported(&format!("{} on spirv", opcode.name())),
+    }
+}

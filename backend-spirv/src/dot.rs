@@ -1,0 +1,216 @@
+//! `tt.dot` by FMA through workgroup memory: the fallback every shape and device can take.
+//!
+//! Both operands are written to workgroup memory row-major, widened to f32 (rounded to tf32
+//! first when `input_precision` is tf32 and the inputs are f32, as tensor cores would) or kept as
+//! 32-bit integers for int8 dots. Each thread then walks K once, and for every k loads the A
+//! values of its distinct rows and the B values of its distinct columns and updates all its
+//! accumulator registers with one FMA each (an outer product per k). Cooperative matrices
+//! (`VK_KHR_cooperative_matrix`) replace this where the device has them, later.
+
+use std::collections::HashMap;
+
+use rspirv::spirv::Op;
+use trident_midend::ir::{DType, Op as IrOp};
+
+use crate::emit::{EResult, Emitter};
+use crate::layout::Affine;
+use crate::spirv::{glsl, Class, Reg};
+
+pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
+    let result = data.results[0];
+    let precision = data.attrs.str("input_precision").unwrap_or("tf32").to_string();
+    let in_type = e.ty(a_v).dtype();
+    let b_type = e.ty(b_v).dtype();
+    let out_type = e.ty(result).dtype();
+    let integer = in_type.is_int();
+    if out_type != DType::F32 && !integer {
+        return e.unsupported(&format!("tl.dot accumulating in {out_type}"));
+    }
+    let (al, bl, cl) = (e.layout(a_v)?, e.layout(b_v)?, e.layout(c_v)?);
+    let rank = al.rank();
+    let (m, k, n) = (al.shape[rank - 2] as i64, al.shape[rank - 1] as i64, bl.shape[rank - 1] as i64);
+    let batch = if rank == 3 { al.shape[0] as i64 } else { 1 };
+    let a_regs = e.get(a_v)?;
+    let b_regs = e.get(b_v)?;
+    let tf32 = precision == "tf32" && in_type == DType::F32;
+    let widened_a = widen(e, &a_regs, in_type, tf32)?;
+    let widened_b = widen(e, &b_regs, b_type, tf32)?;
+    let class = if integer { Class::U32 } else { Class::F32 };
+
+    // K is split into chunks whose A and B slices fit in workgroup memory together; each chunk
+    // writes its slices (A at element 0, B right after it), then walks its k.
+    let limit_words = e.options.workgroup_memory_limit as i64 / 4;
+    let mut chunk = k;
+    while chunk > 1 && batch * (m + n) * chunk > limit_words {
+        chunk /= 2;
+    }
+    let chunks = k / chunk;
+    let a_chunk = batch * m * chunk;
+    let c_regs = e.get(c_v)?;
+    let acc_vars: Vec<u32> = c_regs
+        .iter()
+        .map(|&c| {
+            let v = e.s.var(class);
+            e.s.store(v, c.id);
+            v
+        })
+        .collect();
+    // Per-register k coordinates, to pick the registers of a chunk when there are several.
+    let a_k_coords = if chunks > 1 { e.coord_regs(&al, rank - 1) } else { Vec::new() };
+    let b_k_coords = if chunks > 1 { e.coord_regs(&bl, rank - 2) } else { Vec::new() };
+    for index in 0..chunks {
+        let k0 = index * chunk;
+        let a_write = Affine {
+            coeffs: if rank == 3 { vec![m * chunk, chunk, 1] } else { vec![chunk, 1] },
+            offset: -k0,
+        };
+        let b_write = Affine {
+            coeffs: if rank == 3 { vec![chunk * n, n, 1] } else { vec![n, 1] },
+            offset: a_chunk - k0 * n,
+        };
+        e.need_shared_words((batch * (m + n) * chunk) as u64)?;
+        e.barrier();
+        write_chunk(e, &widened_a, &al, &a_write, &a_k_coords, k0, chunk)?;
+        write_chunk(e, &widened_b, &bl, &b_write, &b_k_coords, k0, chunk)?;
+        e.barrier();
+        fma_loop(e, &cl, rank, (m, chunk, n), a_chunk, &acc_vars, class, integer);
+    }
+    let out: Vec<Reg> = acc_vars.iter().map(|&v| e.s.load(class, v)).collect();
+    e.set(result, out);
+    Ok(())
+}
+
+/// Operand registers as f32 (tf32-rounded if asked) or as 32-bit integers.
+fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg>> {
+    let mut cache: HashMap<Reg, Reg> = HashMap::new();
+    let mut out = Vec::with_capacity(regs.len());
+    for &r in regs {
+        if let Some(&w) = cache.get(&r) {
+            out.push(w);
+            continue;
+        }
+        let w = match d {
+            DType::F32 if tf32 => {
+                // Round to nearest, ties away from zero, keeping 10 mantissa bits.
+                let bits = e.s.op(Op::Bitcast, Class::U32, &[r]);
+                let (half, mask) = (e.u32c(0x1000), e.u32c(0xffff_e000));
+                let t = e.s.op(Op::IAdd, Class::U32, &[bits, half]);
+                let t = e.s.op(Op::BitwiseAnd, Class::U32, &[t, mask]);
+                let rounded = e.s.op(Op::Bitcast, Class::F32, &[t]);
+                // NaN and infinity (all exponent bits set) stay as they are.
+                let (abs_mask, inf) = (e.u32c(0x7fff_ffff), e.u32c(0x7f80_0000));
+                let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[bits, abs_mask]);
+                let special = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[magnitude, inf]);
+                e.s.select(special, r, rounded)
+            }
+            DType::F32 | DType::I8 | DType::U8 | DType::I32 => r,
+            DType::F16 | DType::BF16 => crate::arith::widen_to_f32(e, r, d)?,
+            other => return e.unsupported(&format!("tl.dot on {other} operands")),
+        };
+        cache.insert(r, w);
+        out.push(w);
+    }
+    Ok(out)
+}
+
+/// Writes the registers of an operand whose k lies in `[k0, k0 + chunk)` (all of them when
+/// `k_coords` is empty: a single chunk) at `write(coordinate)`.
+fn write_chunk(
+    e: &mut Emitter,
+    regs: &[Reg],
+    l: &crate::layout::LayoutInfo,
+    write: &Affine,
+    k_coords: &[Reg],
+    k0: i64,
+    chunk: i64,
+) -> EResult<()> {
+    let base = e.affine_base(l, write);
+    let unique = l.unique_registers();
+    for (i, &r) in regs.iter().enumerate() {
+        if !unique[i] {
+            continue;
+        }
+        let off = write.eval(&l.reg_coords[i]);
+        if k_coords.is_empty() {
+            e.st_shared(base, off, r);
+            continue;
+        }
+        let rel = e.add_imm(k_coords[i], -k0);
+        let size = e.u32c(chunk as u32);
+        let inside = e.s.op(Op::ULessThan, Class::Bool, &[rel, size]);
+        let merge = e.s.begin_if(inside);
+        e.st_shared(base, off, r);
+        e.s.end_if(merge);
+    }
+    Ok(())
+}
+
+/// The k loop over one chunk in workgroup memory: an outer product per k into the accumulators.
+#[allow(clippy::too_many_arguments)]
+fn fma_loop(
+    e: &mut Emitter,
+    cl: &crate::layout::LayoutInfo,
+    rank: usize,
+    (m, k, n): (i64, i64, i64),
+    a_elems: i64,
+    acc_vars: &[u32],
+    class: Class,
+    integer: bool,
+) {
+    // For each result register: the element index of A[.., row, 0] and of B[.., 0, col].
+    let a_row = Affine { coeffs: if rank == 3 { vec![m * k, k, 0] } else { vec![k, 0] }, offset: 0 };
+    let b_col = Affine { coeffs: if rank == 3 { vec![k * n, 0, 1] } else { vec![0, 1] }, offset: a_elems };
+    let a_base = e.affine_base(cl, &a_row);
+    let b_base = e.affine_base(cl, &b_col);
+    let k_var = e.s.var(Class::U32);
+    let zero = e.u32c(0);
+    e.s.store(k_var, zero.id);
+    let labels = e.s.begin_loop();
+    let kv = e.s.load(Class::U32, k_var);
+    let kc = e.u32c(k as u32);
+    let go = e.s.op(Op::ULessThan, Class::Bool, &[kv, kc]);
+    e.s.loop_test(&labels, go);
+    // k steps: A moves by one element, B by one row.
+    let a_k = e.add_u32(a_base, kv);
+    let nc = e.u32c(n as u32);
+    let b_step = e.s.op(Op::IMul, Class::U32, &[kv, nc]);
+    let b_k = e.add_u32(b_base, b_step);
+    let mut a_vals: HashMap<i64, Reg> = HashMap::new();
+    let mut b_vals: HashMap<i64, Reg> = HashMap::new();
+    for (i, c) in cl.reg_coords.iter().enumerate() {
+        let ao = a_row.eval(c);
+        let bo = b_col.eval(c);
+        let av = match a_vals.get(&ao) {
+            Some(&r) => r,
+            None => {
+                let r = e.ld_shared(class, a_k, ao);
+                a_vals.insert(ao, r);
+                r
+            }
+        };
+        let bv = match b_vals.get(&bo) {
+            Some(&r) => r,
+            None => {
+                let r = e.ld_shared(class, b_k, bo);
+                b_vals.insert(bo, r);
+                r
+            }
+        };
+        let acc = e.s.load(class, acc_vars[i]);
+        let next = if integer {
+            let p = e.s.op(Op::IMul, Class::U32, &[av, bv]);
+            e.s.op(Op::IAdd, Class::U32, &[acc, p])
+        } else {
+            e.s.ext(glsl::FMA, Class::F32, &[av, bv, acc])
+        };
+        e.s.store(acc_vars[i], next.id);
+    }
+    e.s.end_loop(&labels, |s| {
+        let kv = s.load(Class::U32, k_var);
+        let one = s.const_reg_u32(1);
+        let next = s.op(Op::IAdd, Class::U32, &[kv, one]);
+        s.store(k_var, next.id);
+    });
+}

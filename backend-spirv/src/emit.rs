@@ -1,0 +1,941 @@
+//! The emitter: walks the kernel's TTGIR in program order and writes SPIR-V for each op.
+//!
+//! Each IR value maps to SPIR-V values ([`Emitter::vals`]): one for a scalar (every thread
+//! holds the same value), one per register index of the layout for a tensor. The op families
+//! live in their own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`); this
+//! file holds the shared machinery: thread coordinates, affine workgroup-memory indices, layout
+//! changes (renaming or a trip through workgroup memory), the storage and uniform bindings, and
+//! the kernel frame (entry point, builtins, the folded program id).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rspirv::binary::Assemble;
+use rspirv::dr::Operand;
+use rspirv::spirv::{self, Capability, Decoration, Op, StorageClass, Word};
+use trident_midend::ir::{Attr, DType, Function, Module, Op as IrOp, Opcode, Type, Value};
+
+use crate::layout::{register_map, Affine, LayoutInfo};
+use crate::spirv::{Class, Reg, Spv};
+use crate::{Artifact, Error, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
+
+pub type EResult<T> = Result<T, Error>;
+
+/// The class holding one element of `d` (narrow integers and 16/8-bit float bits live in
+/// 32-bit values; narrow signed integers sign-extended).
+pub fn class_of(d: DType) -> Class {
+    match d {
+        DType::I1 => Class::Bool,
+        DType::I64 | DType::U64 => Class::U64,
+        DType::F32 => Class::F32,
+        DType::F64 => Class::F64,
+        _ => Class::U32,
+    }
+}
+
+pub struct Emitter<'a> {
+    /// The module (its source file names the kernel in diagnostics).
+    #[allow(dead_code)]
+    pub module: &'a Module,
+    pub func: &'a Function,
+    pub options: &'a Options,
+    pub s: Spv,
+    pub vals: HashMap<Value, Vec<Reg>>,
+    layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
+    thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<Reg>>>,
+    affine_bases: HashMap<(String, Vec<u32>, Vec<i64>), Reg>,
+    pub tid: Reg,
+    pub lane: Reg,
+    pub warp: Reg,
+    /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
+    smem_var: Word,
+    smem_words: u32,
+    /// One storage-buffer variable per pointer argument, by binding.
+    buffers: Vec<Word>,
+    uniform_var: Word,
+    uniform_words: u32,
+    program_ids: [Reg; 3],
+    num_programs: [Reg; 3],
+    /// The op being lowered, for error spans.
+    pub current: Option<IrOp>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(module: &'a Module, func: &'a Function, options: &'a Options) -> Emitter<'a> {
+        let mut s = Spv::new();
+        let smem_var = s.b.id();
+        let uniform_var = s.b.id();
+        let zero = Reg { id: 0, class: Class::U32 };
+        Emitter {
+            module,
+            func,
+            options,
+            s,
+            vals: HashMap::new(),
+            layouts: HashMap::new(),
+            thread_coords: HashMap::new(),
+            affine_bases: HashMap::new(),
+            tid: zero,
+            lane: zero,
+            warp: zero,
+            smem_var,
+            smem_words: 0,
+            buffers: Vec::new(),
+            uniform_var,
+            uniform_words: FIRST_PARAM_WORD,
+            program_ids: [zero; 3],
+            num_programs: [zero; 3],
+            current: None,
+        }
+    }
+
+    // ---- errors ---------------------------------------------------------------------------
+
+    pub fn unsupported<T>(&self, what: &str) -> EResult<T> {
+        let (op, span) = match self.current {
+            Some(op) => (self.func.body.opcode(op).name().to_string(), Some(self.func.body.span(op))),
+            None => ("this kernel".to_string(), None),
+        };
+        Err(Error::Unsupported { op, detail: what.to_string(), span: span.filter(|s| !s.is_none()) })
+    }
+
+    pub fn invalid<T>(&self, what: impl Into<String>) -> EResult<T> {
+        Err(Error::Invalid(what.into()))
+    }
+
+    // ---- values ---------------------------------------------------------------------------
+
+    pub fn ty(&self, v: Value) -> &'a Type {
+        self.func.body.ty(v)
+    }
+
+    pub fn get(&self, v: Value) -> EResult<Vec<Reg>> {
+        match self.vals.get(&v) {
+            Some(r) => Ok(r.clone()),
+            None => self.invalid(format!("value {v:?} used before it was lowered")),
+        }
+    }
+
+    pub fn set(&mut self, v: Value, regs: Vec<Reg>) {
+        self.vals.insert(v, regs);
+    }
+
+    /// Refuses 64-bit types in portable mode (naga's WGSL has no i64/f64 by default).
+    pub fn check_class(&self, class: Class) -> EResult<()> {
+        if self.options.mode == Mode::Portable && matches!(class, Class::U64 | Class::F64) {
+            return self.unsupported("64-bit integers and floats in portable mode (use --spirv-mode vulkan)");
+        }
+        Ok(())
+    }
+
+    /// A constant of `d` (`value` is the attribute's number).
+    pub fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
+        let class = class_of(d);
+        self.check_class(class)?;
+        let r = match class {
+            Class::Bool => self.s.const_of(Class::Bool, value.as_bool().unwrap_or(false) as u64),
+            Class::U32 => {
+                let v = match d {
+                    d if d.is_float() => crate::arith::float_bits_small(d, value.as_float().unwrap_or(0.0)),
+                    _ => crate::arith::normalize_const(value.as_int().unwrap_or(0), d),
+                };
+                self.s.const_of(Class::U32, v as u64)
+            }
+            Class::U64 => self.s.const_of(Class::U64, value.as_int().unwrap_or(0) as u64),
+            Class::F32 | Class::F64 => {
+                let v = value.as_float().unwrap_or(0.0);
+                let bits = if class == Class::F32 { (v as f32).to_bits() as u64 } else { v.to_bits() };
+                if v.is_finite() {
+                    self.s.const_of(class, bits)
+                } else {
+                    // naga refuses infinite and NaN literals: build them from their bits.
+                    let int_class = if class == Class::F32 { Class::U32 } else { Class::U64 };
+                    self.s.in_prologue(|s| {
+                        let b = s.const_of(int_class, bits);
+                        s.op(Op::Bitcast, class, &[b])
+                    })
+                }
+            }
+            Class::Ptr(_) => return self.unsupported("a pointer constant"),
+        };
+        Ok(r)
+    }
+
+    pub fn u32c(&mut self, v: u32) -> Reg {
+        self.s.const_reg_u32(v)
+    }
+
+    /// `a + b` on u32 values.
+    pub fn add_u32(&mut self, a: Reg, b: Reg) -> Reg {
+        self.s.op(Op::IAdd, Class::U32, &[a, b])
+    }
+
+    pub fn add_imm(&mut self, a: Reg, k: i64) -> Reg {
+        if k == 0 {
+            return a;
+        }
+        let c = self.u32c(k as u32);
+        self.s.op(Op::IAdd, a.class, &[a, c])
+    }
+
+    // ---- layouts ----------------------------------------------------------------------------
+
+    pub fn layout_of_type(&mut self, ty: &Type) -> EResult<Rc<LayoutInfo>> {
+        let Some(enc) = ty.encoding() else {
+            return self.invalid(format!("tensor type {ty} has no layout (run convert-to-gpu first)"));
+        };
+        let key = (enc.to_string(), ty.shape().to_vec());
+        if let Some(l) = self.layouts.get(&key) {
+            return Ok(l.clone());
+        }
+        let linear = match enc.to_linear(ty.shape()) {
+            Ok(l) => l,
+            Err(e) => return self.invalid(format!("layout of {ty}: {e}")),
+        };
+        let info = Rc::new(LayoutInfo::new(linear));
+        if !info.additive {
+            return self.unsupported(&format!("the layout of {ty} (thread and register bits overlap)"));
+        }
+        self.layouts.insert(key, info.clone());
+        Ok(info)
+    }
+
+    pub fn layout(&mut self, v: Value) -> EResult<Rc<LayoutInfo>> {
+        let ty = self.ty(v).clone();
+        self.layout_of_type(&ty)
+    }
+
+    /// Registers of a value of type `ty` (1 for scalars).
+    pub fn num_regs(&mut self, ty: &Type) -> EResult<usize> {
+        if ty.is_tensor() {
+            Ok(self.layout_of_type(ty)?.num_regs())
+        } else {
+            Ok(1)
+        }
+    }
+
+    /// Per dim, this thread's coordinate contribution (XOR of its lane and warp bases),
+    /// computed once in the prologue.
+    fn thread_coords(&mut self, l: &LayoutInfo) -> Rc<Vec<Reg>> {
+        let key = (format!("{}", l.linear), l.shape.clone());
+        if let Some(c) = self.thread_coords.get(&key) {
+            return c.clone();
+        }
+        let (lane, warp) = (self.lane, self.warp);
+        let coords = self.s.in_prologue(|s| {
+            let mut coords = Vec::new();
+            for d in 0..l.rank() {
+                let mut c = s.const_reg_u32(0);
+                for (bases, id) in [(&l.lane_bases, lane), (&l.warp_bases, warp)] {
+                    for (b, v) in bases.iter().enumerate() {
+                        if v[d] == 0 {
+                            continue;
+                        }
+                        let shift = s.const_reg_u32(b as u32);
+                        let one = s.const_reg_u32(1);
+                        let scale = s.const_reg_u32(v[d]);
+                        let t = s.op(Op::ShiftRightLogical, Class::U32, &[id, shift]);
+                        let t = s.op(Op::BitwiseAnd, Class::U32, &[t, one]);
+                        let t = s.op(Op::IMul, Class::U32, &[t, scale]);
+                        c = s.op(Op::BitwiseXor, Class::U32, &[c, t]);
+                    }
+                }
+                coords.push(c);
+            }
+            coords
+        });
+        let coords = Rc::new(coords);
+        self.thread_coords.insert(key, coords.clone());
+        coords
+    }
+
+    /// The runtime part of `f(coordinate)` for this thread (the per-register part is
+    /// `f(reg_coords[i]) - f.offset`), computed in the prologue.
+    pub fn affine_base(&mut self, l: &LayoutInfo, f: &Affine) -> Reg {
+        let key = (format!("{}", l.linear), l.shape.clone(), f.coeffs.clone());
+        if let Some(&r) = self.affine_bases.get(&key) {
+            return r;
+        }
+        let coords = self.thread_coords(l);
+        let r = self.s.in_prologue(|s| {
+            let mut r = s.const_reg_u32(0);
+            for (d, &k) in f.coeffs.iter().enumerate() {
+                if k != 0 {
+                    let kc = s.const_reg_u32(k as u32);
+                    let t = s.op(Op::IMul, Class::U32, &[coords[d], kc]);
+                    r = s.op(Op::IAdd, Class::U32, &[r, t]);
+                }
+            }
+            r
+        });
+        self.affine_bases.insert(key, r);
+        r
+    }
+
+    /// Per register of a value: its element's coordinate along `dim`.
+    pub fn coord_regs(&mut self, l: &LayoutInfo, dim: usize) -> Vec<Reg> {
+        let mut f = Affine { coeffs: vec![0; l.rank()], offset: 0 };
+        f.coeffs[dim] = 1;
+        let base = self.affine_base(l, &f);
+        let mut cache: HashMap<u32, Reg> = HashMap::new();
+        let mut out = Vec::with_capacity(l.num_regs());
+        for c in &l.reg_coords {
+            let k = c[dim];
+            let r = *cache.entry(k).or_insert_with(|| {
+                let kc = self.s.const_reg_u32(k);
+                self.s.op(Op::IAdd, Class::U32, &[base, kc])
+            });
+            out.push(r);
+        }
+        out
+    }
+
+    // ---- bits ---------------------------------------------------------------------------------
+
+    /// Whether a float is NaN. f32 tests its bits (naga's WGSL writer has no `isNan`).
+    pub fn is_nan(&mut self, f: Reg) -> Reg {
+        if f.class == Class::F32 {
+            let bits = self.s.op(Op::Bitcast, Class::U32, &[f]);
+            let (abs_mask, inf) = (self.u32c(0x7fff_ffff), self.u32c(0x7f80_0000));
+            let magnitude = self.s.op(Op::BitwiseAnd, Class::U32, &[bits, abs_mask]);
+            self.s.op(Op::UGreaterThan, Class::Bool, &[magnitude, inf])
+        } else {
+            self.s.op(Op::IsNan, Class::Bool, &[f])
+        }
+    }
+
+    /// A 32-bit class value as u32 bits (bool: 0/1).
+    pub fn word_bits(&mut self, v: Reg) -> Reg {
+        match v.class {
+            Class::U32 | Class::Ptr(_) => Reg { id: v.id, class: Class::U32 },
+            Class::F32 => self.s.op(Op::Bitcast, Class::U32, &[v]),
+            Class::Bool => {
+                let (one, zero) = (self.u32c(1), self.u32c(0));
+                self.s.select(v, one, zero)
+            }
+            Class::U64 | Class::F64 => unreachable!("64-bit value in one word"),
+        }
+    }
+
+    pub fn bits_to_class(&mut self, class: Class, u: Reg) -> Reg {
+        match class {
+            Class::U32 => u,
+            Class::Ptr(_) => Reg { id: u.id, class },
+            Class::F32 => self.s.op(Op::Bitcast, Class::F32, &[u]),
+            Class::Bool => {
+                let zero = self.u32c(0);
+                self.s.op(Op::INotEqual, Class::Bool, &[u, zero])
+            }
+            Class::U64 | Class::F64 => unreachable!("64-bit value from one word"),
+        }
+    }
+
+    /// A 64-bit value as (low, high) words.
+    pub fn split64(&mut self, v: Reg) -> (Reg, Reg) {
+        let u = if v.class == Class::F64 { self.s.op(Op::Bitcast, Class::U64, &[v]) } else { v };
+        let lo = self.s.op(Op::UConvert, Class::U32, &[u]);
+        let sh = self.s.const_of(Class::U64, 32);
+        let h = self.s.op(Op::ShiftRightLogical, Class::U64, &[u, sh]);
+        let hi = self.s.op(Op::UConvert, Class::U32, &[h]);
+        (lo, hi)
+    }
+
+    pub fn join64(&mut self, class: Class, lo: Reg, hi: Reg) -> Reg {
+        let l = self.s.op(Op::UConvert, Class::U64, &[lo]);
+        let h = self.s.op(Op::UConvert, Class::U64, &[hi]);
+        let sh = self.s.const_of(Class::U64, 32);
+        let h = self.s.op(Op::ShiftLeftLogical, Class::U64, &[h, sh]);
+        let u = self.s.op(Op::BitwiseOr, Class::U64, &[l, h]);
+        if class == Class::F64 {
+            self.s.op(Op::Bitcast, Class::F64, &[u])
+        } else {
+            u
+        }
+    }
+
+    // ---- workgroup memory -------------------------------------------------------------------
+
+    /// Reserves `words` words of workgroup memory (one buffer shared by every use).
+    pub fn need_shared_words(&mut self, words: u64) -> EResult<()> {
+        let cap = self.options.workgroup_memory_limit as u64 / 4;
+        if words > cap {
+            return self.unsupported(&format!(
+                "{} bytes of workgroup memory (this device allows {})",
+                words * 4,
+                self.options.workgroup_memory_limit
+            ));
+        }
+        self.smem_words = self.smem_words.max(words as u32);
+        Ok(())
+    }
+
+    fn smem_word_ptr(&mut self, index: Reg) -> Word {
+        let u32t = self.s.u32_ty();
+        let pty = self.s.ptr_ty(StorageClass::Workgroup, u32t);
+        self.s.inst(Op::AccessChain, pty, &[self.smem_var, index.id])
+    }
+
+    pub fn smem_store_word(&mut self, index: Reg, v: Reg) {
+        let p = self.smem_word_ptr(index);
+        self.s.store(p, v.id);
+    }
+
+    pub fn smem_load_word(&mut self, index: Reg) -> Reg {
+        let p = self.smem_word_ptr(index);
+        self.s.load(Class::U32, p)
+    }
+
+    pub fn barrier(&mut self) {
+        self.s.barrier();
+    }
+
+    /// Stores a value at word index `base + offset` (64-bit values take two words).
+    pub fn st_shared(&mut self, base: Reg, offset: i64, v: Reg) {
+        let idx = self.add_imm(base, offset);
+        if v.class.words() == 2 {
+            let (lo, hi) = self.split64(v);
+            self.smem_store_word(idx, lo);
+            let idx1 = self.add_imm(idx, 1);
+            self.smem_store_word(idx1, hi);
+        } else {
+            let bits = self.word_bits(v);
+            self.smem_store_word(idx, bits);
+        }
+    }
+
+    pub fn ld_shared(&mut self, class: Class, base: Reg, offset: i64) -> Reg {
+        let idx = self.add_imm(base, offset);
+        if class.words() == 2 {
+            let lo = self.smem_load_word(idx);
+            let idx1 = self.add_imm(idx, 1);
+            let hi = self.smem_load_word(idx1);
+            self.join64(class, lo, hi)
+        } else {
+            let w = self.smem_load_word(idx);
+            self.bits_to_class(class, w)
+        }
+    }
+
+    /// The one class of a tensor's registers (pointer tensors must share one base argument).
+    pub fn uniform_class(&self, regs: &[Reg]) -> EResult<Class> {
+        let class = regs[0].class;
+        if regs.iter().any(|r| r.class != class) {
+            return self.unsupported("a tensor of pointers into different arguments");
+        }
+        Ok(class)
+    }
+
+    /// Writes every register of `src` (layout `src_l`) at element index `write(coordinate)`, in
+    /// a buffer of `elements` elements of `class`. Barrier before and after.
+    pub fn write_shared(
+        &mut self,
+        src: &[Reg],
+        src_l: &LayoutInfo,
+        write: &Affine,
+        class: Class,
+        elements: u64,
+    ) -> EResult<()> {
+        let words = class.words() as i64;
+        self.need_shared_words(elements * words as u64)?;
+        let base = self.affine_base(src_l, write);
+        let scale = self.u32c(words as u32);
+        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let unique = src_l.unique_registers();
+        for (i, &r) in src.iter().enumerate() {
+            if unique[i] {
+                let off = write.eval(&src_l.reg_coords[i]) * words;
+                self.st_shared(addr, off, r);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads, for every register of `dst_l`, the element at index `read(coordinate)`.
+    pub fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
+        let words = class.words() as i64;
+        let base = self.affine_base(dst_l, read);
+        let scale = self.u32c(words as u32);
+        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let mut cache: HashMap<i64, Reg> = HashMap::new();
+        let mut out = Vec::with_capacity(dst_l.num_regs());
+        for c in &dst_l.reg_coords {
+            let off = read.eval(c) * words;
+            let r = match cache.get(&off) {
+                Some(&r) => r,
+                None => {
+                    let r = self.ld_shared(class, addr, off);
+                    cache.insert(off, r);
+                    r
+                }
+            };
+            out.push(r);
+        }
+        out
+    }
+
+    /// Moves `src` to `dst_l` where destination coordinate `c` takes source element `map(c)`:
+    /// a register renaming when possible, else through workgroup memory (source row-major).
+    pub fn relayout(
+        &mut self,
+        src: &[Reg],
+        src_l: &LayoutInfo,
+        dst_l: &LayoutInfo,
+        map: &dyn Fn(&[u32]) -> Vec<u32>,
+        read: &Affine,
+    ) -> EResult<Vec<Reg>> {
+        if let Some(idx) = register_map(dst_l, src_l, map) {
+            return Ok(idx.into_iter().map(|i| src[i]).collect());
+        }
+        let class = self.uniform_class(src)?;
+        let write = Affine::row_major(&src_l.shape);
+        let elements: u64 = src_l.shape.iter().map(|&d| d as u64).product();
+        self.barrier();
+        self.write_shared(src, src_l, &write, class, elements)?;
+        self.barrier();
+        Ok(self.read_shared(dst_l, read, class))
+    }
+
+    // ---- storage buffers and the uniform block ------------------------------------------------
+
+    /// A pointer to word `index` of the storage buffer of binding `binding`.
+    pub fn buffer_word_ptr(&mut self, binding: u32, index: Reg) -> Word {
+        let u32t = self.s.u32_ty();
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, u32t);
+        let zero = self.s.const_u32(0);
+        let var = self.buffers[binding as usize];
+        self.s.inst(Op::AccessChain, pty, &[var, zero, index.id])
+    }
+
+    fn uniform_word(s: &mut Spv, var: Word, word: u32) -> Reg {
+        let u32t = s.u32_ty();
+        let pty = s.ptr_ty(StorageClass::Uniform, u32t);
+        let member = s.const_u32(word);
+        let p = s.inst(Op::AccessChain, pty, &[var, member]);
+        s.load(Class::U32, p)
+    }
+
+    // ---- ops ----------------------------------------------------------------------------------
+
+    pub fn block(&mut self, block: trident_midend::ir::Block) -> EResult<()> {
+        let ops = self.func.body.blocks[block].ops.clone();
+        for op in ops {
+            let saved = self.current.replace(op);
+            let r = self.lower(op);
+            self.current = saved;
+            r?;
+        }
+        Ok(())
+    }
+
+    fn lower(&mut self, op: IrOp) -> EResult<()> {
+        let data = self.func.body.op(op);
+        use Opcode::*;
+        match data.opcode {
+            Constant => {
+                let ty = self.ty(data.results[0]).clone();
+                let value = data.attrs.get("value").cloned().unwrap_or(Attr::Int(0));
+                let r = self.constant(ty.dtype(), &value)?;
+                let n = self.num_regs(&ty)?;
+                self.set(data.results[0], vec![r; n]);
+                Ok(())
+            }
+            GetProgramId | GetNumPrograms => {
+                let axis = data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize;
+                let r = if data.opcode == GetProgramId {
+                    self.program_ids[axis]
+                } else {
+                    self.num_programs[axis]
+                };
+                self.set(data.results[0], vec![r]);
+                Ok(())
+            }
+            MakeRange => {
+                let start = data.attrs.int("start").unwrap_or(0);
+                let l = self.layout(data.results[0])?;
+                let coords = self.coord_regs(&l, 0);
+                let regs = coords.into_iter().map(|c| self.add_imm(c, start)).collect();
+                self.set(data.results[0], regs);
+                Ok(())
+            }
+            Splat => {
+                let s = self.get(data.operands[0])?[0];
+                let n = self.layout(data.results[0])?.num_regs();
+                self.set(data.results[0], vec![s; n]);
+                Ok(())
+            }
+            ConvertLayout => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let read = Affine::row_major(&sl.shape);
+                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Broadcast => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let src_shape = sl.shape.clone();
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    c.iter().zip(&src_shape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()
+                };
+                let mut read = Affine::row_major(&sl.shape);
+                for (d, &s) in sl.shape.iter().enumerate() {
+                    if s == 1 {
+                        read.coeffs[d] = 0;
+                    }
+                }
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            ExpandDims => {
+                let axis = data.attrs.int("axis").unwrap_or(0) as usize;
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    let mut v = c.to_vec();
+                    v.remove(axis);
+                    v
+                };
+                let mut read = Affine::row_major(&sl.shape);
+                read.coeffs.insert(axis, 0);
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Reshape => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                // Reshape preserves row-major element order: read at the linear index the
+                // source was written at.
+                let read = Affine::row_major(&dl.shape);
+                let r = if sl.shape == dl.shape {
+                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?
+                } else {
+                    let class = self.uniform_class(&src)?;
+                    let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
+                    self.barrier();
+                    self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
+                    self.barrier();
+                    self.read_shared(&dl, &read, class)
+                };
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Trans => {
+                let order: Vec<usize> =
+                    data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                // Result dim i is source dim order[i].
+                let ord = order.clone();
+                let map = move |c: &[u32]| -> Vec<u32> {
+                    let mut s = vec![0; c.len()];
+                    for (i, &o) in ord.iter().enumerate() {
+                        s[o] = c[i];
+                    }
+                    s
+                };
+                let strides = crate::layout::row_major_strides(&sl.shape);
+                let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
+                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Join => {
+                let a = self.get(data.operands[0])?;
+                let b = self.get(data.operands[1])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = self.uniform_class(&a)?;
+                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
+                let mut write = Affine::row_major(&dl.shape);
+                write.coeffs.pop();
+                self.barrier();
+                self.write_shared(&a, &sl, &write, class, elements)?;
+                write.offset = 1;
+                self.write_shared(&b, &sl, &write, class, elements)?;
+                self.barrier();
+                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Split => {
+                let src = self.get(data.operands[0])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = self.uniform_class(&src)?;
+                let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
+                self.barrier();
+                self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
+                self.barrier();
+                let mut read = Affine::row_major(&sl.shape);
+                read.coeffs.pop();
+                let lo = self.read_shared(&dl, &read, class);
+                read.offset = 1;
+                let hi = self.read_shared(&dl, &read, class);
+                self.set(data.results[0], lo);
+                self.set(data.results[1], hi);
+                Ok(())
+            }
+            Cat => {
+                let a = self.get(data.operands[0])?;
+                let b = self.get(data.operands[1])?;
+                let sl = self.layout(data.operands[0])?;
+                let dl = self.layout(data.results[0])?;
+                let class = self.uniform_class(&a)?;
+                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
+                let mut write = Affine::row_major(&dl.shape);
+                self.barrier();
+                self.write_shared(&a, &sl, &write, class, elements)?;
+                write.offset = elements as i64 / 2;
+                self.write_shared(&b, &sl, &write, class, elements)?;
+                self.barrier();
+                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
+                self.set(data.results[0], r);
+                Ok(())
+            }
+            Barrier => {
+                self.barrier();
+                Ok(())
+            }
+            // The function's final return is emitted by the kernel frame.
+            Return => Ok(()),
+            For | If | While => crate::control::lower(self, op),
+            Yield | Condition | ReduceReturn | ScanReturn => Ok(()),
+            Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
+            Reduce | Scan => crate::reduce::lower(self, op),
+            Dot => crate::dot::lower(self, op),
+            // Device-side assertions have no trap in SPIR-V; the interpreter checks them.
+            Assert => Ok(()),
+            Print => self.unsupported("device printing"),
+            Histogram | Sort | TopK => self.unsupported("histogram, sort and topk on spirv"),
+            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
+                self.unsupported("tensor descriptors (rewrite them to pointers first)")
+            }
+            Call => self.invalid("tt.call must be inlined before the backend"),
+            _ => crate::arith::lower(self, op),
+        }
+    }
+
+    // ---- the kernel frame -------------------------------------------------------------------
+
+    /// Declares the bindings, builds the prologue, lowers the body and assembles the module.
+    pub fn kernel(mut self) -> EResult<Artifact> {
+        let func = self.func;
+        let name = func.name.clone();
+        let threads = self.options.threads_per_warp * self.options.num_warps;
+
+        // Parameters: buffers first (binding = pointer index), scalars in the uniform block.
+        let mut params = Vec::new();
+        let mut n_buffers = 0u32;
+        let mut buffer_names = Vec::new();
+        for (index, &p) in func.params().iter().enumerate() {
+            let ty = self.ty(p);
+            if ty.is_ptr() && !ty.is_tensor() {
+                buffer_names.push(func.arg_names.get(index).cloned().unwrap_or_default());
+                params.push(ParamAbi::Buffer { binding: n_buffers });
+                n_buffers += 1;
+                continue;
+            }
+            if ty.is_tensor() {
+                return self.unsupported("a tensor-typed kernel parameter");
+            }
+            let d = ty.dtype();
+            let word = self.uniform_words;
+            let abi = match d {
+                DType::F32 => ParamAbi::Float { bytes: 4, word },
+                DType::F64 => ParamAbi::Float { bytes: 8, word },
+                DType::I64 | DType::U64 => ParamAbi::Int { bytes: 8, word },
+                DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => {
+                    return self.unsupported(&format!("a kernel parameter of type {d}"));
+                }
+                _ => ParamAbi::Int { bytes: 4, word },
+            };
+            self.uniform_words += if d.bits() == 64 { 2 } else { 1 };
+            params.push(abi);
+        }
+
+        // Storage buffers: struct { u32 words[]; } per pointer argument.
+        let u32t = self.s.u32_ty();
+        let arr = self.s.b.type_runtime_array(u32t);
+        self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let st = self.s.b.type_struct([arr]);
+        self.s.b.decorate(st, Decoration::Block, []);
+        self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
+        for binding in 0..n_buffers {
+            let var = self.s.b.variable(pty, None, StorageClass::StorageBuffer, None);
+            self.s.b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            self.s.b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
+            self.s.b.name(var, buffer_names[binding as usize].clone());
+            self.buffers.push(var);
+        }
+        // The uniform block: one u32 member per word.
+        let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
+        let ust = self.s.b.type_struct(members);
+        self.s.b.decorate(ust, Decoration::Block, []);
+        for i in 0..self.uniform_words {
+            self.s.b.member_decorate(ust, i, Decoration::Offset, [Operand::LiteralBit32(4 * i)]);
+        }
+        let upty = self.s.ptr_ty(StorageClass::Uniform, ust);
+        self.s.b.variable(upty, Some(self.uniform_var), StorageClass::Uniform, None);
+        self.s.b.decorate(self.uniform_var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+        self.s.b.decorate(self.uniform_var, Decoration::Binding, [Operand::LiteralBit32(n_buffers)]);
+
+        // Builtins.
+        let v3 = self.s.b.type_vector(u32t, 3);
+        let in_v3 = self.s.ptr_ty(StorageClass::Input, v3);
+        let in_u32 = self.s.ptr_ty(StorageClass::Input, u32t);
+        let wg_id = self.s.b.variable(in_v3, None, StorageClass::Input, None);
+        self.s.b.decorate(wg_id, Decoration::BuiltIn, [Operand::BuiltIn(spirv::BuiltIn::WorkgroupId)]);
+        let local_index = self.s.b.variable(in_u32, None, StorageClass::Input, None);
+        self.s.b.decorate(
+            local_index,
+            Decoration::BuiltIn,
+            [Operand::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
+        );
+
+        // The function: a prologue block, then the body.
+        let void = self.s.b.type_void();
+        let fn_ty = self.s.b.type_function(void, []);
+        let main =
+            self.s.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).expect("function");
+        self.s.b.begin_block(None).expect("prologue");
+        let body_label = self.s.b.id();
+        self.s.b.branch(body_label).expect("prologue");
+        self.s.b.begin_block(Some(body_label)).expect("body");
+
+        // Prologue values: thread ids, the program id (unfolded), parameters.
+        let tpw = self.options.threads_per_warp;
+        let uniform_var = self.uniform_var;
+        let (tid, lane, warp, linear, total, pids, nprogs) = self.s.in_prologue(|s| {
+            let tid = s.load(Class::U32, local_index);
+            let tpw_c = s.const_reg_u32(tpw);
+            let lane = s.op(Op::UMod, Class::U32, &[tid, tpw_c]);
+            let warp = s.op(Op::UDiv, Class::U32, &[tid, tpw_c]);
+            let u32t = s.u32_ty();
+            let v3t = s.b.type_vector(u32t, 3);
+            let wg = s.inst(Op::Load, v3t, &[wg_id]);
+            let u32t = s.u32_ty();
+            let comp = |s: &mut Spv, i: u32| {
+                let id = s.inst_raw(
+                    Op::CompositeExtract,
+                    Some(u32t),
+                    vec![Operand::IdRef(wg), Operand::LiteralBit32(i)],
+                );
+                Reg { id: id.unwrap(), class: Class::U32 }
+            };
+            let (wx, wy, wz) = (comp(s, 0), comp(s, 1), comp(s, 2));
+            let g: Vec<Reg> = (0..3).map(|i| Self::uniform_word(s, uniform_var, i)).collect();
+            let dx = Self::uniform_word(s, uniform_var, 3);
+            let dy = Self::uniform_word(s, uniform_var, 4);
+            // linear = wx + dx * (wy + dy * wz)
+            let t = s.op(Op::IMul, Class::U32, &[dy, wz]);
+            let t = s.op(Op::IAdd, Class::U32, &[wy, t]);
+            let t = s.op(Op::IMul, Class::U32, &[dx, t]);
+            let linear = s.op(Op::IAdd, Class::U32, &[wx, t]);
+            let gxy = s.op(Op::IMul, Class::U32, &[g[0], g[1]]);
+            let total = s.op(Op::IMul, Class::U32, &[gxy, g[2]]);
+            let px = s.op(Op::UMod, Class::U32, &[linear, g[0]]);
+            let t = s.op(Op::UDiv, Class::U32, &[linear, g[0]]);
+            let py = s.op(Op::UMod, Class::U32, &[t, g[1]]);
+            let pz = s.op(Op::UDiv, Class::U32, &[linear, gxy]);
+            (tid, lane, warp, linear, total, [px, py, pz], [g[0], g[1], g[2]])
+        });
+        self.tid = tid;
+        self.lane = lane;
+        self.warp = warp;
+        self.program_ids = pids;
+        self.num_programs = nprogs;
+        for (&p, abi) in func.params().iter().zip(&params) {
+            let ty = self.ty(p);
+            let d = ty.dtype();
+            let reg = match *abi {
+                ParamAbi::Buffer { binding } => Reg { id: self.s.const_u32(0), class: Class::Ptr(binding) },
+                ParamAbi::Int { bytes, word } | ParamAbi::Float { bytes, word } => {
+                    let class = class_of(d);
+                    self.check_class(class)?;
+                    self.s.in_prologue(|s| {
+                        let lo = Self::uniform_word(s, uniform_var, word);
+                        if bytes == 8 {
+                            let hi = Self::uniform_word(s, uniform_var, word + 1);
+                            let l = s.op(Op::UConvert, Class::U64, &[lo]);
+                            let h = s.op(Op::UConvert, Class::U64, &[hi]);
+                            let sh = s.const_of(Class::U64, 32);
+                            let h = s.op(Op::ShiftLeftLogical, Class::U64, &[h, sh]);
+                            let u = s.op(Op::BitwiseOr, Class::U64, &[l, h]);
+                            if class == Class::F64 {
+                                s.op(Op::Bitcast, Class::F64, &[u])
+                            } else {
+                                u
+                            }
+                        } else {
+                            match class {
+                                Class::F32 => s.op(Op::Bitcast, Class::F32, &[lo]),
+                                Class::Bool => {
+                                    let zero = s.const_reg_u32(0);
+                                    s.op(Op::INotEqual, Class::Bool, &[lo, zero])
+                                }
+                                _ => lo,
+                            }
+                        }
+                    })
+                }
+            };
+            self.set(p, vec![reg]);
+        }
+
+        // Workgroups past the grid's end (the folded dispatch rounds up) leave at once.
+        let past = self.s.op(Op::UGreaterThanEqual, Class::Bool, &[linear, total]);
+        let merge = self.s.begin_if(past);
+        self.s.b.ret().expect("return");
+        self.s.b.begin_block(Some(merge)).expect("after the grid check");
+
+        self.block(func.entry)?;
+        self.s.b.ret().expect("return");
+        self.s.b.end_function().expect("function end");
+
+        // Workgroup memory, now that its size is known.
+        let smem_bytes = self.smem_words * 4;
+        let mut interface = vec![wg_id, local_index];
+        if self.smem_words > 0 {
+            let len = self.s.const_u32(self.smem_words);
+            let arr = self.s.b.type_array(u32t, len);
+            let pty = self.s.ptr_ty(StorageClass::Workgroup, arr);
+            self.s.b.variable(pty, Some(self.smem_var), StorageClass::Workgroup, None);
+            self.s.b.name(self.smem_var, "smem");
+        }
+        if self.s.b.version() >= Some((1, 4)) {
+            interface.extend(self.buffers.iter().copied());
+        }
+
+        // Module header: capabilities, memory model, entry point, local size.
+        self.s.b.capability(Capability::Shader);
+        if self.s.uses_int64 {
+            self.s.b.capability(Capability::Int64);
+        }
+        if self.s.uses_float64 {
+            self.s.b.capability(Capability::Float64);
+        }
+        self.s.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);
+        self.s.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
+        let module = std::mem::replace(&mut self.s.b, rspirv::dr::Builder::new()).module();
+        Ok(Artifact {
+            words: module.assemble(),
+            entry_name: name,
+            workgroup_size: [threads, 1, 1],
+            workgroup_memory_bytes: smem_bytes,
+            params,
+            uniform_binding: n_buffers,
+            uniform_words: self.uniform_words,
+            mode: self.options.mode,
+        })
+    }
+}

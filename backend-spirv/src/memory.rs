@@ -1,0 +1,408 @@
+//! Global memory: `tt.addptr`, `tt.load`, `tt.store`, `tt.atomic_rmw`, `tt.atomic_cas`.
+//!
+//! A pointer is a byte offset into the storage buffer of its base argument (its class names
+//! the argument), so `addptr` is integer arithmetic and a load or store is an index into an
+//! array of 32-bit words. Elements narrower than a word are extracted on load; on store they are
+//! merged into their word with two atomics (clear the element's bits, then set them), so
+//! neighbours written by other threads survive. 64-bit elements take two words.
+//!
+//! Masked loads need no branch: a masked-off lane reads word 0 (every buffer has one) and the
+//! result is `select(mask, loaded, other)`. Stores and atomics run inside `if`, predicated by
+//! the mask and by ownership: threads that only hold copies of an element (replicated lanes,
+//! warps, or duplicate registers) skip them, so every element is written once and every atomic
+//! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
+//! every thread through workgroup memory. Float atomic add is a compare-and-swap loop.
+
+use rspirv::spirv::{Op, Scope};
+use trident_midend::ir::{DType, Op as IrOp, Opcode};
+
+use crate::emit::{class_of, EResult, Emitter};
+use crate::spirv::{Class, Reg};
+
+pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    match e.func.body.opcode(op) {
+        Opcode::AddPtr => addptr(e, op),
+        Opcode::Load => load(e, op),
+        Opcode::Store => store(e, op),
+        _ => atomic(e, op),
+    }
+}
+
+/// Picks element `i` of a register list (splats have one register).
+fn pick(regs: &[Reg], i: usize) -> Reg {
+    regs[if regs.len() == 1 { 0 } else { i }]
+}
+
+/// The base argument of a pointer register, or an error saying why it is unknown.
+fn binding_of(e: &Emitter, r: Reg) -> EResult<u32> {
+    match r.class {
+        Class::Ptr(b) => Ok(b),
+        _ => e.unsupported("a pointer whose base argument cannot be resolved statically"),
+    }
+}
+
+/// An offset (any integer class) as a u32 byte count times `size`.
+fn scaled_offset(e: &mut Emitter, o: Reg, size: u32) -> Reg {
+    let o32 = match o.class {
+        Class::U64 => e.s.op(Op::UConvert, Class::U32, &[o]),
+        Class::Bool => e.word_bits(o),
+        _ => o,
+    };
+    if size == 1 {
+        return o32;
+    }
+    let k = e.u32c(size);
+    e.s.op(Op::IMul, Class::U32, &[o32, k])
+}
+
+fn addptr(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let ptr = e.get(data.operands[0])?;
+    let off = e.get(data.operands[1])?;
+    let size = e.ty(data.operands[0]).dtype().size_bytes() as u32;
+    let n = ptr.len().max(off.len());
+    let mut cache = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (p, o) = (pick(&ptr, i), pick(&off, i));
+        if let Some(&r) = cache.get(&(p, o)) {
+            out.push(r);
+            continue;
+        }
+        binding_of(e, p)?;
+        let bytes = scaled_offset(e, o, size);
+        let sum = e.s.op(Op::IAdd, Class::U32, &[Reg { id: p.id, class: Class::U32 }, bytes]);
+        let r = Reg { id: sum.id, class: p.class };
+        cache.insert((p, o), r);
+        out.push(r);
+    }
+    e.set(data.results[0], out);
+    Ok(())
+}
+
+/// Word index and bit shift of a byte offset.
+fn word_and_shift(e: &mut Emitter, byte: Reg) -> (Reg, Reg) {
+    let two = e.u32c(2);
+    let three = e.u32c(3);
+    let b = Reg { id: byte.id, class: Class::U32 };
+    let word = e.s.op(Op::ShiftRightLogical, Class::U32, &[b, two]);
+    let low = e.s.op(Op::BitwiseAnd, Class::U32, &[b, three]);
+    let shift = e.s.op(Op::ShiftLeftLogical, Class::U32, &[low, three]);
+    (word, shift)
+}
+
+/// Loads one element of `d` at byte offset `byte` of buffer `binding`.
+pub fn load_element(e: &mut Emitter, binding: u32, byte: Reg, d: DType) -> Reg {
+    let (word, shift) = word_and_shift(e, byte);
+    let size = d.size_bytes();
+    let p = e.buffer_word_ptr(binding, word);
+    let w = e.s.load(Class::U32, p);
+    match size {
+        8 => {
+            let word1 = e.add_imm(word, 1);
+            let p1 = e.buffer_word_ptr(binding, word1);
+            let hi = e.s.load(Class::U32, p1);
+            e.join64(class_of(d), w, hi)
+        }
+        4 => e.bits_to_class(class_of(d), w),
+        _ => {
+            let mask = e.u32c(if size == 1 { 0xff } else { 0xffff });
+            let x = e.s.op(Op::ShiftRightLogical, Class::U32, &[w, shift]);
+            let x = e.s.op(Op::BitwiseAnd, Class::U32, &[x, mask]);
+            if d == DType::I1 {
+                e.bits_to_class(Class::Bool, x)
+            } else {
+                crate::arith::normalize_int(e, x, d)
+            }
+        }
+    }
+}
+
+#[allow(clippy::needless_range_loop)]
+fn load(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let ptr = e.get(data.operands[0])?;
+    let mask = data.operands.get(1).map(|&m| e.get(m)).transpose()?;
+    let other = data.operands.get(2).map(|&o| e.get(o)).transpose()?;
+    let d = e.ty(data.results[0]).dtype();
+    let class = class_of(d);
+    e.check_class(class)?;
+    let mut out = Vec::with_capacity(ptr.len());
+    let mut cache = std::collections::HashMap::new();
+    for i in 0..ptr.len() {
+        let p = ptr[i];
+        let m = mask.as_ref().map(|m| pick(m, i));
+        let o = other.as_ref().map(|o| pick(o, i));
+        if let Some(&r) = cache.get(&(p, m, o)) {
+            out.push(r);
+            continue;
+        }
+        let binding = binding_of(e, p)?;
+        let byte = match m {
+            Some(m) => {
+                let zero = e.u32c(0);
+                e.s.select(m, Reg { id: p.id, class: Class::U32 }, zero)
+            }
+            None => p,
+        };
+        let mut v = load_element(e, binding, byte, d);
+        if let Some(m) = m {
+            let fallback = match o {
+                Some(o) => o,
+                None => e.s.const_of(class, 0),
+            };
+            v = e.s.select(m, v, fallback);
+        }
+        cache.insert((p, m, o), v);
+        out.push(v);
+    }
+    e.set(data.results[0], out);
+    Ok(())
+}
+
+/// Whether this thread's copy of an element is the one that writes it.
+#[derive(Clone, Copy)]
+pub(crate) enum Owner {
+    Always,
+    Never,
+    If(Reg),
+}
+
+/// Per register of operand `value_index`: whether this thread writes that element.
+pub(crate) fn owner_predicates(e: &mut Emitter, op: IrOp, value_index: usize) -> EResult<Vec<Owner>> {
+    let v = e.func.body.op(op).operands[value_index];
+    let ty = e.ty(v).clone();
+    if !ty.is_tensor() {
+        let zero = e.u32c(0);
+        let p = e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero]);
+        return Ok(vec![Owner::If(p)]);
+    }
+    let l = e.layout(v)?;
+    let (lane_mask, warp_mask) = l.replica_masks();
+    let thread_pred = if lane_mask != 0 || warp_mask != 0 {
+        let (lm, wm, zero) = (e.u32c(lane_mask), e.u32c(warp_mask), e.u32c(0));
+        let t = e.s.op(Op::BitwiseAnd, Class::U32, &[e.lane, lm]);
+        let u = e.s.op(Op::BitwiseAnd, Class::U32, &[e.warp, wm]);
+        let t = e.s.op(Op::BitwiseOr, Class::U32, &[t, u]);
+        Owner::If(e.s.op(Op::IEqual, Class::Bool, &[t, zero]))
+    } else {
+        Owner::Always
+    };
+    let unique = l.unique_registers();
+    Ok(unique.into_iter().map(|u| if u { thread_pred } else { Owner::Never }).collect())
+}
+
+/// The condition under which a store or atomic happens (`None`: always).
+fn condition(e: &mut Emitter, owner: Owner, mask: Option<Reg>) -> Option<Reg> {
+    let owner = match owner {
+        Owner::If(p) => Some(p),
+        _ => None,
+    };
+    match (owner, mask) {
+        (None, x) | (x, None) => x,
+        (Some(a), Some(b)) => Some(e.s.op(Op::LogicalAnd, Class::Bool, &[a, b])),
+    }
+}
+
+fn device_scope(e: &mut Emitter) -> (u32, u32) {
+    // Device scope; acquire-release on uniform (storage buffer) memory.
+    (e.s.const_u32(Scope::Device as u32), e.s.const_u32(0x8 | 0x40))
+}
+
+/// The semantics of a failed compare-and-swap (no release: nothing was written).
+fn unequal_semantics(e: &mut Emitter) -> u32 {
+    e.s.const_u32(0x2 | 0x40)
+}
+
+/// Stores one element of `d` at byte offset `byte` of buffer `binding`.
+fn store_element(e: &mut Emitter, binding: u32, byte: Reg, v: Reg, d: DType) {
+    let (word, shift) = word_and_shift(e, byte);
+    match d.size_bytes() {
+        8 => {
+            let (lo, hi) = e.split64(v);
+            let p = e.buffer_word_ptr(binding, word);
+            e.s.store(p, lo.id);
+            let word1 = e.add_imm(word, 1);
+            let p1 = e.buffer_word_ptr(binding, word1);
+            e.s.store(p1, hi.id);
+        }
+        4 => {
+            let bits = e.word_bits(v);
+            let p = e.buffer_word_ptr(binding, word);
+            e.s.store(p, bits.id);
+        }
+        size => {
+            let mask = e.u32c(if size == 1 { 0xff } else { 0xffff });
+            let bits = e.word_bits(v);
+            let bits = e.s.op(Op::BitwiseAnd, Class::U32, &[bits, mask]);
+            let bits = e.s.op(Op::ShiftLeftLogical, Class::U32, &[bits, shift]);
+            let hole = e.s.op(Op::ShiftLeftLogical, Class::U32, &[mask, shift]);
+            let keep = e.s.op(Op::Not, Class::U32, &[hole]);
+            let (scope, _) = device_scope(e);
+            let relaxed = e.s.const_u32(0);
+            let u32t = e.s.u32_ty();
+            let p = e.buffer_word_ptr(binding, word);
+            e.s.inst(Op::AtomicAnd, u32t, &[p, scope, relaxed, keep.id]);
+            e.s.inst(Op::AtomicOr, u32t, &[p, scope, relaxed, bits.id]);
+        }
+    }
+}
+
+#[allow(clippy::needless_range_loop)]
+fn store(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let ptr = e.get(data.operands[0])?;
+    let val = e.get(data.operands[1])?;
+    let mask = data.operands.get(2).map(|&m| e.get(m)).transpose()?;
+    let d = e.ty(data.operands[1]).dtype();
+    e.check_class(class_of(d))?;
+    let owners = owner_predicates(e, op, 0)?;
+    for i in 0..ptr.len() {
+        let owner = pick_owner(&owners, i);
+        if matches!(owner, Owner::Never) {
+            continue;
+        }
+        let binding = binding_of(e, ptr[i])?;
+        let m = mask.as_ref().map(|m| pick(m, i));
+        let v = pick(&val, i);
+        match condition(e, owner, m) {
+            Some(c) => {
+                let merge = e.s.begin_if(c);
+                store_element(e, binding, ptr[i], v, d);
+                e.s.end_if(merge);
+            }
+            None => store_element(e, binding, ptr[i], v, d),
+        }
+    }
+    Ok(())
+}
+
+fn pick_owner(owners: &[Owner], i: usize) -> Owner {
+    owners[if owners.len() == 1 { 0 } else { i }]
+}
+
+/// One atomic read-modify-write or compare-and-swap on the word at `byte`; returns the old value.
+fn atomic_element(
+    e: &mut Emitter,
+    binding: u32,
+    byte: Reg,
+    kind: &str,
+    is_cas: bool,
+    args: &[Reg],
+    d: DType,
+) -> EResult<Reg> {
+    let (word, _) = word_and_shift(e, byte);
+    let p = e.buffer_word_ptr(binding, word);
+    let (scope, sem) = device_scope(e);
+    let u32t = e.s.u32_ty();
+    let class = class_of(d);
+    if is_cas {
+        let cmp = e.word_bits(args[0]);
+        let val = e.word_bits(args[1]);
+        let unequal = unequal_semantics(e);
+        let old = e.s.inst(Op::AtomicCompareExchange, u32t, &[p, scope, sem, unequal, val.id, cmp.id]);
+        return Ok(e.bits_to_class(class, Reg { id: old, class: Class::U32 }));
+    }
+    let v = e.word_bits(args[0]);
+    let opcode = match kind {
+        "add" => Op::AtomicIAdd,
+        "and" => Op::AtomicAnd,
+        "or" => Op::AtomicOr,
+        "xor" => Op::AtomicXor,
+        "xchg" => Op::AtomicExchange,
+        "max" => Op::AtomicSMax,
+        "min" => Op::AtomicSMin,
+        "umax" => Op::AtomicUMax,
+        "umin" => Op::AtomicUMin,
+        "fadd" => return float_add_loop(e, p, args[0]),
+        other => return e.unsupported(&format!("atomic op {other} on spirv")),
+    };
+    let old = e.s.inst(opcode, u32t, &[p, scope, sem, v.id]);
+    Ok(e.bits_to_class(class, Reg { id: old, class: Class::U32 }))
+}
+
+/// `atomic_add` on an f32 word: load, add, compare-and-swap until no other thread intervened.
+fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> EResult<Reg> {
+    let (scope, sem) = device_scope(e);
+    let u32t = e.s.u32_ty();
+    let current = e.s.var(Class::U32);
+    let done = e.s.var(Class::Bool);
+    let first = e.s.load(Class::U32, p);
+    e.s.store(current, first.id);
+    let f = e.s.const_of(Class::Bool, 0);
+    e.s.store(done, f.id);
+    let labels = e.s.begin_loop();
+    let finished = e.s.load(Class::Bool, done);
+    let go = e.s.op(Op::LogicalNot, Class::Bool, &[finished]);
+    e.s.loop_test(&labels, go);
+    let seen = e.s.load(Class::U32, current);
+    let as_float = e.s.op(Op::Bitcast, Class::F32, &[seen]);
+    let sum = e.s.op(Op::FAdd, Class::F32, &[as_float, v]);
+    let new_bits = e.s.op(Op::Bitcast, Class::U32, &[sum]);
+    let unequal = unequal_semantics(e);
+    let got = e.s.inst(Op::AtomicCompareExchange, u32t, &[p, scope, sem, unequal, new_bits.id, seen.id]);
+    let got = Reg { id: got, class: Class::U32 };
+    let ok = e.s.op(Op::IEqual, Class::Bool, &[got, seen]);
+    e.s.store(done, ok.id);
+    e.s.store(current, got.id);
+    e.s.end_loop(&labels, |_| {});
+    let old = e.s.load(Class::U32, current);
+    Ok(e.s.op(Op::Bitcast, Class::F32, &[old]))
+}
+
+#[allow(clippy::needless_range_loop)]
+fn atomic(e: &mut Emitter, op: IrOp) -> EResult<()> {
+    let data = e.func.body.op(op);
+    let is_cas = data.opcode == Opcode::AtomicCas;
+    let ptr = e.get(data.operands[0])?;
+    let args: Vec<Vec<Reg>> = data.operands[1..].iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
+    let d = e.ty(data.results[0]).dtype();
+    let kind = data.attrs.str("atomic_rmw_op").unwrap_or("add").to_string();
+    if d.bits() != 32 {
+        return e.unsupported(&format!("atomics on {d} elements (32-bit words only)"));
+    }
+    let class = class_of(d);
+    let owners = owner_predicates(e, op, 0)?;
+    let scalar = !e.ty(data.results[0]).is_tensor();
+    let mut out = Vec::with_capacity(ptr.len());
+    for i in 0..ptr.len() {
+        let owner = pick_owner(&owners, i);
+        let zero = e.s.const_of(class, 0);
+        if matches!(owner, Owner::Never) {
+            out.push(zero);
+            continue;
+        }
+        let binding = binding_of(e, ptr[i])?;
+        let these: Vec<Reg> = args.iter().map(|a| pick(a, i)).collect();
+        // rmw operands: (val[, mask]); cas: (cmp, val).
+        let mask = if !is_cas { these.get(1).copied() } else { None };
+        match condition(e, owner, mask) {
+            Some(c) => {
+                let result = e.s.var(class);
+                e.s.store(result, zero.id);
+                let merge = e.s.begin_if(c);
+                let old = atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?;
+                e.s.store(result, old.id);
+                e.s.end_if(merge);
+                out.push(e.s.load(class, result));
+            }
+            None => out.push(atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?),
+        }
+    }
+    if scalar {
+        // Thread 0 did the atomic: share its old value with every thread.
+        e.need_shared_words(1)?;
+        e.barrier();
+        let zero = e.u32c(0);
+        let is_first = e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero]);
+        let merge = e.s.begin_if(is_first);
+        e.st_shared(zero, 0, out[0]);
+        e.s.end_if(merge);
+        e.barrier();
+        let r = e.ld_shared(class, zero, 0);
+        e.barrier();
+        out = vec![r];
+    }
+    e.set(data.results[0], out);
+    Ok(())
+}

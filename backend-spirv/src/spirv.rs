@@ -1,0 +1,319 @@
+//! A typed layer over rspirv's builder: value classes, deduplicated types and constants, one
+//! helper per instruction shape, and the structured control-flow constructs the emitter needs.
+//!
+//! Every IR scalar lives in a SPIR-V value of one [`Class`]: narrow integers (i8, i16, u8, u16)
+//! and the bits of f16, bf16 and fp8 live in 32-bit unsigned values, as in the nvptx backend's
+//! registers. Pointers are not SPIR-V pointers (logical addressing has no pointer arithmetic):
+//! a pointer is a byte offset (`u32`) into the storage buffer of one kernel argument, and that
+//! argument is part of the class ([`Class::Ptr`]), so provenance is known statically for every
+//! value.
+//!
+//! The function's first block is the prologue: function variables and per-thread values
+//! computed once (thread coordinates, affine bases) are inserted there, before its branch to
+//! the body, so they dominate every use. Values defined inside a structured construct never
+//! escape it: region results and loop-carried values travel through function variables.
+
+use std::collections::HashMap;
+
+use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+/// What a SPIR-V value holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    Bool,
+    U32,
+    U64,
+    F32,
+    F64,
+    /// A byte offset (u32) into the storage buffer of pointer argument `n` (its binding).
+    Ptr(u32),
+}
+
+impl Class {
+    /// 32-bit words one element of this class takes in workgroup memory.
+    pub fn words(self) -> u32 {
+        match self {
+            Class::U64 | Class::F64 => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A SPIR-V value id with its class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Reg {
+    pub id: Word,
+    pub class: Class,
+}
+
+/// GLSL.std.450 extended instructions used here.
+pub mod glsl {
+    pub const FABS: u32 = 4;
+    pub const SABS: u32 = 5;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const SIN: u32 = 13;
+    pub const COS: u32 = 14;
+    pub const TANH: u32 = 21;
+    pub const EXP: u32 = 27;
+    pub const LOG: u32 = 28;
+    pub const EXP2: u32 = 29;
+    pub const LOG2: u32 = 30;
+    pub const SQRT: u32 = 31;
+    pub const INVERSE_SQRT: u32 = 32;
+    pub const FMIN: u32 = 37;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const FMAX: u32 = 40;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const FMA: u32 = 50;
+    pub const PACK_HALF_2X16: u32 = 58;
+    pub const UNPACK_HALF_2X16: u32 = 62;
+}
+
+/// Labels of a structured loop under construction.
+pub struct LoopLabels {
+    pub header: Word,
+    pub body: Word,
+    pub cont: Word,
+    pub merge: Word,
+}
+
+pub struct Spv {
+    pub b: Builder,
+    consts: HashMap<(Word, u64), Word>,
+    pub glsl: Word,
+    /// Whether 64-bit integer / float types were used (capabilities added at the end).
+    pub uses_int64: bool,
+    pub uses_float64: bool,
+}
+
+impl Spv {
+    pub fn new() -> Spv {
+        let mut b = Builder::new();
+        b.set_version(1, 3);
+        let glsl = b.ext_inst_import("GLSL.std.450");
+        Spv { b, consts: HashMap::new(), glsl, uses_int64: false, uses_float64: false }
+    }
+
+    // ---- types ------------------------------------------------------------------------------
+
+    pub fn ty(&mut self, class: Class) -> Word {
+        match class {
+            Class::Bool => self.b.type_bool(),
+            Class::U32 | Class::Ptr(_) => self.b.type_int(32, 0),
+            Class::U64 => {
+                self.uses_int64 = true;
+                self.b.type_int(64, 0)
+            }
+            Class::F32 => self.b.type_float(32, None),
+            Class::F64 => {
+                self.uses_float64 = true;
+                self.b.type_float(64, None)
+            }
+        }
+    }
+
+    pub fn u32_ty(&mut self) -> Word {
+        self.ty(Class::U32)
+    }
+
+    pub fn ptr_ty(&mut self, storage: StorageClass, pointee: Word) -> Word {
+        self.b.type_pointer(None, storage, pointee)
+    }
+
+    // ---- constants ----------------------------------------------------------------------------
+
+    fn constant(&mut self, ty: Word, bits: u64, wide: bool) -> Word {
+        if let Some(&c) = self.consts.get(&(ty, bits)) {
+            return c;
+        }
+        let c = if wide { self.b.constant_bit64(ty, bits) } else { self.b.constant_bit32(ty, bits as u32) };
+        self.consts.insert((ty, bits), c);
+        c
+    }
+
+    pub fn const_u32(&mut self, v: u32) -> Word {
+        let ty = self.u32_ty();
+        self.constant(ty, v as u64, false)
+    }
+
+    pub fn const_of(&mut self, class: Class, bits: u64) -> Reg {
+        let ty = self.ty(class);
+        let id = match class {
+            Class::Bool => {
+                if let Some(&c) = self.consts.get(&(ty, bits)) {
+                    c
+                } else {
+                    let c = if bits != 0 { self.b.constant_true(ty) } else { self.b.constant_false(ty) };
+                    self.consts.insert((ty, bits), c);
+                    c
+                }
+            }
+            Class::U64 | Class::F64 => self.constant(ty, bits, true),
+            _ => self.constant(ty, bits & 0xffff_ffff, false),
+        };
+        Reg { id, class }
+    }
+
+    pub fn const_f32(&mut self, v: f32) -> Reg {
+        self.const_of(Class::F32, v.to_bits() as u64)
+    }
+
+    pub fn const_reg_u32(&mut self, v: u32) -> Reg {
+        self.const_of(Class::U32, v as u64)
+    }
+
+    // ---- instructions ---------------------------------------------------------------------
+
+    /// Appends `op` with id operands to the current block and returns its result id.
+    pub fn inst(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
+        let id = self.b.id();
+        let ops = operands.iter().map(|&w| Operand::IdRef(w)).collect();
+        self.b
+            .insert_into_block(InsertPoint::End, Instruction::new(op, Some(ty), Some(id), ops))
+            .expect("an instruction outside a block");
+        id
+    }
+
+    /// Appends an instruction with arbitrary operands (literals, scopes).
+    pub fn inst_raw(&mut self, op: Op, ty: Option<Word>, operands: Vec<Operand>) -> Option<Word> {
+        let id = ty.map(|_| self.b.id());
+        self.b
+            .insert_into_block(InsertPoint::End, Instruction::new(op, ty, id, operands))
+            .expect("an instruction outside a block");
+        id
+    }
+
+    /// `op` on registers, producing a value of `class`.
+    pub fn op(&mut self, op: Op, class: Class, args: &[Reg]) -> Reg {
+        let ty = self.ty(class);
+        let ids: Vec<Word> = args.iter().map(|r| r.id).collect();
+        Reg { id: self.inst(op, ty, &ids), class }
+    }
+
+    /// A GLSL.std.450 instruction.
+    pub fn ext(&mut self, which: u32, class: Class, args: &[Reg]) -> Reg {
+        let ty = self.ty(class);
+        let ops = args.iter().map(|r| Operand::IdRef(r.id));
+        let id = self.b.ext_inst(ty, None, self.glsl, which, ops).expect("ext_inst outside a block");
+        Reg { id, class }
+    }
+
+    /// Runs `f` with the prologue block selected, inserting before its terminator.
+    pub fn in_prologue<T>(&mut self, f: impl FnOnce(&mut Spv) -> T) -> T {
+        let saved = self.b.selected_block();
+        self.b.select_block(Some(0)).expect("no prologue block");
+        // Instructions go before the prologue's branch: append, then move the branch last.
+        let branch = self.b.pop_instruction().expect("prologue without terminator");
+        let out = f(self);
+        self.b.insert_into_block(InsertPoint::End, branch).expect("prologue");
+        self.b.select_block(saved).expect("restore block");
+        out
+    }
+
+    /// A function variable of `class` (declared at the top of the prologue).
+    pub fn var(&mut self, class: Class) -> Word {
+        let ty = self.ty(class);
+        let pty = self.ptr_ty(StorageClass::Function, ty);
+        let id = self.b.id();
+        let inst = Instruction::new(
+            Op::Variable,
+            Some(pty),
+            Some(id),
+            vec![Operand::StorageClass(StorageClass::Function)],
+        );
+        let saved = self.b.selected_block();
+        self.b.select_block(Some(0)).expect("no prologue block");
+        self.b.insert_into_block(InsertPoint::Begin, inst).expect("prologue");
+        self.b.select_block(saved).expect("restore block");
+        id
+    }
+
+    pub fn load(&mut self, class: Class, pointer: Word) -> Reg {
+        let ty = self.ty(class);
+        Reg { id: self.inst(Op::Load, ty, &[pointer]), class }
+    }
+
+    pub fn store(&mut self, pointer: Word, value: Word) {
+        self.b.store(pointer, value, None, []).expect("store outside a block");
+    }
+
+    pub fn select(&mut self, cond: Reg, a: Reg, b: Reg) -> Reg {
+        let ty = self.ty(a.class);
+        Reg { id: self.inst(Op::Select, ty, &[cond.id, a.id, b.id]), class: a.class }
+    }
+
+    /// A workgroup barrier that also orders workgroup memory.
+    pub fn barrier(&mut self) {
+        let workgroup = self.const_u32(spirv::Scope::Workgroup as u32);
+        let semantics = self.const_u32(
+            (spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits(),
+        );
+        self.b.control_barrier(workgroup, workgroup, semantics).expect("barrier outside a block");
+    }
+
+    // ---- structured control flow ----------------------------------------------------------
+
+    /// Opens `if cond { ... }`; returns the merge label for [`Spv::end_if`].
+    pub fn begin_if(&mut self, cond: Reg) -> Word {
+        let then = self.b.id();
+        let merge = self.b.id();
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
+        self.b.branch_conditional(cond.id, then, merge, []).expect("if");
+        self.b.begin_block(Some(then)).expect("if");
+        merge
+    }
+
+    pub fn end_if(&mut self, merge: Word) {
+        self.b.branch(merge).expect("endif");
+        self.b.begin_block(Some(merge)).expect("endif");
+    }
+
+    /// Opens `if cond { A } else { B }`: returns (else label, merge label); the then-part follows.
+    pub fn begin_if_else(&mut self, cond: Reg) -> (Word, Word) {
+        let then = self.b.id();
+        let other = self.b.id();
+        let merge = self.b.id();
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
+        self.b.branch_conditional(cond.id, then, other, []).expect("if");
+        self.b.begin_block(Some(then)).expect("if");
+        (other, merge)
+    }
+
+    pub fn else_part(&mut self, other: Word, merge: Word) {
+        self.b.branch(merge).expect("else");
+        self.b.begin_block(Some(other)).expect("else");
+    }
+
+    /// Opens a loop: the condition is computed in the current block after this returns, then
+    /// [`Spv::loop_test`] branches to the body or out.
+    pub fn begin_loop(&mut self) -> LoopLabels {
+        let header = self.b.id();
+        let test = self.b.id();
+        let labels = LoopLabels { header, body: self.b.id(), cont: self.b.id(), merge: self.b.id() };
+        self.b.branch(header).expect("loop");
+        self.b.begin_block(Some(header)).expect("loop");
+        self.b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::NONE, []).expect("loop");
+        self.b.branch(test).expect("loop");
+        self.b.begin_block(Some(test)).expect("loop");
+        labels
+    }
+
+    /// Leaves the loop unless `cond`; the body follows.
+    pub fn loop_test(&mut self, labels: &LoopLabels, cond: Reg) {
+        self.b.branch_conditional(cond.id, labels.body, labels.merge, []).expect("loop");
+        self.b.begin_block(Some(labels.body)).expect("loop");
+    }
+
+    /// Closes the body; `step` runs in the continue block; code after the loop follows.
+    pub fn end_loop(&mut self, labels: &LoopLabels, step: impl FnOnce(&mut Spv)) {
+        self.b.branch(labels.cont).expect("loop");
+        self.b.begin_block(Some(labels.cont)).expect("loop");
+        step(self);
+        self.b.branch(labels.header).expect("loop");
+        self.b.begin_block(Some(labels.merge)).expect("loop");
+    }
+}

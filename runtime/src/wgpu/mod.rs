@@ -1,0 +1,526 @@
+//! The wgpu device: SPIR-V kernels on Vulkan adapters (Mesa's lavapipe on CPUs, desktop GPUs).
+//!
+//! [`WgpuDevice::open`] picks a Vulkan adapter (the first, or the one `--adapter` names by index
+//! or by a part of its name) and creates a device with the adapter's own limits, plus
+//! `PASSTHROUGH_SHADERS` where the adapter has it: then the backend's SPIR-V goes to the driver
+//! as it is; elsewhere wgpu translates it through naga. Pipelines are cached in memory by their
+//! SPIR-V words. A launch uploads every buffer (rounded up to whole 32-bit words), writes the
+//! uniform block (grid, folded dispatch, scalar arguments; see `trident_backend_spirv`),
+//! dispatches, and reads every buffer back. Device limits (binding size, workgroup memory,
+//! invocations per workgroup, workgroups per dimension) are checked before any work and
+//! reported in plain words.
+
+mod naga_tools;
+
+use std::cell::RefCell;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use trident_backend_spirv::{fold_grid, Artifact, Mode, ParamAbi};
+
+use crate::{ArgValue, Buffer, Grid};
+
+pub use naga_tools::{to_wgsl, validate_portable};
+
+/// Why a wgpu operation failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WgpuError {
+    pub message: String,
+}
+
+impl WgpuError {
+    fn new(message: impl Into<String>) -> WgpuError {
+        WgpuError { message: message.into() }
+    }
+}
+
+impl fmt::Display for WgpuError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for WgpuError {}
+
+/// What `trident devices` shows about one adapter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdapterSummary {
+    pub index: usize,
+    pub name: String,
+    pub driver: String,
+    pub device_type: String,
+    pub subgroup_size: u32,
+    pub workgroup_memory_bytes: u32,
+    pub max_binding_bytes: u64,
+    pub passthrough: bool,
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    })
+}
+
+fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
+    let info = adapter.get_info();
+    let limits = adapter.limits();
+    AdapterSummary {
+        index,
+        name: info.name.clone(),
+        driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
+        device_type: format!("{:?}", info.device_type),
+        subgroup_size: info.subgroup_min_size.max(1),
+        workgroup_memory_bytes: limits.max_compute_workgroup_storage_size,
+        max_binding_bytes: limits.max_storage_buffer_binding_size,
+        passthrough: adapter.features().contains(wgpu::Features::PASSTHROUGH_SHADERS),
+    }
+}
+
+/// Every Vulkan adapter here (empty when there is no Vulkan driver).
+pub fn adapters() -> Vec<AdapterSummary> {
+    let adapters = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::VULKAN));
+    adapters.iter().enumerate().map(|(i, a)| summarize(i, a)).collect()
+}
+
+/// A compiled pipeline with its bind group layout.
+struct Pipeline {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+/// A cache entry: the SPIR-V words and their pipeline.
+type CachedPipeline = (Vec<u32>, Rc<Pipeline>);
+
+/// Timings of [`WgpuDevice::bench`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchStats {
+    pub runs: usize,
+    pub median_ms: f64,
+    pub min_ms: f64,
+}
+
+/// One Vulkan adapter opened through wgpu.
+pub struct WgpuDevice {
+    summary: AdapterSummary,
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    limits: wgpu::Limits,
+    passthrough: bool,
+    /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
+    pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
+}
+
+impl fmt::Debug for WgpuDevice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WgpuDevice").field("adapter", &self.summary).finish_non_exhaustive()
+    }
+}
+
+/// Buffers of one launch on the device.
+struct Resident {
+    storage: Vec<wgpu::Buffer>,
+    sizes: Vec<u64>,
+}
+
+impl WgpuDevice {
+    /// Opens the adapter `selector` names (an index, or part of its name; the first without).
+    /// `Ok(None)` when this machine has no Vulkan adapter at all.
+    pub fn open(selector: Option<&str>) -> Result<Option<WgpuDevice>, WgpuError> {
+        let all = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::VULKAN));
+        if all.is_empty() {
+            return Ok(None);
+        }
+        let index = match selector {
+            None => 0,
+            Some(text) => {
+                let by_index = text.trim().parse::<usize>().ok().filter(|&i| i < all.len());
+                let lower = text.to_lowercase();
+                let by_name = all.iter().position(|a| a.get_info().name.to_lowercase().contains(&lower));
+                match by_index.or(by_name) {
+                    Some(i) => i,
+                    None => {
+                        let names: Vec<String> = all
+                            .iter()
+                            .enumerate()
+                            .map(|(i, a)| format!("{i}: {}", a.get_info().name))
+                            .collect();
+                        return Err(WgpuError::new(format!(
+                            "no Vulkan adapter matches --adapter {text}; the adapters here are: {}",
+                            names.join(", ")
+                        )));
+                    }
+                }
+            }
+        };
+        let adapter = &all[index];
+        let summary = summarize(index, adapter);
+        let features = adapter.features() & wgpu::Features::PASSTHROUGH_SHADERS;
+        let limits = adapter.limits();
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("trident"),
+            required_features: features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+            .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
+        Ok(Some(WgpuDevice {
+            passthrough: !features.is_empty(),
+            summary,
+            device,
+            queue,
+            limits,
+            pipelines: RefCell::new(HashMap::new()),
+        }))
+    }
+
+    pub fn summary(&self) -> &AdapterSummary {
+        &self.summary
+    }
+
+    /// The subgroup size layouts should be built for (the adapter's minimum).
+    pub fn threads_per_warp(&self) -> u32 {
+        self.summary.subgroup_size
+    }
+
+    pub fn workgroup_memory_limit(&self) -> u32 {
+        self.limits.max_compute_workgroup_storage_size
+    }
+
+    /// The SPIR-V dialect this device runs: passthrough takes the full Vulkan one.
+    pub fn mode(&self) -> Mode {
+        if self.passthrough {
+            Mode::Vulkan
+        } else {
+            Mode::Portable
+        }
+    }
+
+    /// Pipelines compiled so far (the cache's size).
+    pub fn cached_pipelines(&self) -> usize {
+        self.pipelines.borrow().values().map(Vec::len).sum()
+    }
+
+    fn pipeline(&self, artifact: &Artifact) -> Result<Rc<Pipeline>, WgpuError> {
+        let mut hasher = DefaultHasher::new();
+        artifact.words.hash(&mut hasher);
+        artifact.entry_name.hash(&mut hasher);
+        let key = hasher.finish();
+        if let Some(entries) = self.pipelines.borrow().get(&key) {
+            if let Some((_, p)) = entries.iter().find(|(w, _)| *w == artifact.words) {
+                return Ok(p.clone());
+            }
+        }
+        let name = &artifact.entry_name;
+        let [x, y, z] = artifact.workgroup_size;
+        if x * y * z > self.limits.max_compute_invocations_per_workgroup {
+            return Err(WgpuError::new(format!(
+                "kernel {name} needs {} invocations per workgroup; {} allows {} (use fewer --num-warps)",
+                x * y * z,
+                self.summary.name,
+                self.limits.max_compute_invocations_per_workgroup
+            )));
+        }
+        if artifact.workgroup_memory_bytes > self.limits.max_compute_workgroup_storage_size {
+            return Err(WgpuError::new(format!(
+                "kernel {name} needs {} bytes of workgroup memory; {} allows {} (use smaller blocks)",
+                artifact.workgroup_memory_bytes,
+                self.summary.name,
+                self.limits.max_compute_workgroup_storage_size
+            )));
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = if self.passthrough && artifact.mode == Mode::Vulkan {
+            let entry =
+                wgpu::PassthroughShaderEntryPoint { name: name.clone().into(), workgroup_size: (x, y, z) };
+            let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
+                label: Some(name),
+                entry_points: vec![entry].into(),
+                spirv: Some(artifact.words.as_slice().into()),
+                ..Default::default()
+            };
+            // SAFETY: the words come from trident's SPIR-V backend, whose modules pass spirv-val
+            // (the CI checks every generated module), and declare the bindings created below.
+            unsafe { self.device.create_shader_module_passthrough(descriptor) }
+        } else {
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(name),
+                source: wgpu::ShaderSource::SpirV(artifact.words.as_slice().into()),
+            })
+        };
+        let mut entries = Vec::new();
+        for abi in &artifact.params {
+            if let ParamAbi::Buffer { binding } = abi {
+                entries.push(wgpu::BindGroupLayoutEntry {
+                    binding: *binding,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only: false },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                });
+            }
+        }
+        entries.push(wgpu::BindGroupLayoutEntry {
+            binding: artifact.uniform_binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        });
+        let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(name),
+            entries: &entries,
+        });
+        let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(name),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(name),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some(name),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(WgpuError::new(format!(
+                "{} rejected the SPIR-V of kernel {name}: {error}",
+                self.summary.name
+            )));
+        }
+        let p = Rc::new(Pipeline { pipeline, layout });
+        self.pipelines.borrow_mut().entry(key).or_default().push((artifact.words.clone(), p.clone()));
+        Ok(p)
+    }
+
+    /// The uniform block: grid, folded dispatch, then the scalar arguments.
+    fn uniform_words(artifact: &Artifact, grid: Grid, dispatch: [u32; 3], args: &[ArgValue]) -> Vec<u32> {
+        let mut words =
+            vec![0u32; artifact.uniform_words.max(trident_backend_spirv::FIRST_PARAM_WORD) as usize];
+        words[..3].copy_from_slice(&grid.0);
+        words[3] = dispatch[0];
+        words[4] = dispatch[1];
+        for (abi, arg) in artifact.params.iter().zip(args) {
+            let (bytes, word, bits) = match (*abi, arg) {
+                (ParamAbi::Int { bytes, word }, ArgValue::Int(v)) => (bytes, word, *v as u64),
+                (ParamAbi::Int { bytes, word }, ArgValue::Float(v)) => (bytes, word, *v as i64 as u64),
+                (ParamAbi::Float { bytes: 4, word }, ArgValue::Float(v)) => {
+                    (4, word, (*v as f32).to_bits() as u64)
+                }
+                (ParamAbi::Float { bytes: 4, word }, ArgValue::Int(v)) => {
+                    (4, word, (*v as f32).to_bits() as u64)
+                }
+                (ParamAbi::Float { bytes, word }, ArgValue::Float(v)) => (bytes, word, v.to_bits()),
+                (ParamAbi::Float { bytes, word }, ArgValue::Int(v)) => (bytes, word, (*v as f64).to_bits()),
+                _ => continue,
+            };
+            words[word as usize] = bits as u32;
+            if bytes == 8 {
+                words[word as usize + 1] = (bits >> 32) as u32;
+            }
+        }
+        words
+    }
+
+    fn upload(
+        &self,
+        artifact: &Artifact,
+        args: &[ArgValue],
+        buffers: &[Buffer],
+    ) -> Result<Resident, WgpuError> {
+        let max_binding = self.limits.max_storage_buffer_binding_size;
+        let mut storage = Vec::new();
+        let mut sizes = Vec::new();
+        for (abi, arg) in artifact.params.iter().zip(args) {
+            let ParamAbi::Buffer { .. } = abi else { continue };
+            let ArgValue::Buffer(index) = arg else {
+                return Err(WgpuError::new(format!(
+                    "kernel {}: a pointer argument got a scalar",
+                    artifact.entry_name
+                )));
+            };
+            let buffer = &buffers[*index];
+            let size = (buffer.bytes.len() as u64).div_ceil(4).max(1) * 4;
+            if size > max_binding || size > self.limits.max_buffer_size {
+                return Err(WgpuError::new(format!(
+                    "buffer {} is {} bytes; {} allows at most {} bytes per storage binding",
+                    buffer.name,
+                    buffer.bytes.len(),
+                    self.summary.name,
+                    max_binding.min(self.limits.max_buffer_size)
+                )));
+            }
+            let mut bytes = buffer.bytes.clone();
+            bytes.resize(size as usize, 0);
+            let gpu = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&buffer.name),
+                size,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.queue.write_buffer(&gpu, 0, &bytes);
+            storage.push(gpu);
+            sizes.push(size);
+        }
+        Ok(Resident { storage, sizes })
+    }
+
+    /// Records and submits one dispatch.
+    fn dispatch(
+        &self,
+        artifact: &Artifact,
+        pipeline: &Pipeline,
+        resident: &Resident,
+        grid: Grid,
+        args: &[ArgValue],
+    ) -> Result<wgpu::SubmissionIndex, WgpuError> {
+        let max = self.limits.max_compute_workgroups_per_dimension;
+        let Some(dispatch) = fold_grid(grid.0, max) else {
+            return Err(WgpuError::new(format!(
+                "a grid of {} programs is more than {} can dispatch ({max} per dimension, 3 dimensions)",
+                grid.programs(),
+                self.summary.name
+            )));
+        };
+        let words = Self::uniform_words(artifact, grid, dispatch, args);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let uniform = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("trident uniforms"),
+            size: bytes.len() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue.write_buffer(&uniform, 0, &bytes);
+        let mut entries: Vec<wgpu::BindGroupEntry> = Vec::new();
+        let mut next = 0;
+        for abi in &artifact.params {
+            if let ParamAbi::Buffer { binding } = abi {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: *binding,
+                    resource: resident.storage[next].as_entire_binding(),
+                });
+                next += 1;
+            }
+        }
+        entries.push(wgpu::BindGroupEntry {
+            binding: artifact.uniform_binding,
+            resource: uniform.as_entire_binding(),
+        });
+        let bind_group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&artifact.entry_name),
+            layout: &pipeline.layout,
+            entries: &entries,
+        });
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        if grid.programs() > 0 {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&pipeline.pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(dispatch[0], dispatch[1], dispatch[2]);
+        }
+        Ok(self.queue.submit([encoder.finish()]))
+    }
+
+    fn wait(&self) -> Result<(), WgpuError> {
+        self.device
+            .poll(wgpu::PollType::Wait { submission_index: None, timeout: Some(Duration::from_secs(300)) })
+            .map(|_| ())
+            .map_err(|e| WgpuError::new(format!("waiting for the Vulkan device failed: {e}")))
+    }
+
+    fn download(
+        &self,
+        resident: &Resident,
+        args: &[ArgValue],
+        artifact: &Artifact,
+        buffers: &mut [Buffer],
+    ) -> Result<(), WgpuError> {
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        let mut staging = Vec::new();
+        for (gpu, &size) in resident.storage.iter().zip(&resident.sizes) {
+            let s = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("trident readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            encoder.copy_buffer_to_buffer(gpu, 0, &s, 0, size);
+            staging.push(s);
+        }
+        self.queue.submit([encoder.finish()]);
+        for s in &staging {
+            s.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        }
+        self.wait()?;
+        let indices = artifact.params.iter().zip(args).filter_map(|(abi, arg)| match (abi, arg) {
+            (ParamAbi::Buffer { .. }, ArgValue::Buffer(i)) => Some(*i),
+            _ => None,
+        });
+        for (s, index) in staging.iter().zip(indices) {
+            let data = s.slice(..).get_mapped_range().map_err(|e| {
+                WgpuError::new(format!("cannot read buffer back from the Vulkan device: {e}"))
+            })?;
+            let n = buffers[index].bytes.len();
+            buffers[index].bytes.copy_from_slice(&data[..n]);
+        }
+        Ok(())
+    }
+
+    /// Runs `artifact` once over `grid`: buffers in, dispatch, wait, buffers out.
+    pub fn launch(
+        &self,
+        artifact: &Artifact,
+        grid: Grid,
+        args: &[ArgValue],
+        buffers: &mut [Buffer],
+    ) -> Result<(), WgpuError> {
+        let pipeline = self.pipeline(artifact)?;
+        let resident = self.upload(artifact, args, buffers)?;
+        self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+        self.wait()?;
+        self.download(&resident, args, artifact, buffers)
+    }
+
+    /// Times `artifact`: a warm-up launch, then launches until `budget` passes (at least
+    /// `min_runs`). Buffers stay on the device between launches and come back at the end.
+    pub fn bench(
+        &self,
+        artifact: &Artifact,
+        grid: Grid,
+        args: &[ArgValue],
+        buffers: &mut [Buffer],
+        min_runs: usize,
+        budget: Duration,
+    ) -> Result<BenchStats, WgpuError> {
+        let pipeline = self.pipeline(artifact)?;
+        let resident = self.upload(artifact, args, buffers)?;
+        self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+        self.wait()?;
+        let mut times = Vec::new();
+        let start = Instant::now();
+        while times.len() < min_runs || (start.elapsed() < budget && times.len() < 1000) {
+            let t = Instant::now();
+            self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+            self.wait()?;
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+        self.download(&resident, args, artifact, buffers)?;
+        times.sort_by(|a, b| a.total_cmp(b));
+        Ok(BenchStats { runs: times.len(), median_ms: times[times.len() / 2], min_ms: times[0] })
+    }
+}

@@ -1,0 +1,97 @@
+//! The spirv backend on the command line: which Vulkan adapter, compile, launch.
+//!
+//! `--backend spirv` needs a Vulkan adapter (Mesa's lavapipe counts) and says why when there is
+//! none; `--backend auto` takes it after nvptx. `--adapter` picks an adapter by index or by a
+//! part of its name (`trident devices` lists them). The layouts are built for the adapter's
+//! subgroup size, and the SPIR-V dialect follows the adapter: the full Vulkan one where wgpu can
+//! pass it through, the naga-portable one elsewhere.
+
+use trident_backend_spirv::{Artifact, Mode};
+use trident_midend::ir::Module;
+use trident_runtime::wgpu::WgpuDevice;
+use trident_runtime::{Buffer, Grid};
+
+use super::args::Launch;
+use super::error::CliError;
+use super::run::launch_error;
+use crate::{kernel_args, lower_to_spirv, CompileError, SpirvTarget};
+
+/// A kernel ready to run on a Vulkan adapter.
+pub struct VulkanKernel {
+    pub device: WgpuDevice,
+    pub artifact: Artifact,
+}
+
+/// The adapter to run on: `Ok(Err(reason))` when this machine has no Vulkan adapter.
+pub fn open_device(adapter: Option<&str>) -> Result<Result<WgpuDevice, String>, CliError> {
+    match WgpuDevice::open(adapter) {
+        Ok(Some(device)) => Ok(Ok(device)),
+        Ok(None) => {
+            Ok(Err("no Vulkan adapter found (install a Vulkan driver, e.g. mesa-vulkan-drivers)".into()))
+        }
+        Err(error) => Err(CliError::Failed(error.to_string())),
+    }
+}
+
+/// The error of `--backend spirv` on a machine without a Vulkan adapter.
+pub fn no_adapter(reason: &str) -> CliError {
+    CliError::Failed(format!(
+        "--backend spirv needs a Vulkan adapter, and there is none here: {reason}\n\
+         (--backend interp runs the kernel on the CPU; `trident compile --emit spvasm` needs no device)"
+    ))
+}
+
+/// The compilation target of a device, or the defaults without one (subgroup 32, 32 KiB).
+pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarget {
+    match device {
+        Some(d) => SpirvTarget {
+            mode: mode.unwrap_or(d.mode()),
+            subgroup_size: d.threads_per_warp(),
+            workgroup_memory_bytes: d.workgroup_memory_limit(),
+        },
+        None => SpirvTarget {
+            mode: mode.unwrap_or(Mode::Vulkan),
+            subgroup_size: 32,
+            workgroup_memory_bytes: 32 * 1024,
+        },
+    }
+}
+
+pub fn compile_for(launch: &Launch, module: &Module, device: &WgpuDevice) -> Result<Artifact, CompileError> {
+    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target_for(Some(device), None))
+}
+
+/// `--backend spirv`: open, compile, or fail saying why.
+pub fn prepare(launch: &Launch, module: &Module, adapter: Option<&str>) -> Result<VulkanKernel, CliError> {
+    let device = match open_device(adapter)? {
+        Ok(device) => device,
+        Err(reason) => return Err(no_adapter(&reason)),
+    };
+    let artifact = compile_for(launch, module, &device)?;
+    Ok(VulkanKernel { device, artifact })
+}
+
+pub fn args(launch: &Launch, module: &Module) -> Result<Vec<trident_runtime::ArgValue>, CliError> {
+    kernel_args(module, |name| launch.arg_value(name)).map_err(|error| launch_error(launch, error))
+}
+
+/// One launch on the adapter; every buffer comes back.
+pub fn launch_on_device(
+    launch: &Launch,
+    module: &Module,
+    kernel: &VulkanKernel,
+    grid: Grid,
+    buffers: &mut [Buffer],
+) -> Result<(), CliError> {
+    let args = args(launch, module)?;
+    kernel
+        .device
+        .launch(&kernel.artifact, grid, &args, buffers)
+        .map_err(|error| CliError::Failed(error.to_string()))
+}
+
+/// A one-line description of the adapter.
+pub fn describe(device: &WgpuDevice) -> String {
+    let s = device.summary();
+    format!("vulkan:{} {}, subgroup size {}", s.index, s.name, s.subgroup_size)
+}
