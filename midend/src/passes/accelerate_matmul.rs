@@ -83,7 +83,15 @@ fn use_tensor_cores(body: &mut Body, dot: Op, num_warps: u32) -> Option<(Value, 
     let mma_ty = original.with_encoding(Some(enc));
     let mut b = Builder::at(body, block, index);
     b.span = span;
-    let c_mma = b.value(Opcode::ConvertLayout, vec![c], mma_ty.clone(), Attrs::new());
+    // A constant accumulator (a dot without `acc`, or `tl.zeros`) is made directly in the MMA
+    // layout instead of converted, which would cost a trip through shared memory each time.
+    let c_mma = match b.body.def_op(c).filter(|&d| b.body.opcode(d) == Opcode::Constant) {
+        Some(constant) => {
+            let attrs = b.body.op(constant).attrs.clone();
+            b.value(Opcode::Constant, vec![], mma_ty.clone(), attrs)
+        }
+        None => b.value(Opcode::ConvertLayout, vec![c], mma_ty.clone(), Attrs::new()),
+    };
     body.ops[dot].operands[2] = c_mma;
     body.values[result].ty = mma_ty;
     let mut b = Builder::at(body, block, index + 2);
