@@ -163,6 +163,12 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass_with("accelerate-matmul", &accelerate, module, options)? == Continue::StopHere {
         return Ok(());
     }
+    // Values computed from tensor-core results stay in their layout.
+    if run_pass("propagate-mma-layout", passes::propagate_mma_layout::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
     // ---- Recompute loop-carried pointer tensors inside their loops ---------------------------
     if run_pass("rematerialize-loop-pointers", passes::rematerialize_loop_pointers::run, module, options)?
         == Continue::StopHere

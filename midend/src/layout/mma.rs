@@ -12,8 +12,9 @@
 //! - lane: `[0, 2]`, `[0, 4]`, `[1, 0]`, `[2, 0]`, `[4, 0]`;
 //! - warp: the column bits `[0, 8 * 2^t]` for `t < log2 wn`, then the row bits `[16 * 2^t, 0]`.
 //!
-//! The encoding requires the tensor to cover at least one CTA tile (`16 wm x 8 wn`); the
-//! accelerate-matmul pass only chooses it then.
+//! A dot's result covers whole CTA tiles (`16 wm x 8 wn`; the accelerate-matmul pass only
+//! chooses the layout then); tensors derived from it (a row reduction expanded back to
+//! `[M, 1]`) may be smaller along a dim, which then gets zero bases.
 
 use std::fmt;
 
@@ -32,24 +33,27 @@ impl Mma {
         [16 * self.warps_per_cta[0], 8 * self.warps_per_cta[1]]
     }
 
-    /// The linear layout on a 2-D tensor of `shape`.
+    /// The linear layout on a 2-D tensor of `shape`. A dim smaller than the CTA tile (the
+    /// `[128, 1]` result of `expand_dims` on a reduced MMA tensor, say) gets zero bases where the
+    /// tile goes past it, so its lanes and warps hold copies, as with blocked layouts.
     pub fn to_linear(&self, shape: &[u32]) -> Result<LinearLayout, LayoutError> {
         if shape.len() != 2 {
             return Err(LayoutError::Mismatch(format!("an MMA v2 layout on a rank-{} tensor", shape.len())));
         }
         let [wm, wn] = self.warps_per_cta;
         let [tm, tn] = self.cta_tile();
-        if !wm.is_power_of_two()
-            || !wn.is_power_of_two()
-            || !shape[0].is_multiple_of(tm)
-            || !shape[1].is_multiple_of(tn)
-        {
+        let fits = |size: u32, tile: u32| size < tile || size.is_multiple_of(tile);
+        if !wm.is_power_of_two() || !wn.is_power_of_two() || !fits(shape[0], tm) || !fits(shape[1], tn) {
             return Err(LayoutError::Mismatch(format!(
                 "an MMA v2 layout with warps {:?} (tile {tm}x{tn}) on a {}x{} tensor",
                 self.warps_per_cta, shape[0], shape[1]
             )));
         }
-        let mut registers = vec![vec![0, 1], vec![8, 0]];
+        // A basis pointing past the tensor (along a dim smaller than the tile) is zero.
+        let basis = |row: u32, col: u32| {
+            vec![if row < shape[0] { row } else { 0 }, if col < shape[1] { col } else { 0 }]
+        };
+        let mut registers = vec![basis(0, 1), basis(8, 0)];
         let mut col = tn;
         while col < shape[1] {
             registers.push(vec![0, col]);
@@ -60,13 +64,13 @@ impl Mma {
             registers.push(vec![row, 0]);
             row *= 2;
         }
-        let lanes = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
+        let lanes = vec![basis(0, 2), basis(0, 4), basis(1, 0), basis(2, 0), basis(4, 0)];
         let mut warps = Vec::new();
         for t in 0..wn.trailing_zeros() {
-            warps.push(vec![0, 8 << t]);
+            warps.push(basis(0, 8 << t));
         }
         for t in 0..wm.trailing_zeros() {
-            warps.push(vec![16 << t, 0]);
+            warps.push(basis(16 << t, 0));
         }
         LinearLayout::new(
             vec![

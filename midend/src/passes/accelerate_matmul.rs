@@ -129,7 +129,9 @@ fn uses_in(body: &Body, block: Block, v: Value) -> Vec<(Op, usize)> {
     out
 }
 
-fn carry_in_converted_layout(body: &mut Body, lp: Op) {
+/// Carries an `scf.for` iter arg in layout `E` when all its uses are conversions to `E` and it
+/// yields a conversion from `E` (the second phase described above).
+pub(crate) fn carry_in_converted_layout(body: &mut Body, lp: Op) {
     let region = body.op(lp).regions[0];
     let Some(&yield_op) = body.blocks[region].ops.last() else { return };
     let n_carried = body.op(lp).results.len();

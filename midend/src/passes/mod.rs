@@ -15,6 +15,7 @@ pub mod cse;
 pub mod dce;
 pub mod inline;
 pub mod licm;
+pub mod propagate_mma_layout;
 pub mod rematerialize_loop_pointers;
 pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;
