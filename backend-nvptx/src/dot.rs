@@ -7,10 +7,12 @@
 //! registers with one FMA each (an outer product per k).
 //!
 //! Dots whose result has the MMA v2 layout (chosen by the accelerate-matmul pass) use tensor
-//! cores instead: the operands are staged in shared memory with padded rows (so fragment loads
-//! hit distinct banks), each warp loads the `mma.sync` fragments of its tiles per K step
-//! (m16n8k16 for f16 / bf16, m16n8k8 for tf32) and accumulates in place in the registers of the
-//! MMA layout, whose order ([`Mma`]'s docs) gives the four accumulators of each instruction.
+//! cores instead: the operands are staged in shared memory with padded rows (16-byte vector
+//! stores where the operand layout allows; `ldmatrix` rows then hit distinct banks), each warp
+//! loads the `mma.sync` fragments of its tiles per K step with `ldmatrix` (`.trans` for B; tf32
+//! B by scalar loads) (m16n8k16 for f16 / bf16, m16n8k8 for tf32) and accumulates in place in the
+//! registers of the MMA layout, whose order ([`Mma`]'s docs) gives the four accumulators of each
+//! instruction. The lane mapping is proven on the CPU by the tests at the end of this file.
 
 use std::collections::HashMap;
 
@@ -152,27 +154,58 @@ fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg
 }
 
 /// `tt.dot` on tensor cores; the result (and accumulator) has the MMA v2 layout.
+///
+/// Shared staging ([`Staging`]): A is stored row-major `[m][k + pad]`, B row-major
+/// `[k][n + pad]` right after it, with `pad` = 16 bytes of elements. The padding keeps every row
+/// 16-byte aligned (what `ldmatrix` and the vector stores of [`Emitter::write_shared`] need) and
+/// shifts consecutive rows by 4 banks, so the 8 row addresses of one `ldmatrix` 8x8 matrix (16
+/// bytes each) cover all 32 banks once: conflict-free for any K and N that are multiples of 8
+/// (f16) or 4 (f32) elements, which the accelerate-matmul pass guarantees (K % 16 or K % 8,
+/// N % 8 wn).
+///
+/// Fragments (PTX ISA, "Matrix fragments for mma.m16n8k16 / m16n8k8"; `g = lane / 4`,
+/// `t = lane % 4`). m16n8k16 A (16x16, 4 words of two halves): word 0 = A[g][2t..2t+1],
+/// word 1 = A[g+8][2t..], word 2 = A[g][2t+8..], word 3 = A[g+8][2t+8..]; B (16x8, 2 words):
+/// word 0 = B[2t..2t+1][g], word 1 = B[2t+8..2t+9][g]. m16n8k8 tf32 A: A[g][t], A[g+8][t],
+/// A[g][t+4], A[g+8][t+4]; B: B[t][g], B[t+4][g]. Accumulators: c0, c1 = C[g][2t..2t+1],
+/// c2, c3 = C[g+8][2t..], which are registers `4 j .. 4 j + 3` of the MMA layout for tile `j`
+/// (see [`Mma`]).
+///
+/// `ldmatrix.sync.aligned.m8n8.x4.shared.b16` loads four 8x8 b16 matrices; lanes `8i .. 8i+7`
+/// give the addresses of the 8 rows of matrix `i` (16 contiguous bytes each), and destination
+/// word `i` of lane `l` receives row `l / 4`, bytes `4 (l % 4) .. 4 (l % 4) + 3` of matrix `i`:
+/// "row g, halves 2t and 2t+1". So A's four words are the matrices (rows 0-7, k 0-7), (rows
+/// 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15): lane `l` points at row `l % 16`,
+/// column `8 (l / 16)`. For tf32 a 16-byte row holds 4 floats and lane `l` receives float `t` of
+/// row `g`, i.e. A[g][t]: the same lane addressing (column `4 (l / 16)` floats) yields m16n8k8's
+/// A words.
+///
+/// With `.trans`, word `i` of lane `l` instead holds elements `[2t][g]` and `[2t+1][g]` of
+/// matrix `i` as stored: for B stored `[k][n]` that is B[2t..2t+1][g], m16n8k16's B word for one
+/// 8-row K half. One `x4.trans` covers two N tiles of the warp: matrices (k 0-7, tile j), (k
+/// 8-15, tile j), (k 0-7, tile j+1), (k 8-15, tile j+1); lane `l` points at k row `l % 16` in
+/// the columns of tile `j + l / 16`. tf32 B cannot use `.trans` (it would transpose 16-bit
+/// halves), so it keeps two scalar `ld.shared.b32` per N tile.
+///
+/// The K steps run as a loop (ptxas keeps the fragments of one step live, 4 per M tile and 2 per
+/// N tile, next to the accumulators). Fully unrolling the steps was tried: ptxas 13.5 then falls
+/// into a 32-register, 8 KB-spill allocation on the persistent 128x256x64 kernel.
+/// The test `mma_fragments_multiply` replays this whole lane mapping on the CPU.
 fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
     let data = e.func.body.op(op);
     let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
     let result = data.results[0];
     let in_type = e.ty(a_v).dtype();
     let (al, bl) = (e.layout(a_v)?, e.layout(b_v)?);
-    let (m, k, n) = (al.shape[0] as i64, al.shape[1] as i64, bl.shape[1] as i64);
-    let [wm, wn] = mma.warps_per_cta;
-    let (mt_count, nt_count) = (m / (16 * wm as i64), n / (8 * wn as i64));
-    let tf32 = in_type == DType::F32;
-    let (class, bytes, k_step, instr) = match in_type {
-        DType::F16 => (Class::B16, 2i64, 16i64, "m16n8k16.row.col.f32.f16.f16.f32"),
-        DType::BF16 => (Class::B16, 2, 16, "m16n8k16.row.col.f32.bf16.bf16.f32"),
-        DType::F32 => (Class::F32, 4, 8, "m16n8k8.row.col.f32.tf32.tf32.f32"),
+    let (class, bytes, instr) = match in_type {
+        DType::F16 => (Class::B16, 2i64, "m16n8k16.row.col.f32.f16.f16.f32"),
+        DType::BF16 => (Class::B16, 2, "m16n8k16.row.col.f32.bf16.bf16.f32"),
+        DType::F32 => (Class::F32, 4, "m16n8k8.row.col.f32.tf32.tf32.f32"),
         other => return e.unsupported(&format!("tensor-core dots on {other}")),
     };
-    // Padded row strides (in elements): 16 extra bytes per row spreads fragment loads over banks.
-    let pad = 16 / bytes;
-    let (sa, sb) = (k + pad, n + pad);
-    let a_elems = m * sa;
-    let b_elems = k * sb;
+    let [wm, wn] = mma.warps_per_cta;
+    let st = Staging::new([al.shape[0], al.shape[1], bl.shape[1]], [wm, wn], bytes);
+    let tf32 = st.tf32();
     let a_regs = e.get(a_v)?;
     let b_regs = e.get(b_v)?;
     let (a_regs, b_regs) = if tf32 {
@@ -181,37 +214,44 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         (a_regs, b_regs)
     };
     e.barrier();
-    let total = (a_elems + b_elems) as u64;
-    e.write_shared(&a_regs, &al, &Affine { coeffs: vec![sa, 1], offset: 0 }, class, total)?;
-    e.write_shared(&b_regs, &bl, &Affine { coeffs: vec![sb, 1], offset: a_elems }, class, total)?;
+    let total = (st.a_elems() + st.k * st.sb()) as u64;
+    e.write_shared(&a_regs, &al, &Affine { coeffs: vec![st.sa(), 1], offset: 0 }, class, total)?;
+    e.write_shared(&b_regs, &bl, &Affine { coeffs: vec![st.sb(), 1], offset: st.a_elems() }, class, total)?;
     e.barrier();
 
-    // Thread coordinates inside the warp and the warp's tile.
+    // Per-lane byte addresses of this lane's fragment rows for K step 0 and tile 0: the PTX
+    // transcription of `Staging::a_lane` and `Staging::b_lane`; every other tile and K step is
+    // a constant offset from these (`Staging::a_tile`, `Staging::b_tile`).
     let smem = e.smem_base();
-    let (g, tig, wn_idx, wm_idx) =
-        (e.reg(Class::B32), e.reg(Class::B32), e.reg(Class::B32), e.reg(Class::B32));
-    e.ins(format!("shr.u32 {g}, {}, 2", e.lane));
-    e.ins(format!("and.b32 {tig}, {}, 3", e.lane));
+    let lane = e.lane;
+    let (wn_idx, wm_idx) = (e.reg(Class::B32), e.reg(Class::B32));
     e.ins(format!("rem.u32 {wn_idx}, {}, {wn}", e.warp));
     e.ins(format!("div.u32 {wm_idx}, {}, {wn}", e.warp));
-    // Byte address of A[16 wm_idx + g][k_lane] and of B[k_lane][8 wn_idx + g], where k_lane is
-    // 2 tig (f16) or tig (tf32): the fragment's first element for this lane.
-    let k_lane = e.reg(Class::B32);
-    if tf32 {
-        e.ins(format!("mov.u32 {k_lane}, {tig}"));
-    } else {
-        e.ins(format!("shl.b32 {k_lane}, {tig}, 1"));
-    }
-    let a_row = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_row}, {wm_idx}, 16, {g}"));
+    let (row16, half) = (e.reg(Class::B32), e.reg(Class::B32));
+    e.ins(format!("and.b32 {row16}, {lane}, 15"));
+    e.ins(format!("shr.u32 {half}, {lane}, 4"));
+    // A: row 16 wm_idx + l % 16, column (16 bytes of elements) * (l / 16).
     let a_ptr = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_ptr}, {a_row}, {sa}, {k_lane}"));
-    e.ins(format!("mad.lo.s32 {a_ptr}, {a_ptr}, {bytes}, {smem}"));
-    let b_col = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {b_col}, {wn_idx}, 8, {g}"));
+    e.ins(format!("mad.lo.s32 {a_ptr}, {wm_idx}, 16, {row16}"));
+    e.ins(format!("mul.lo.s32 {a_ptr}, {a_ptr}, {}", st.sa() * bytes));
+    e.ins(format!("mad.lo.s32 {a_ptr}, {half}, 16, {a_ptr}"));
+    e.ins(format!("add.s32 {a_ptr}, {a_ptr}, {smem}"));
     let b_ptr = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {b_ptr}, {k_lane}, {sb}, {b_col}"));
-    e.ins(format!("add.s32 {b_ptr}, {b_ptr}, {a_elems}"));
+    if tf32 {
+        // B[t][8 wn_idx + g] for the scalar loads: k row t = l % 4, column g = l / 4.
+        let (g, t) = (e.reg(Class::B32), e.reg(Class::B32));
+        e.ins(format!("shr.u32 {g}, {lane}, 2"));
+        e.ins(format!("and.b32 {t}, {lane}, 3"));
+        e.ins(format!("mad.lo.s32 {g}, {wn_idx}, 8, {g}"));
+        e.ins(format!("mad.lo.s32 {b_ptr}, {t}, {}, {g}", st.sb()));
+    } else {
+        // B: k row l % 16, column 8 wn_idx + 8 wn (l / 16) (the warp's next N tile).
+        let col = e.reg(Class::B32);
+        e.ins(format!("mul.lo.s32 {col}, {half}, {}", 8 * st.wn));
+        e.ins(format!("mad.lo.s32 {col}, {wn_idx}, 8, {col}"));
+        e.ins(format!("mad.lo.s32 {b_ptr}, {row16}, {}, {col}", st.sb()));
+    }
+    e.ins(format!("add.s32 {b_ptr}, {b_ptr}, {}", st.a_elems()));
     e.ins(format!("mad.lo.s32 {b_ptr}, {b_ptr}, {bytes}, {smem}"));
 
     let c_regs = e.get(c_v)?;
@@ -223,77 +263,344 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
             r
         })
         .collect();
-    let nt_bits = nt_count.trailing_zeros();
     let kreg = e.reg(Class::B32);
     let done = e.reg(Class::Pred);
     let top = e.ptx.label("mma_k");
     let end = e.ptx.label("mma_k_end");
     e.ins(format!("mov.u32 {kreg}, 0"));
     e.ptx.place_label(&top);
-    e.ins(format!("setp.ge.s32 {done}, {kreg}, {k}"));
+    e.ins(format!("setp.ge.s32 {done}, {kreg}, {}", st.k));
     e.ins(format!("@{done} bra.uni {end}"));
+    // K moves A by one element per k and B by one row.
     let (a_k, b_k) = (e.reg(Class::B32), e.reg(Class::B32));
     e.ins(format!("mad.lo.s32 {a_k}, {kreg}, {bytes}, {a_ptr}"));
-    e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", sb * bytes));
-    let row8 = 8 * sa * bytes;
-    let half_k = (k_step / 2) * bytes;
-    // A fragments per M tile, B fragments per N tile.
-    let mut a_frags = Vec::new();
-    for mt in 0..mt_count {
-        let base = mt * 16 * wm as i64 * sa * bytes;
-        // Both instruction shapes read A as four 32-bit words: (row, k), (row + 8, k), then the
-        // same at k + half a K step (two f16 values per word for m16n8k16, one tf32 for m16n8k8).
-        let frag: Vec<Reg> = [(0, 0), (row8, 0), (0, half_k), (row8, half_k)]
-            .iter()
-            .map(|&(r, c)| {
-                let x = e.reg(Class::B32);
-                e.ins(format!("ld.shared.b32 {x}, [{a_k}+{}]", base + r + c));
-                x
-            })
-            .collect();
-        a_frags.push(frag);
-    }
-    let mut b_frags = Vec::new();
-    for nt in 0..nt_count {
-        let base = nt * 8 * wn as i64 * bytes;
-        let row = sb * bytes;
-        let frag: Vec<Reg> = if tf32 {
-            [0, 4 * row]
+    e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", st.sb() * bytes));
+    let a_frags: Vec<Vec<Reg>> =
+        (0..st.mt_count()).map(|mt| ldmatrix(e, "", 4, a_k, st.a_tile(mt, 0) * bytes)).collect();
+    let mut b_frags: Vec<Vec<Reg>> = Vec::new();
+    if tf32 {
+        for nt in 0..st.nt_count() {
+            let off = st.b_tile(nt, 0) * bytes;
+            let words = [0, 4 * st.sb() * bytes]
                 .iter()
                 .map(|&r| {
                     let x = e.reg(Class::B32);
-                    e.ins(format!("ld.shared.b32 {x}, [{b_k}+{}]", base + r));
+                    e.ins(format!("ld.shared.b32 {x}, [{b_k}+{}]", off + r));
                     x
                 })
-                .collect()
-        } else {
-            [0, 8 * row]
-                .iter()
-                .map(|&r| {
-                    let (lo, hi) = (e.reg(Class::B16), e.reg(Class::B16));
-                    e.ins(format!("ld.shared.b16 {lo}, [{b_k}+{}]", base + r));
-                    e.ins(format!("ld.shared.b16 {hi}, [{b_k}+{}]", base + r + row));
-                    let x = e.reg(Class::B32);
-                    e.ins(format!("mov.b32 {x}, {{{lo}, {hi}}}"));
-                    x
-                })
-                .collect()
-        };
-        b_frags.push(frag);
+                .collect();
+            b_frags.push(words);
+        }
+    } else {
+        for nt in (0..st.nt_count()).step_by(2) {
+            // An odd last tile takes `.x2`: lanes 0-15 address tile nt's two K halves, and the
+            // addresses of lanes 16-31 are ignored.
+            let count = if nt + 1 < st.nt_count() { 4 } else { 2 };
+            let words = ldmatrix(e, ".trans", count, b_k, st.b_tile(nt, 0) * bytes);
+            b_frags.extend(words.chunks(2).map(|w| w.to_vec()));
+        }
     }
     for (mt, a) in a_frags.iter().enumerate() {
         for (nt, b) in b_frags.iter().enumerate() {
-            let r0 = (nt << 2) | (mt << (2 + nt_bits));
-            let (c0, c1, c2, c3) = (acc[r0], acc[r0 | 1], acc[r0 | 2], acc[r0 | 3]);
+            let r0 = st.acc_register(mt as i64, nt as i64);
+            let (c0, c1, c2, c3) = (acc[r0], acc[r0 + 1], acc[r0 + 2], acc[r0 + 3]);
             e.ins(format!(
                 "mma.sync.aligned.{instr} {{{c0}, {c1}, {c2}, {c3}}}, {{{}, {}, {}, {}}}, {{{}, {}}}, {{{c0}, {c1}, {c2}, {c3}}}",
                 a[0], a[1], a[2], a[3], b[0], b[1]
             ));
         }
     }
-    e.ins(format!("add.s32 {kreg}, {kreg}, {k_step}"));
+    e.ins(format!("add.s32 {kreg}, {kreg}, {}", st.k_step()));
     e.ins(format!("bra.uni {top}"));
     e.ptx.place_label(&end);
     e.set(result, acc);
     Ok(())
+}
+
+/// The geometry of a tensor-core dot: shapes, warps, the padded shared staging and where each
+/// warp's fragments sit in it. Offsets are in elements; the emitter multiplies by `bytes`.
+struct Staging {
+    m: i64,
+    k: i64,
+    n: i64,
+    wm: i64,
+    wn: i64,
+    /// Bytes per element: 2 (f16 / bf16, m16n8k16) or 4 (tf32, m16n8k8).
+    bytes: i64,
+}
+
+impl Staging {
+    fn new([m, k, n]: [u32; 3], [wm, wn]: [u32; 2], bytes: i64) -> Staging {
+        Staging { m: m as i64, k: k as i64, n: n as i64, wm: wm as i64, wn: wn as i64, bytes }
+    }
+
+    fn tf32(&self) -> bool {
+        self.bytes == 4
+    }
+
+    /// K per instruction: 16 halves or 8 tf32 values, i.e. 32 bytes either way.
+    fn k_step(&self) -> i64 {
+        32 / self.bytes
+    }
+
+    /// Elements per 16-byte row piece: the padding, and one `ldmatrix` row.
+    fn row16(&self) -> i64 {
+        16 / self.bytes
+    }
+
+    /// Row strides of A and B in shared memory, padded by 16 bytes.
+    fn sa(&self) -> i64 {
+        self.k + self.row16()
+    }
+
+    fn sb(&self) -> i64 {
+        self.n + self.row16()
+    }
+
+    /// Where B starts (A's size).
+    fn a_elems(&self) -> i64 {
+        self.m * self.sa()
+    }
+
+    /// M tiles (16 rows) and N tiles (8 columns) per warp.
+    fn mt_count(&self) -> i64 {
+        self.m / (16 * self.wm)
+    }
+
+    fn nt_count(&self) -> i64 {
+        self.n / (8 * self.wn)
+    }
+
+    /// The row address `lane` gives to A's `ldmatrix.x4` for M tile 0, K step 0: row
+    /// `16 wm_idx + l % 16`, column `row16 * (l / 16)`.
+    #[cfg(test)]
+    fn a_lane(&self, lane: i64, wm_idx: i64) -> i64 {
+        (16 * wm_idx + lane % 16) * self.sa() + self.row16() * (lane / 16)
+    }
+
+    /// For f16 / bf16: the row address `lane` gives to B's `ldmatrix.x4.trans` for N tiles 0 and
+    /// 1, K step 0: k row `l % 16`, column `8 wn_idx + 8 wn (l / 16)`. For tf32: the address of
+    /// B[t][8 wn_idx + g] (the first scalar load).
+    #[cfg(test)]
+    fn b_lane(&self, lane: i64, wn_idx: i64) -> i64 {
+        let (row, col) = if self.tf32() {
+            (lane % 4, 8 * wn_idx + lane / 4)
+        } else {
+            (lane % 16, 8 * wn_idx + 8 * self.wn * (lane / 16))
+        };
+        self.a_elems() + row * self.sb() + col
+    }
+
+    /// The offset of M tile `mt` at K step `step` from the lane's A address.
+    fn a_tile(&self, mt: i64, step: i64) -> i64 {
+        mt * 16 * self.wm * self.sa() + step * self.k_step()
+    }
+
+    /// The offset of N tile `nt` at K step `step` from the lane's B address.
+    fn b_tile(&self, nt: i64, step: i64) -> i64 {
+        nt * 8 * self.wn + step * self.k_step() * self.sb()
+    }
+
+    /// The MMA-layout register holding accumulator c0 of tile (mt, nt); c1..c3 follow. Register
+    /// bits ([`Mma`]): column, row + 8, then the N repetitions, then the M repetitions.
+    fn acc_register(&self, mt: i64, nt: i64) -> usize {
+        ((nt << 2) | (mt << (2 + self.nt_count().trailing_zeros()))) as usize
+    }
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16` from `[ptr + offset]` (each lane
+/// supplies its own row address): `count` 32-bit words.
+fn ldmatrix(e: &mut Emitter, trans: &str, count: usize, ptr: Reg, offset: i64) -> Vec<Reg> {
+    let words: Vec<Reg> = (0..count).map(|_| e.reg(Class::B32)).collect();
+    let list = words.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+    e.ins(format!("ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16 {{{list}}}, [{ptr}+{offset}]"));
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    //! Proves the tensor-core indexing without a GPU: stages A and B as [`mma_dot`] does, replays
+    //! `ldmatrix` (PTX ISA semantics) at the lane addresses of [`Staging`], feeds the words to
+    //! the `mma.sync` fragment definitions, scatters the accumulators through the MMA layout's
+    //! register order, and checks that the result is A @ B.
+
+    use super::Staging;
+    use trident_midend::layout::{InDim, Mma};
+
+    /// The element offsets one lane's 32-bit word `word` of an 8x8 b16 matrix covers, given the
+    /// 8 row addresses of that matrix (element offsets of 16-byte rows).
+    fn ldmatrix_word(rows: &[i64], lane: i64, bytes: i64, trans: bool) -> Vec<i64> {
+        let (g, t) = (lane / 4, lane % 4);
+        if trans {
+            // 16-bit elements [2t][g] and [2t + 1][g] of the matrix as stored.
+            vec![rows[(2 * t) as usize] + g, rows[(2 * t + 1) as usize] + g]
+        } else {
+            // Row g, bytes 4t .. 4t + 3.
+            (0..4 / bytes).map(|j| rows[g as usize] + 4 * t / bytes + j).collect()
+        }
+    }
+
+    /// `ldmatrix.x{count}`: every lane's `count` words, as element offsets, from the per-lane
+    /// row addresses (lanes 8i .. 8i+7 address matrix i).
+    fn ldmatrix(addr: &[i64], count: usize, bytes: i64, trans: bool) -> Vec<Vec<Vec<i64>>> {
+        (0..32)
+            .map(|lane| {
+                (0..count).map(|i| ldmatrix_word(&addr[8 * i..8 * i + 8], lane, bytes, trans)).collect()
+            })
+            .collect()
+    }
+
+    fn check(m: u32, k: u32, n: u32, num_warps: u32, bytes: i64) {
+        let warps = Mma::choose_warps([m, n], num_warps);
+        let mma = Mma { warps_per_cta: warps };
+        let st = Staging::new([m, k, n], warps, bytes);
+        let (mi, ki, ni) = (m as usize, k as usize, n as usize);
+        // Small integers: every product and sum is exact in f64.
+        let a: Vec<f64> = (0..mi * ki).map(|i| ((i * 7 + 3) % 11) as f64 - 5.0).collect();
+        let b: Vec<f64> = (0..ki * ni).map(|i| ((i * 5 + 1) % 13) as f64 - 6.0).collect();
+        let mut smem = vec![f64::NAN; (st.a_elems() + st.k * st.sb()) as usize];
+        for r in 0..mi {
+            for c in 0..ki {
+                smem[r * st.sa() as usize + c] = a[r * ki + c];
+            }
+        }
+        for r in 0..ki {
+            for c in 0..ni {
+                smem[(st.a_elems() + r as i64 * st.sb()) as usize + c] = b[r * ni + c];
+            }
+        }
+        let layout = mma.to_linear(&[m, n]).unwrap();
+        let mut c_out = vec![f64::NAN; mi * ni];
+        let (k_step, half) = (st.k_step(), st.k_step() / 2);
+        let elems_per_word = (4 / bytes) as usize;
+        for warp in 0..(warps[0] * warps[1]) as i64 {
+            let (wm_idx, wn_idx) = (warp / st.wn, warp % st.wn);
+            let regs = 4 * (st.mt_count() * st.nt_count()) as usize;
+            let mut acc = vec![vec![0.0f64; regs]; 32];
+            for step in 0..st.k / k_step {
+                let a_words: Vec<Vec<Vec<Vec<i64>>>> = (0..st.mt_count())
+                    .map(|mt| {
+                        let addr: Vec<i64> =
+                            (0..32).map(|l| st.a_lane(l, wm_idx) + st.a_tile(mt, step)).collect();
+                        ldmatrix(&addr, 4, bytes, false)
+                    })
+                    .collect();
+                // b_words[nt][lane] = two words (element offsets).
+                let mut b_words: Vec<Vec<Vec<Vec<i64>>>> = Vec::new();
+                if st.tf32() {
+                    for nt in 0..st.nt_count() {
+                        let lanes = (0..32)
+                            .map(|l| {
+                                let base = st.b_lane(l, wn_idx) + st.b_tile(nt, step);
+                                vec![vec![base], vec![base + 4 * st.sb()]]
+                            })
+                            .collect();
+                        b_words.push(lanes);
+                    }
+                } else {
+                    for nt in (0..st.nt_count()).step_by(2) {
+                        let count = if nt + 1 < st.nt_count() { 4 } else { 2 };
+                        let addr: Vec<i64> =
+                            (0..32).map(|l| st.b_lane(l, wn_idx) + st.b_tile(nt, step)).collect();
+                        let words = ldmatrix(&addr, count, bytes, true);
+                        for pair in 0..count / 2 {
+                            b_words.push(words.iter().map(|w| w[2 * pair..2 * pair + 2].to_vec()).collect());
+                        }
+                    }
+                }
+                for mt in 0..st.mt_count() {
+                    for nt in 0..st.nt_count() {
+                        // Rebuild the 16 x k_step A tile and k_step x 8 B tile from the lanes'
+                        // words by the PTX fragment definitions, then multiply.
+                        let mut at = vec![vec![f64::NAN; k_step as usize]; 16];
+                        let mut bt = vec![vec![f64::NAN; 8]; k_step as usize];
+                        for lane in 0..32usize {
+                            let (g, t) = (lane / 4, lane % 4);
+                            let aw = &a_words[mt as usize][lane];
+                            let bw = &b_words[nt as usize][lane];
+                            for (w, (row, col)) in
+                                [(g, 0), (g + 8, 0), (g, half as usize), (g + 8, half as usize)]
+                                    .iter()
+                                    .enumerate()
+                            {
+                                for j in 0..elems_per_word {
+                                    at[*row][col + elems_per_word * t + j] = smem[aw[w][j] as usize];
+                                }
+                            }
+                            for (w, krow) in [0, half as usize].iter().enumerate() {
+                                for j in 0..elems_per_word {
+                                    bt[krow + elems_per_word * t + j][g] = smem[bw[w][j] as usize];
+                                }
+                            }
+                        }
+                        let r0 = st.acc_register(mt, nt);
+                        for (lane, lane_acc) in acc.iter_mut().enumerate() {
+                            let (g, t) = (lane / 4, lane % 4);
+                            for (j, (row, col)) in
+                                [(g, 2 * t), (g, 2 * t + 1), (g + 8, 2 * t), (g + 8, 2 * t + 1)]
+                                    .iter()
+                                    .enumerate()
+                            {
+                                let dot: f64 = (0..k_step as usize).map(|x| at[*row][x] * bt[x][*col]).sum();
+                                lane_acc[r0 + j] += dot;
+                            }
+                        }
+                    }
+                }
+            }
+            for (lane, regs) in acc.iter().enumerate() {
+                for (reg, &v) in regs.iter().enumerate() {
+                    let c = layout.apply(&[
+                        (InDim::Register, reg as u32),
+                        (InDim::Lane, lane as u32),
+                        (InDim::Warp, warp as u32),
+                        (InDim::Block, 0),
+                    ]);
+                    c_out[c[0] as usize * ni + c[1] as usize] = v;
+                }
+            }
+        }
+        for r in 0..mi {
+            for c in 0..ni {
+                let want: f64 = (0..ki).map(|x| a[r * ki + x] * b[x * ni + c]).sum();
+                assert_eq!(
+                    c_out[r * ni + c],
+                    want,
+                    "C[{r}][{c}] of {m}x{k}x{n}, {num_warps} warps, {bytes}-byte elements"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn mma_fragments_multiply() {
+        // f16 / bf16 (m16n8k16): the perf tiles, small tiles, and one N tile per warp (`.x2`).
+        check(128, 64, 256, 8, 2);
+        check(128, 64, 128, 8, 2);
+        check(32, 32, 32, 4, 2);
+        check(64, 32, 64, 4, 2);
+        check(16, 16, 8, 1, 2);
+        check(16, 32, 32, 4, 2);
+        // tf32 (m16n8k8).
+        check(128, 32, 128, 8, 4);
+        check(32, 32, 32, 4, 4);
+        check(16, 8, 8, 1, 4);
+    }
+
+    /// Shared staging rows are 16-byte aligned and their 8 `ldmatrix` row addresses hit 8
+    /// distinct 16-byte bank groups (conflict-free), for the perf shapes.
+    #[test]
+    fn mma_staging_is_aligned_and_conflict_free() {
+        for (m, k, n, bytes) in [(128u32, 64u32, 256u32, 2i64), (128, 64, 128, 2), (128, 32, 128, 4)] {
+            let warps = Mma::choose_warps([m, n], 8);
+            let st = Staging::new([m, k, n], warps, bytes);
+            for (stride, base) in [(st.sa(), 0), (st.sb(), st.a_elems())] {
+                assert_eq!((stride * bytes) % 16, 0);
+                assert_eq!((base * bytes) % 16, 0);
+                let groups: std::collections::HashSet<i64> =
+                    (0..8).map(|r| (r * stride * bytes / 16) % 8).collect();
+                assert_eq!(groups.len(), 8, "{m}x{k}x{n}: 8 rows of stride {stride} share banks");
+            }
+        }
+    }
 }
