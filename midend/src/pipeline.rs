@@ -175,6 +175,12 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     {
         return Ok(());
     }
+    // 2-D loads whose address computation stayed in a narrow layout: recompute it coalesced.
+    if run_pass("rematerialize-coalesced", passes::rematerialize_coalesced::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());

@@ -67,6 +67,19 @@ fn remove_layout_conversions() {
     });
 }
 
+/// The layout cleanup and loop-pointer rematerialization, then re-coalescing: loads feeding
+/// dots get their address producers cloned in the coalesced layout; other loads stay.
+#[test]
+fn rematerialize_coalesced() {
+    check_folder("rematerialize_coalesced", |module| {
+        passes::coalesce::run(module);
+        passes::remove_layout_conversions::run(module);
+        passes::rematerialize_loop_pointers::run(module);
+        passes::rematerialize_coalesced::run(module);
+        passes::dce::run(module);
+    });
+}
+
 #[test]
 fn pipeline() {
     check_folder("pipeline", |module| {

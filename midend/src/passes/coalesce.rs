@@ -70,7 +70,12 @@ fn plan(
 }
 
 /// The layout that vectorizes an access through pointers of type `ty` with facts `info`.
-fn coalesced_layout(ty: &Type, info: &axis_info::AxisInfo, threads_per_warp: u32, num_warps: u32) -> Blocked {
+pub(crate) fn coalesced_layout(
+    ty: &Type,
+    info: &axis_info::AxisInfo,
+    threads_per_warp: u32,
+    num_warps: u32,
+) -> Blocked {
     let shape = ty.shape();
     let rank = shape.len();
     // Dims by contiguity, highest first; the sort is stable, so ties keep row-major order.

@@ -16,6 +16,7 @@ pub mod dce;
 pub mod inline;
 pub mod licm;
 pub mod propagate_mma_layout;
+pub mod rematerialize_coalesced;
 pub mod rematerialize_loop_pointers;
 pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;

@@ -6,8 +6,9 @@
 //! element per thread, kept live next to the accumulators (a 128x64 tile over 256 threads is 32
 //! pointer registers per thread, per operand). LLVM rematerializes such pointers for Triton; this
 //! pass does it at the IR level: the iter arg `P` with `yield addptr(P, splat(s))` (`s` a
-//! loop-invariant scalar) is replaced by a carried `i64` offset `o` (starting at 0, advanced by
-//! `s` each iteration), and `P` inside the body is `addptr(P0, splat(o))` where `P0` is a clone,
+//! loop-invariant scalar; or `yield addptr(P, c)` with `c` an integer constant tensor) is
+//! replaced by a carried `i64` offset `o` (starting at 0, advanced by `s` each iteration), and
+//! `P` inside the body is `addptr(P0, splat(o))` where `P0` is a clone,
 //! inside the body, of the pure ops that computed the initial pointers (stopping at layout
 //! conversions and memory ops, which are not cheap to redo). The old iter arg is left unused for
 //! DCE. `addptr(addptr(p, a), b) = addptr(p, a + b)`, and the offset is 64-bit, so the addresses
@@ -52,6 +53,28 @@ fn defined_outside(body: &Body, v: Value, region: Block) -> bool {
     true
 }
 
+/// The per-iteration pointer advance: a loop-invariant integer scalar (`splat(s)`), or an integer
+/// constant tensor with one value (what `BLOCK_K * stride` folds to when the stride is a
+/// specialized constant).
+enum Step {
+    Scalar(Value),
+    Constant(i64),
+}
+
+fn loop_invariant_step(body: &Body, offsets: Value, region: Block) -> Option<Step> {
+    let def = body.def_op(offsets)?;
+    match body.opcode(def) {
+        Opcode::Splat => {
+            let s = body.op(def).operands[0];
+            (defined_outside(body, s, region) && body.ty(s).dtype().is_int()).then_some(Step::Scalar(s))
+        }
+        Opcode::Constant if body.ty(offsets).dtype().is_int() => {
+            body.op(def).attrs.int("value").map(Step::Constant)
+        }
+        _ => None,
+    }
+}
+
 fn rewrite(body: &mut Body, lp: Op, k: usize) {
     let region = body.op(lp).regions[0];
     let arg = body.blocks[region].args[k + 1];
@@ -66,14 +89,7 @@ fn rewrite(body: &mut Body, lp: Op, k: usize) {
     if body.op(step_op).operands[0] != arg {
         return;
     }
-    let Some(splat) = body.def_op(body.op(step_op).operands[1]).filter(|&d| body.opcode(d) == Opcode::Splat)
-    else {
-        return;
-    };
-    let s = body.op(splat).operands[0];
-    if !defined_outside(body, s, region) || !body.ty(s).dtype().is_int() {
-        return;
-    }
+    let Some(step) = loop_invariant_step(body, body.op(step_op).operands[1], region) else { return };
     let init = body.op(lp).operands[k + 3];
     let span = body.span(lp);
     let i64_ty = Type::scalar(DType::I64);
@@ -84,6 +100,10 @@ fn rewrite(body: &mut Body, lp: Op, k: usize) {
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     let zero = b.const_int(DType::I64, 0);
+    let s = match step {
+        Step::Scalar(s) => s,
+        Step::Constant(c) => b.const_int(DType::I64, c),
+    };
     body.ops[lp].operands.push(zero);
     let o = body.add_block_arg(region, i64_ty.clone());
     let result_index = body.op(lp).results.len() as u32;

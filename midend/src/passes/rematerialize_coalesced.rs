@@ -1,0 +1,220 @@
+//! Coalesced loads whose address computation could not move: recompute the addresses in the
+//! coalesced layout instead of giving up vectorization.
+//!
+//! remove-layout-conversions gives a load back its old layout when the pointer's class contains
+//! ops whose layout it does not move (broadcast, expand_dims: every 2-D tile pointer). This pass
+//! takes such loads again when their values only feed `tt.dot` A/B operands (any other user
+//! would need the result converted back through shared memory) and the axis analysis allows
+//! wider accesses than the load's layout gives. It rebuilds the pointer, mask and `other` in the
+//! coalesced layout by cloning their pure producers (splat, make_range, constants, expand_dims
+//! through slices, broadcast, elementwise arithmetic, addptr) in that layout, gives the load that
+//! layout and converts its result back. A conversion whose only users are `tt.dot` operands is
+//! then dropped: dots stage their operands through shared memory from any layout. If a producer
+//! cannot be cloned (a load, a block argument), the load is left as it is.
+//!
+//! Expects: TTGIR after the layout passes. Guarantees: the same values; loads vectorized where
+//! the addresses allow it.
+
+use std::collections::HashMap;
+
+use crate::analysis::axis_info;
+use crate::ir::{Attrs, Body, Builder, Module, Op, Opcode, Type, Value};
+use crate::layout::Encoding;
+use crate::passes::coalesce::coalesced_layout;
+
+pub fn run(module: &mut Module) {
+    let num_warps = module.attrs.int("ttg.num-warps").unwrap_or(4) as u32;
+    let threads_per_warp = module.attrs.int("ttg.threads-per-warp").unwrap_or(32) as u32;
+    for function in &mut module.functions {
+        let infos = axis_info::analyze(function);
+        let body = &mut function.body;
+        let ops = body.walk(function.entry);
+        let users = users_of(body, &ops);
+        let loads: Vec<Op> = ops.into_iter().filter(|&op| body.opcode(op) == Opcode::Load).collect();
+        for load in loads {
+            if !feeds_only_dots(body, &users, body.op(load).results[0]) {
+                continue;
+            }
+            let ptr = body.op(load).operands[0];
+            let ty = body.ty(ptr).clone();
+            let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
+                continue;
+            };
+            if ty.shape().len() < 2 {
+                continue;
+            }
+            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
+            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
+            if width(&wanted) <= width(current) {
+                continue;
+            }
+            rewrite(body, load, Encoding::Blocked(wanted));
+        }
+        drop_conversions_into_dots(body, function.entry);
+    }
+}
+
+fn rewrite(body: &mut Body, load: Op, enc: Encoding) {
+    let Some(block) = body.op(load).parent else { return };
+    let index = body.blocks[block].ops.iter().position(|&o| o == load).unwrap_or(0);
+    let span = body.span(load);
+    // Clone into a scratch position first; give up (and let DCE drop the clones) if any operand
+    // cannot be rebuilt.
+    let operands = body.op(load).operands.clone();
+    let mut b = Builder::at(body, block, index);
+    b.span = span;
+    let mut memo = HashMap::new();
+    let mut rebuilt = Vec::new();
+    for &v in &operands {
+        let want = b.ty(v).with_encoding(Some(enc.clone()));
+        match rebuild(&mut b, v, &want, &mut memo) {
+            Some(x) => rebuilt.push(x),
+            None => return,
+        }
+    }
+    let inserted = b.position.unwrap_or(index) - index;
+    body.ops[load].operands = rebuilt;
+    let result = body.op(load).results[0];
+    let old_ty = body.ty(result).clone();
+    body.values[result].ty = old_ty.with_encoding(Some(enc));
+    let mut b = Builder::at(body, block, index + inserted + 1);
+    b.span = span;
+    let back = b.value(Opcode::ConvertLayout, vec![result], old_ty, Attrs::new());
+    let back_op = body.def_op(back);
+    for op in body.walk(block) {
+        if Some(op) == back_op {
+            continue;
+        }
+        for operand in body.ops[op].operands.iter_mut() {
+            if *operand == result {
+                *operand = back;
+            }
+        }
+    }
+}
+
+/// `v` rebuilt with type `want` from clones of its producers; `None` when a producer cannot be
+/// cloned.
+fn rebuild(
+    b: &mut Builder,
+    v: Value,
+    want: &Type,
+    memo: &mut HashMap<(Value, String), Value>,
+) -> Option<Value> {
+    if b.ty(v) == *want || !want.is_tensor() {
+        return Some(v);
+    }
+    let key = (v, want.to_string());
+    if let Some(&x) = memo.get(&key) {
+        return Some(x);
+    }
+    let op = b.body.def_op(v)?;
+    let data = b.body.op(op).clone();
+    let enc = want.encoding()?.clone();
+    let x = match data.opcode {
+        Opcode::Constant | Opcode::MakeRange => {
+            b.value(data.opcode, vec![], want.clone(), data.attrs.clone())
+        }
+        Opcode::Splat => b.value(Opcode::Splat, data.operands.clone(), want.clone(), Attrs::new()),
+        Opcode::ConvertLayout => rebuild(b, data.operands[0], want, memo)?,
+        Opcode::ExpandDims => {
+            let axis = data.attrs.int("axis")? as u32;
+            let x = data.operands[0];
+            let slice = Encoding::Slice { dim: axis, parent: Box::new(enc) };
+            let operand = rebuild(b, x, &b.ty(x).with_encoding(Some(slice)), memo)?;
+            b.value(Opcode::ExpandDims, vec![operand], want.clone(), data.attrs.clone())
+        }
+        Opcode::Broadcast => {
+            let x = data.operands[0];
+            let operand = rebuild(b, x, &b.ty(x).with_encoding(Some(enc)), memo)?;
+            b.value(Opcode::Broadcast, vec![operand], want.clone(), Attrs::new())
+        }
+        o if elementwise(o) => {
+            let mut operands = Vec::new();
+            for &x in &data.operands {
+                let t = b.ty(x);
+                let y =
+                    if t.is_tensor() { rebuild(b, x, &t.with_encoding(Some(enc.clone())), memo)? } else { x };
+                operands.push(y);
+            }
+            b.value(data.opcode, operands, want.clone(), data.attrs.clone())
+        }
+        _ => return None,
+    };
+    memo.insert(key, x);
+    Some(x)
+}
+
+/// Ops whose operands and result share one shape and layout, and which are cheap to recompute.
+fn elementwise(opcode: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        opcode,
+        AddI | SubI
+            | MulI
+            | DivSI
+            | DivUI
+            | RemSI
+            | RemUI
+            | AndI
+            | OrI
+            | XOrI
+            | ShLI
+            | ShRSI
+            | ShRUI
+            | MaxSI
+            | MinSI
+            | MaxUI
+            | MinUI
+            | CmpI
+            | AddPtr
+            | Select
+            | ExtSI
+            | ExtUI
+            | TruncI
+            | Bitcast
+    )
+}
+
+/// Every use of every value defined or used in `ops`, as (user, operand index).
+fn users_of(body: &Body, ops: &[Op]) -> HashMap<Value, Vec<(Op, usize)>> {
+    let mut users: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
+    for &op in ops {
+        for (i, &v) in body.op(op).operands.iter().enumerate() {
+            users.entry(v).or_default().push((op, i));
+        }
+    }
+    users
+}
+
+/// Whether `v` is used only as a `tt.dot` A or B operand, directly or through layout
+/// conversions. Only such loads are worth re-coalescing: the dot takes any layout, while any
+/// other user would need the result converted back through shared memory.
+fn feeds_only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
+    let Some(uses) = users.get(&v) else { return false };
+    uses.iter().all(|&(u, i)| match body.opcode(u) {
+        Opcode::Dot => i < 2,
+        Opcode::ConvertLayout => feeds_only_dots(body, users, body.op(u).results[0]),
+        _ => false,
+    })
+}
+
+/// A conversion used only as `tt.dot` operands A or B is unnecessary: the dot stages those
+/// through shared memory from whatever layout they arrive in.
+fn drop_conversions_into_dots(body: &mut Body, entry: crate::ir::Block) {
+    let ops = body.walk(entry);
+    let users = users_of(body, &ops);
+    for op in ops {
+        if body.opcode(op) != Opcode::ConvertLayout || body.op(op).parent.is_none() {
+            continue;
+        }
+        let r = body.op(op).results[0];
+        let Some(uses) = users.get(&r) else { continue };
+        if uses.iter().all(|&(u, i)| body.opcode(u) == Opcode::Dot && i < 2) {
+            let src = body.op(op).operands[0];
+            for &(u, i) in uses {
+                body.ops[u].operands[i] = src;
+            }
+        }
+    }
+}
