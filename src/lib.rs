@@ -174,13 +174,37 @@ pub fn lower_to_ttgir(
     Ok(module)
 }
 
+/// The warp width the spirv layouts are built for, whatever the adapter's subgroup size, where
+/// the device allows `64 * num_warps` invocations per workgroup (else 32, see
+/// [`SpirvTarget::threads_for`]). The backend uses no subgroup operations, so the width only
+/// decides how many elements each invocation holds. Lavapipe (subgroup size 8) runs barriers as
+/// coroutine suspends, and its compile time grows with the values live across them: built for 8
+/// the flash-attention kernels take minutes to compile, for 32 up to a minute on a loaded 2-core
+/// machine, for 64 half that.
+pub const SPIRV_THREADS_PER_WARP: u32 = 64;
+
 /// The Vulkan facts a SPIR-V compilation needs (from the adapter, or defaults without one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpirvTarget {
     pub mode: trident_backend_spirv::Mode,
-    /// The adapter's subgroup size (the layouts' threads per warp).
-    pub subgroup_size: u32,
+    /// The widest layout warp: [`SPIRV_THREADS_PER_WARP`] (see there why it is free of the
+    /// adapter's subgroup size).
+    pub threads_per_warp: u32,
+    /// The most invocations a workgroup may have: a kernel whose `num_warps` warps of
+    /// `threads_per_warp` would exceed it is built for warps of 32.
+    pub max_workgroup_invocations: u32,
     pub workgroup_memory_bytes: u32,
+}
+
+impl SpirvTarget {
+    /// The layout warp width for a kernel of `num_warps` warps.
+    pub fn threads_for(&self, num_warps: u32) -> u32 {
+        if self.threads_per_warp * num_warps <= self.max_workgroup_invocations {
+            self.threads_per_warp
+        } else {
+            self.threads_per_warp.min(32)
+        }
+    }
 }
 
 /// Lowers a TTIR module through the TTGIR pipeline to SPIR-V for `target`.
@@ -195,8 +219,9 @@ pub fn lower_to_spirv(
     let repro =
         |emit: &str| format!("trident compile {path} --kernel {kernel} --emit {emit} {}", spec_flags(spec));
     let mut module = ttir.clone();
+    let threads_per_warp = target.threads_for(spec.num_warps);
     let gpu = Target {
-        threads_per_warp: target.subgroup_size,
+        threads_per_warp,
         num_warps: spec.num_warps,
         compute_capability: None,
         shared_memory_bytes: target.workgroup_memory_bytes,
@@ -210,7 +235,7 @@ pub fn lower_to_spirv(
     }
     let options = trident_backend_spirv::Options {
         mode: target.mode,
-        threads_per_warp: target.subgroup_size,
+        threads_per_warp,
         num_warps: spec.num_warps,
         workgroup_memory_limit: target.workgroup_memory_bytes,
     };

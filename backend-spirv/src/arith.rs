@@ -5,7 +5,9 @@
 //! - 8- and 16-bit integers live in 32-bit values, sign- or zero-extended; results are
 //!   re-extended after every op so they wrap at their own width.
 //! - f16 and bf16 arithmetic is done in f32 and rounded back to nearest-even: f16 through
-//!   `PackHalf2x16`/`UnpackHalf2x16`, bf16 with integer bit arithmetic. fp8 is not supported yet.
+//!   `PackHalf2x16`/`UnpackHalf2x16`, bf16 with integer bit arithmetic. fp8 (e4m3fn, e5m2) is
+//!   converted in integer arithmetic, as the nvptx backend's software path does: exact on the way
+//!   to f32, rounded to nearest-even and saturated to the largest finite value on the way back.
 //! - Shifts by the type's width or more give 0 (or the sign for arithmetic right shifts), as
 //!   PTX does, instead of SPIR-V's undefined result.
 //! - float -> int conversions truncate and saturate; NaN gives 0.
@@ -19,13 +21,43 @@ use trident_midend::ir::{DType, Op as IrOp, Opcode};
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{glsl, Class, Reg};
 
-/// The bits of a constant of a 16-bit float type (fp8: unsupported, 0).
+/// The bits of a constant of a 16- or 8-bit float type.
 pub fn float_bits_small(d: DType, v: f64) -> u32 {
     match d {
         DType::F16 => half::f16::from_f64(v).to_bits() as u32,
         DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
+        DType::F8E4M3 | DType::F8E5M2 => fp8_bits(d, v),
         _ => 0,
     }
+}
+
+/// The parameters of an fp8 format: mantissa bits, exponent bias, largest finite value.
+fn fp8_format(d: DType) -> (u32, i32, f64) {
+    if d == DType::F8E4M3 {
+        (3, 7, 448.0)
+    } else {
+        (2, 15, 57344.0)
+    }
+}
+
+/// The fp8 code of `v` on the host, rounded as [`f32_to_fp8`] rounds on the device.
+fn fp8_bits(d: DType, v: f64) -> u32 {
+    let (mbits, bias, max) = fp8_format(d);
+    let sign = if v.is_sign_negative() { 0x80 } else { 0 };
+    if v.is_nan() {
+        return 0x7f;
+    }
+    let a = (v.abs() as f32).min(max as f32);
+    let min_normal = 2f32.powi(1 - bias);
+    let code = if a < min_normal {
+        (a * 2f32.powi(bias - 1 + mbits as i32)).round_ties_even() as u32
+    } else {
+        let shift = 23 - mbits;
+        let bits = a.to_bits();
+        let rounded = bits + (1 << (shift - 1)) - 1 + ((bits >> shift) & 1);
+        (rounded >> shift) - (((127 - bias) as u32) << mbits)
+    };
+    code | sign
 }
 
 /// An integer constant as its 32-bit register holds it (narrow types extended).
@@ -77,11 +109,103 @@ pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
             let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[r, k]);
             Ok(e.s.op(Op::Bitcast, Class::F32, &[t]))
         }
+        DType::F8E4M3 | DType::F8E5M2 => Ok(fp8_to_f32(e, r, d)),
         _ => e.unsupported(&format!("{d} arithmetic on spirv")),
     }
 }
 
-/// An f32 rounded to nearest-even into the bits of a 16-bit float.
+/// fp8 bits (in a u32) -> f32, exactly, in integer arithmetic.
+fn fp8_to_f32(e: &mut Emitter, code: Reg, d: DType) -> Reg {
+    let (mbits, bias, _) = fp8_format(d);
+    let ebits = 7 - mbits;
+    let (mb, emask, mmask) = (e.u32c(mbits), e.u32c((1 << ebits) - 1), e.u32c((1 << mbits) - 1));
+    let exponent = e.s.op(Op::ShiftRightLogical, Class::U32, &[code, mb]);
+    let exponent = e.s.op(Op::BitwiseAnd, Class::U32, &[exponent, emask]);
+    let mantissa = e.s.op(Op::BitwiseAnd, Class::U32, &[code, mmask]);
+    // Normal: the exponent rebiased into f32's, the mantissa moved to the top.
+    let rebias = e.u32c((127 - bias) as u32);
+    let bits = e.s.op(Op::IAdd, Class::U32, &[exponent, rebias]);
+    let k23 = e.u32c(23);
+    let bits = e.s.op(Op::ShiftLeftLogical, Class::U32, &[bits, k23]);
+    let top = e.u32c(23 - mbits);
+    let mantissa_top = e.s.op(Op::ShiftLeftLogical, Class::U32, &[mantissa, top]);
+    let bits = e.s.op(Op::BitwiseOr, Class::U32, &[bits, mantissa_top]);
+    let normal = e.s.op(Op::Bitcast, Class::F32, &[bits]);
+    // Subnormal (exponent 0): the mantissa times the smallest subnormal.
+    let zero = e.u32c(0);
+    let is_subnormal = e.s.op(Op::IEqual, Class::Bool, &[exponent, zero]);
+    let m = e.s.op(Op::ConvertUToF, Class::F32, &[mantissa]);
+    let scale = e.s.const_f32(2f32.powi(1 - bias - mbits as i32));
+    let subnormal = e.s.op(Op::FMul, Class::F32, &[m, scale]);
+    let mut f = e.s.select(is_subnormal, subnormal, normal);
+    // Specials: e4m3fn has one NaN (all ones); e5m2 has IEEE infinities and NaNs.
+    let nan = {
+        let bits = e.u32c(0x7fc0_0000);
+        e.s.in_prologue(|s| s.op(Op::Bitcast, Class::F32, &[bits]))
+    };
+    if d == DType::F8E4M3 {
+        let low7 = e.u32c(0x7f);
+        let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[code, low7]);
+        let is_nan = e.s.op(Op::IEqual, Class::Bool, &[magnitude, low7]);
+        f = e.s.select(is_nan, nan, f);
+    } else {
+        let is_special = e.s.op(Op::IEqual, Class::Bool, &[exponent, emask]);
+        let is_inf = e.s.op(Op::IEqual, Class::Bool, &[mantissa, zero]);
+        let inf = {
+            let bits = e.u32c(0x7f80_0000);
+            e.s.in_prologue(|s| s.op(Op::Bitcast, Class::F32, &[bits]))
+        };
+        let special = e.s.select(is_inf, inf, nan);
+        f = e.s.select(is_special, special, f);
+    }
+    let k7 = e.u32c(7);
+    let sign = e.s.op(Op::ShiftRightLogical, Class::U32, &[code, k7]);
+    let one = e.u32c(1);
+    let sign = e.s.op(Op::BitwiseAnd, Class::U32, &[sign, one]);
+    let negative = e.s.op(Op::INotEqual, Class::Bool, &[sign, zero]);
+    let negated = e.s.op(Op::FNegate, Class::F32, &[f]);
+    e.s.select(negative, negated, f)
+}
+
+/// f32 -> fp8 bits in integer arithmetic: the mantissa rounded to nearest-even, the magnitude
+/// saturated to the largest finite value, NaN to the all-ones code.
+fn f32_to_fp8(e: &mut Emitter, f: Reg, d: DType) -> Reg {
+    let (mbits, bias, max) = fp8_format(d);
+    let shift = 23 - mbits;
+    let absolute = e.s.ext(glsl::FABS, Class::F32, &[f]);
+    let max_c = e.s.const_f32(max as f32);
+    let a = e.s.ext(glsl::FMIN, Class::F32, &[absolute, max_c]);
+    // Normal numbers: round the f32 mantissa to `mbits` bits, then rebias the exponent.
+    let bits = e.s.op(Op::Bitcast, Class::U32, &[a]);
+    let (shift_c, one) = (e.u32c(shift), e.u32c(1));
+    let lsb = e.s.op(Op::ShiftRightLogical, Class::U32, &[bits, shift_c]);
+    let lsb = e.s.op(Op::BitwiseAnd, Class::U32, &[lsb, one]);
+    let half = e.u32c((1 << (shift - 1)) - 1);
+    let t = e.s.op(Op::IAdd, Class::U32, &[bits, half]);
+    let t = e.s.op(Op::IAdd, Class::U32, &[t, lsb]);
+    let t = e.s.op(Op::ShiftRightLogical, Class::U32, &[t, shift_c]);
+    let rebias = e.u32c(((127 - bias) as u32) << mbits);
+    let normal = e.s.op(Op::ISub, Class::U32, &[t, rebias]);
+    // Subnormals: multiples of the smallest subnormal, rounded to nearest even.
+    let min_normal = e.s.const_f32(2f32.powi(1 - bias));
+    let is_subnormal = e.s.op(Op::FOrdLessThan, Class::Bool, &[a, min_normal]);
+    let scale = e.s.const_f32(2f32.powi(bias - 1 + mbits as i32));
+    let scaled = e.s.op(Op::FMul, Class::F32, &[a, scale]);
+    let scaled = e.s.ext(glsl::ROUND_EVEN, Class::F32, &[scaled]);
+    let subnormal = e.s.op(Op::ConvertFToU, Class::U32, &[scaled]);
+    let code = e.s.select(is_subnormal, subnormal, normal);
+    let is_nan = e.is_nan(f);
+    let nan_code = e.u32c(0x7f);
+    let code = e.s.select(is_nan, nan_code, code);
+    let raw = e.s.op(Op::Bitcast, Class::U32, &[f]);
+    let k31 = e.u32c(31);
+    let sign = e.s.op(Op::ShiftRightLogical, Class::U32, &[raw, k31]);
+    let k7 = e.u32c(7);
+    let sign = e.s.op(Op::ShiftLeftLogical, Class::U32, &[sign, k7]);
+    e.s.op(Op::BitwiseOr, Class::U32, &[code, sign])
+}
+
+/// An f32 rounded to nearest-even into the bits of a 16- or 8-bit float.
 pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
     match d {
         DType::F16 => {
@@ -108,6 +232,7 @@ pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
             let qnan = e.u32c(0x7fc0);
             Ok(e.s.select(nan, qnan, rounded))
         }
+        DType::F8E4M3 | DType::F8E5M2 => Ok(f32_to_fp8(e, f, d)),
         DType::F32 => Ok(f),
         _ => e.unsupported(&format!("{d} arithmetic on spirv")),
     }

@@ -1,8 +1,8 @@
 //! `tt.dot` by FMA through workgroup memory: the fallback every shape and device can take.
 //!
-//! Both operands are written to workgroup memory row-major, widened to f32 (rounded to tf32
-//! first when `input_precision` is tf32 and the inputs are f32, as tensor cores would) or kept as
-//! 32-bit integers for int8 dots. Each thread then walks K once, and for every k loads the A
+//! Both operands are written to workgroup memory row-major, widened to f32 (f16, bf16 and fp8
+//! exactly; f32 rounded to tf32 first when `input_precision` is tf32, as tensor cores would) or
+//! kept as 32-bit integers for int8 dots. Each thread then walks K once, and for every k loads the A
 //! values of its distinct rows and the B values of its distinct columns and updates all its
 //! accumulator registers with one FMA each (an outer product per k). Cooperative matrices
 //! (`VK_KHR_cooperative_matrix`) replace this where the device has them, later.
@@ -106,7 +106,7 @@ fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg
                 e.s.select(special, r, rounded)
             }
             DType::F32 | DType::I8 | DType::U8 | DType::I32 => r,
-            DType::F16 | DType::BF16 => crate::arith::widen_to_f32(e, r, d)?,
+            DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => crate::arith::widen_to_f32(e, r, d)?,
             other => return e.unsupported(&format!("tl.dot on {other} operands")),
         };
         cache.insert(r, w);
@@ -116,7 +116,9 @@ fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg
 }
 
 /// Writes the registers of an operand whose k lies in `[k0, k0 + chunk)` (all of them when
-/// `k_coords` is empty: a single chunk) at `write(coordinate)`.
+/// `k_coords` is empty: a single chunk) at `write(coordinate)`. Registers that share a k
+/// coordinate share one test, so a chunk costs one branch per distinct k of the thread, not one
+/// per register.
 fn write_chunk(
     e: &mut Emitter,
     regs: &[Reg],
@@ -128,20 +130,31 @@ fn write_chunk(
 ) -> EResult<()> {
     let base = e.affine_base(l, write);
     let unique = l.unique_registers();
-    for (i, &r) in regs.iter().enumerate() {
-        if !unique[i] {
-            continue;
+    let owned = (0..regs.len()).filter(|&i| unique[i]);
+    if k_coords.is_empty() {
+        for i in owned {
+            let off = write.eval(&l.reg_coords[i]);
+            e.st_shared(base, off, regs[i]);
         }
-        let off = write.eval(&l.reg_coords[i]);
-        if k_coords.is_empty() {
-            e.st_shared(base, off, r);
-            continue;
+        return Ok(());
+    }
+    // Registers grouped by their k coordinate (a runtime value), in first-seen order.
+    let mut groups: Vec<(Reg, Vec<usize>)> = Vec::new();
+    for i in owned {
+        match groups.iter_mut().find(|(k, _)| *k == k_coords[i]) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((k_coords[i], vec![i])),
         }
-        let rel = e.add_imm(k_coords[i], -k0);
-        let size = e.u32c(chunk as u32);
+    }
+    let size = e.u32c(chunk as u32);
+    for (k, members) in groups {
+        let rel = e.add_imm(k, -k0);
         let inside = e.s.op(Op::ULessThan, Class::Bool, &[rel, size]);
         let merge = e.s.begin_if(inside);
-        e.st_shared(base, off, r);
+        for i in members {
+            let off = write.eval(&l.reg_coords[i]);
+            e.st_shared(base, off, regs[i]);
+        }
         e.s.end_if(merge);
     }
     Ok(())

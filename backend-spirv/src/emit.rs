@@ -2,10 +2,10 @@
 //!
 //! Each IR value maps to SPIR-V values ([`Emitter::vals`]): one for a scalar (every thread
 //! holds the same value), one per register index of the layout for a tensor. The op families
-//! live in their own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`); this
-//! file holds the shared machinery: thread coordinates, affine workgroup-memory indices, layout
-//! changes (renaming or a trip through workgroup memory), the storage and uniform bindings, and
-//! the kernel frame (entry point, builtins, the folded program id).
+//! live in their own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`,
+//! `sort.rs`); this file holds the shared machinery: thread coordinates, affine workgroup-memory
+//! indices, layout changes (renaming or a trip through workgroup memory), the storage and uniform
+//! bindings, and the kernel frame (entry point, builtins, the folded program id).
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -369,7 +369,7 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    fn smem_word_ptr(&mut self, index: Reg) -> Word {
+    pub fn smem_word_ptr(&mut self, index: Reg) -> Word {
         let u32t = self.s.u32_ty();
         let pty = self.s.ptr_ty(StorageClass::Workgroup, u32t);
         self.s.inst(Op::AccessChain, pty, &[self.smem_var, index.id])
@@ -714,7 +714,7 @@ impl<'a> Emitter<'a> {
             // Device-side assertions have no trap in SPIR-V; the interpreter checks them.
             Assert => Ok(()),
             Print => self.unsupported("device printing"),
-            Histogram | Sort | TopK => self.unsupported("histogram, sort and topk on spirv"),
+            Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
                 self.unsupported("tensor descriptors (rewrite them to pointers first)")
             }

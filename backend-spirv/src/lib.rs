@@ -31,6 +31,7 @@ mod emit;
 mod layout;
 mod memory;
 mod reduce;
+mod sort;
 mod spirv;
 
 use std::fmt;

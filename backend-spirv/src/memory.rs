@@ -13,6 +13,8 @@
 //! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
 //! every thread through workgroup memory. Float atomic add is a compare-and-swap loop.
 
+use std::collections::HashMap;
+
 use rspirv::spirv::{Op, Scope};
 use trident_midend::ir::{DType, Op as IrOp, Opcode};
 
@@ -248,6 +250,9 @@ fn store_element(e: &mut Emitter, binding: u32, byte: Reg, v: Reg, d: DType) {
     }
 }
 
+/// Stores element by element. Consecutive registers under the same condition (the same owner
+/// test and mask register, as unmasked and splat-masked stores have) share one `if`, which
+/// keeps the module small for large tiles.
 #[allow(clippy::needless_range_loop)]
 fn store(e: &mut Emitter, op: IrOp) -> EResult<()> {
     let data = e.func.body.op(op);
@@ -257,22 +262,43 @@ fn store(e: &mut Emitter, op: IrOp) -> EResult<()> {
     let d = e.ty(data.operands[1]).dtype();
     e.check_class(class_of(d))?;
     let owners = owner_predicates(e, op, 0)?;
+    // The condition of every register that stores (None: unconditional).
+    let mut conditions: HashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = HashMap::new();
+    let mut stores: Vec<(usize, Option<Reg>)> = Vec::new();
     for i in 0..ptr.len() {
         let owner = pick_owner(&owners, i);
-        if matches!(owner, Owner::Never) {
-            continue;
-        }
-        let binding = binding_of(e, ptr[i])?;
+        let owner_reg = match owner {
+            Owner::Never => continue,
+            Owner::Always => None,
+            Owner::If(p) => Some(p),
+        };
         let m = mask.as_ref().map(|m| pick(m, i));
-        let v = pick(&val, i);
-        match condition(e, owner, m) {
-            Some(c) => {
-                let merge = e.s.begin_if(c);
-                store_element(e, binding, ptr[i], v, d);
+        let c = match conditions.get(&(owner_reg, m)) {
+            Some(&c) => c,
+            None => {
+                let c = condition(e, owner, m);
+                conditions.insert((owner_reg, m), c);
+                c
+            }
+        };
+        stores.push((i, c));
+    }
+    let mut open: Option<(Reg, u32)> = None;
+    for (i, c) in stores {
+        if open.map(|(reg, _)| Some(reg)) != Some(c) {
+            if let Some((_, merge)) = open.take() {
                 e.s.end_if(merge);
             }
-            None => store_element(e, binding, ptr[i], v, d),
+            if let Some(c) = c {
+                open = Some((c, e.s.begin_if(c)));
+            }
         }
+        let binding = binding_of(e, ptr[i])?;
+        let v = pick(&val, i);
+        store_element(e, binding, ptr[i], v, d);
+    }
+    if let Some((_, merge)) = open {
+        e.s.end_if(merge);
     }
     Ok(())
 }

@@ -4,7 +4,8 @@
 //! 1. inside a thread, registers that differ only along the axis are combined in register order;
 //! 2. across threads (lane and warp bits whose bases point along the axis), each thread writes its
 //!    partials to workgroup memory at (group, thread index along the axis), and after a barrier
-//!    every thread combines the partials of its groups in thread order. Going through workgroup
+//!    every thread combines the partials of its groups in thread order (a runtime loop when
+//!    there are more than a few, to keep the module small). Going through workgroup
 //!    memory for lanes too makes the result independent of the device's real subgroup size (8 to
 //!    64), at the cost of a barrier that subgroup shuffles would avoid.
 //!
@@ -47,6 +48,57 @@ fn combine(e: &mut Emitter, region: Block, lhs: &[Reg], rhs: &[Reg]) -> EResult<
     };
     let values = e.func.body.op(term).operands.clone();
     values.into_iter().map(|v| Ok(e.get(v)?[0])).collect()
+}
+
+/// Up to this many partials per group are combined in straight-line code; more take a runtime
+/// loop, so that a row spread over 32 or more threads does not unroll into a huge shader.
+const UNROLLED_PARTIALS: i64 = 4;
+
+/// Combines `acc` (partial 0 of a group) with partials `1..w` of the group, read from workgroup
+/// memory at `col0 + off + 2 j` (operand `k` a further `2 k slots` words on), in a runtime loop.
+fn combine_loop(
+    e: &mut Emitter,
+    region: Block,
+    acc: &[Reg],
+    col0: Reg,
+    off: i64,
+    w: i64,
+    slots: i64,
+) -> EResult<Vec<Reg>> {
+    let classes: Vec<Class> = acc.iter().map(|r| r.class).collect();
+    let acc_vars: Vec<u32> = acc
+        .iter()
+        .map(|&r| {
+            let v = e.s.var(r.class);
+            e.s.store(v, r.id);
+            v
+        })
+        .collect();
+    let j_var = e.s.var(Class::U32);
+    let one = e.u32c(1);
+    e.s.store(j_var, one.id);
+    let labels = e.s.begin_loop();
+    let j = e.s.load(Class::U32, j_var);
+    let end = e.u32c(w as u32);
+    let go = e.s.op(Op::ULessThan, Class::Bool, &[j, end]);
+    e.s.loop_test(&labels, go);
+    let two = e.u32c(2);
+    let step = e.s.op(Op::IMul, Class::U32, &[j, two]);
+    let at = e.add_u32(col0, step);
+    let other: Vec<Reg> =
+        classes.iter().enumerate().map(|(k, &c)| e.ld_shared(c, at, off + k as i64 * slots * 2)).collect();
+    let current: Vec<Reg> = classes.iter().zip(&acc_vars).map(|(&c, &v)| e.s.load(c, v)).collect();
+    let next = combine(e, region, &current, &other)?;
+    for (&var, v) in acc_vars.iter().zip(next) {
+        e.s.store(var, v.id);
+    }
+    e.s.end_loop(&labels, |s| {
+        let j = s.load(Class::U32, j_var);
+        let one = s.const_reg_u32(1);
+        let next = s.op(Op::IAdd, Class::U32, &[j, one]);
+        s.store(j_var, next.id);
+    });
+    Ok(classes.iter().zip(&acc_vars).map(|(&c, &v)| e.s.load(c, v)).collect())
 }
 
 fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
@@ -134,13 +186,17 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
                 .enumerate()
                 .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * 2))
                 .collect();
-            for j in 1..w {
-                let other: Vec<Reg> = classes
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| e.ld_shared(c, col0, off + j * 2 + k as i64 * slots * 2))
-                    .collect();
-                acc = combine(e, region, &acc, &other)?;
+            if w <= UNROLLED_PARTIALS {
+                for j in 1..w {
+                    let other: Vec<Reg> = classes
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &c)| e.ld_shared(c, col0, off + j * 2 + k as i64 * slots * 2))
+                        .collect();
+                    acc = combine(e, region, &acc, &other)?;
+                }
+            } else {
+                acc = combine_loop(e, region, &acc, col0, off, w, slots)?;
             }
             group.1 = acc;
         }

@@ -49,6 +49,7 @@ pub struct Reg {
 
 /// GLSL.std.450 extended instructions used here.
 pub mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
     pub const FABS: u32 = 4;
     pub const SABS: u32 = 5;
     pub const FLOOR: u32 = 8;
@@ -290,13 +291,18 @@ impl Spv {
 
     /// Opens a loop: the condition is computed in the current block after this returns, then
     /// [`Spv::loop_test`] branches to the body or out.
+    ///
+    /// Every loop is marked `DontUnroll`. The emitter already unrolls what it wants unrolled
+    /// (registers); the loops it keeps (k loops of `tl.dot`, partials of a reduction, rank
+    /// counts, `scf.for`) have constant trip counts that drivers would otherwise unroll, and
+    /// lavapipe then spends a minute compiling a flash-attention kernel instead of seconds.
     pub fn begin_loop(&mut self) -> LoopLabels {
         let header = self.b.id();
         let test = self.b.id();
         let labels = LoopLabels { header, body: self.b.id(), cont: self.b.id(), merge: self.b.id() };
         self.b.branch(header).expect("loop");
         self.b.begin_block(Some(header)).expect("loop");
-        self.b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::NONE, []).expect("loop");
+        self.b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::DONT_UNROLL, []).expect("loop");
         self.b.branch(test).expect("loop");
         self.b.begin_block(Some(test)).expect("loop");
         labels

@@ -69,8 +69,8 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
     }
 }
 
-/// Lowers the kernel to SPIR-V for the first Vulkan adapter here (its subgroup size and
-/// workgroup memory), or for defaults (subgroup 32, 32 KiB) without one.
+/// Lowers the kernel to SPIR-V for the first Vulkan adapter here (its workgroup memory and
+/// dialect), or for defaults (32 KiB, Vulkan) without one.
 fn spirv_artifact(
     args: &CompileArgs,
     launch: &Launch,
@@ -83,12 +83,12 @@ fn spirv_artifact(
     let artifact = crate::lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target)?;
     if args.verbose {
         eprintln!(
-            "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, subgroup size {}, {} bindings",
+            "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, {} threads per warp, {} bindings",
             artifact.entry_name,
             artifact.mode,
             artifact.workgroup_size[0],
             artifact.workgroup_memory_bytes,
-            target.subgroup_size,
+            target.threads_for(launch.spec.num_warps),
             artifact.uniform_binding + 1
         );
     }

@@ -2,9 +2,10 @@
 //!
 //! `--backend spirv` needs a Vulkan adapter (Mesa's lavapipe counts) and says why when there is
 //! none; `--backend auto` takes it after nvptx. `--adapter` picks an adapter by index or by a
-//! part of its name (`trident devices` lists them). The layouts are built for the adapter's
-//! subgroup size, and the SPIR-V dialect follows the adapter: the full Vulkan one where wgpu can
-//! pass it through, the naga-portable one elsewhere.
+//! part of its name (`trident devices` lists them). The layouts are built for warps of 64
+//! invocations (32 where the workgroup would be too large) whatever the adapter's subgroup size
+//! (the backend uses no subgroup operations), and the SPIR-V dialect follows the adapter: the
+//! full Vulkan one where wgpu can pass it through, the naga-portable one elsewhere.
 
 use trident_backend_spirv::{Artifact, Mode};
 use trident_midend::ir::Module;
@@ -14,7 +15,7 @@ use trident_runtime::{Buffer, Grid};
 use super::args::Launch;
 use super::error::CliError;
 use super::run::launch_error;
-use crate::{kernel_args, lower_to_spirv, CompileError, SpirvTarget};
+use crate::{kernel_args, lower_to_spirv, CompileError, SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// A kernel ready to run on a Vulkan adapter.
 pub struct VulkanKernel {
@@ -41,17 +42,21 @@ pub fn no_adapter(reason: &str) -> CliError {
     ))
 }
 
-/// The compilation target of a device, or the defaults without one (subgroup 32, 32 KiB).
+/// The compilation target of a device, or the defaults without one (32 KiB, 1024 invocations).
+/// Threads per warp are [`SPIRV_THREADS_PER_WARP`] on every adapter: nothing the backend emits
+/// depends on the subgroup size.
 pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarget {
     match device {
         Some(d) => SpirvTarget {
             mode: mode.unwrap_or(d.mode()),
-            subgroup_size: d.threads_per_warp(),
+            threads_per_warp: SPIRV_THREADS_PER_WARP,
+            max_workgroup_invocations: d.max_workgroup_invocations(),
             workgroup_memory_bytes: d.workgroup_memory_limit(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
-            subgroup_size: 32,
+            threads_per_warp: SPIRV_THREADS_PER_WARP,
+            max_workgroup_invocations: 1024,
             workgroup_memory_bytes: 32 * 1024,
         },
     }

@@ -183,13 +183,19 @@ impl WgpuDevice {
         &self.summary
     }
 
-    /// The subgroup size layouts should be built for (the adapter's minimum).
+    /// The adapter's subgroup size (its minimum). The spirv layouts do not depend on it: they use
+    /// no subgroup operations.
     pub fn threads_per_warp(&self) -> u32 {
         self.summary.subgroup_size
     }
 
     pub fn workgroup_memory_limit(&self) -> u32 {
         self.limits.max_compute_workgroup_storage_size
+    }
+
+    /// The most invocations one workgroup may have.
+    pub fn max_workgroup_invocations(&self) -> u32 {
+        self.limits.max_compute_invocations_per_workgroup
     }
 
     /// The SPIR-V dialect this device runs: passthrough takes the full Vulkan one.
