@@ -20,8 +20,8 @@ use trident_midend::ir::{DType, Op};
 use trident_midend::layout::{Encoding, Mma};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::Affine;
 use crate::ptx::{Class, Reg};
+use trident_midend::layout::registers::Affine;
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let data = e.func.body.op(op);

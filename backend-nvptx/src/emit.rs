@@ -13,9 +13,10 @@ use std::rc::Rc;
 use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, Value};
 
-use crate::layout::{base_alignment, register_map, vector_runs, Affine, LayoutInfo};
 use crate::ptx::{f32_lit, f64_lit, Class, Ptx, Reg};
+use crate::shared_vectors::{base_alignment, vector_runs};
 use crate::{Artifact, Error, Options, ParamAbi};
+use trident_midend::layout::registers::{register_map, Affine, LayoutInfo};
 
 pub type EResult<T> = Result<T, Error>;
 
@@ -639,7 +640,7 @@ impl<'a> Emitter<'a> {
                     }
                     s
                 };
-                let strides = crate::layout::row_major_strides(&sl.shape);
+                let strides = trident_midend::layout::registers::row_major_strides(&sl.shape);
                 let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
                 let r = self.relayout(&src, &sl, &dl, &map, &read)?;
                 self.set(data.results[0], r);

@@ -10,10 +10,10 @@ mod arith;
 mod control;
 mod dot;
 mod emit;
-mod layout;
 mod memory;
 mod ptx;
 mod reduce;
+mod shared_vectors;
 mod sort;
 
 use std::fmt;

@@ -22,8 +22,8 @@ use std::collections::HashMap;
 use trident_midend::ir::{Block, Op, Opcode};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::{row_major_strides, Affine};
 use crate::ptx::{Class, Reg};
+use trident_midend::layout::registers::{row_major_strides, Affine};
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     if e.func.body.opcode(op) == Opcode::Reduce {

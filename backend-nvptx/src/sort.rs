@@ -10,9 +10,9 @@
 use trident_midend::ir::{DType, Op, Opcode};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::{row_major_strides, Affine};
 use crate::memory::{owner_predicates, Owner};
 use crate::ptx::{Class, Reg};
+use trident_midend::layout::registers::{row_major_strides, Affine};
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     match e.func.body.opcode(op) {

@@ -13,8 +13,8 @@ use rspirv::spirv::Op;
 use trident_midend::ir::{DType, Op as IrOp};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::Affine;
 use crate::spirv::{glsl, Class, Reg};
+use trident_midend::layout::registers::Affine;
 
 pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
     let data = e.func.body.op(op);
@@ -122,7 +122,7 @@ fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg
 fn write_chunk(
     e: &mut Emitter,
     regs: &[Reg],
-    l: &crate::layout::LayoutInfo,
+    l: &trident_midend::layout::registers::LayoutInfo,
     write: &Affine,
     k_coords: &[Reg],
     k0: i64,
@@ -164,7 +164,7 @@ fn write_chunk(
 #[allow(clippy::too_many_arguments)]
 fn fma_loop(
     e: &mut Emitter,
-    cl: &crate::layout::LayoutInfo,
+    cl: &trident_midend::layout::registers::LayoutInfo,
     rank: usize,
     (m, k, n): (i64, i64, i64),
     a_elems: i64,

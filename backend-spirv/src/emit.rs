@@ -15,9 +15,9 @@ use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, StorageClass, Word};
 use trident_midend::ir::{Attr, DType, Function, Module, Op as IrOp, Opcode, Type, Value};
 
-use crate::layout::{register_map, Affine, LayoutInfo};
 use crate::spirv::{Class, Reg, Spv};
 use crate::{Artifact, Error, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
+use trident_midend::layout::registers::{register_map, Affine, LayoutInfo};
 
 pub type EResult<T> = Result<T, Error>;
 
@@ -641,7 +641,7 @@ impl<'a> Emitter<'a> {
                     }
                     s
                 };
-                let strides = crate::layout::row_major_strides(&sl.shape);
+                let strides = trident_midend::layout::registers::row_major_strides(&sl.shape);
                 let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
                 let r = self.relayout(&src, &sl, &dl, &map, &read)?;
                 self.set(data.results[0], r);

@@ -28,7 +28,6 @@ mod arith;
 mod control;
 mod dot;
 mod emit;
-mod layout;
 mod memory;
 mod reduce;
 mod sort;

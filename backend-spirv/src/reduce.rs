@@ -24,8 +24,8 @@ use rspirv::spirv::Op;
 use trident_midend::ir::{Block, Op as IrOp, Opcode};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::{row_major_strides, Affine};
 use crate::spirv::{Class, Reg};
+use trident_midend::layout::registers::{row_major_strides, Affine};
 
 pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
     if e.func.body.opcode(op) == Opcode::Reduce {

@@ -15,9 +15,9 @@ use rspirv::spirv::{Op, Scope};
 use trident_midend::ir::{DType, Op as IrOp, Opcode};
 
 use crate::emit::{EResult, Emitter};
-use crate::layout::{row_major_strides, Affine};
 use crate::memory::{owner_predicates, Owner};
 use crate::spirv::{Class, Reg};
+use trident_midend::layout::registers::{row_major_strides, Affine};
 
 pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
     match e.func.body.opcode(op) {

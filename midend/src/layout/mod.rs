@@ -65,6 +65,7 @@ mod blocked;
 mod encoding;
 mod linear;
 mod mma;
+pub mod registers;
 mod shared;
 mod slice;
 
