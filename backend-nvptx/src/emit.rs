@@ -16,7 +16,7 @@ use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, 
 use crate::ptx::{f32_lit, f64_lit, Class, Ptx, Reg};
 use crate::shared_vectors::{base_alignment, vector_runs};
 use crate::{Artifact, Error, Options, ParamAbi};
-use trident_midend::layout::registers::{register_map, Affine, LayoutInfo};
+use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
 
 pub type EResult<T> = Result<T, Error>;
 
@@ -570,37 +570,22 @@ impl<'a> Emitter<'a> {
                 self.set(data.results[0], r);
                 Ok(())
             }
-            Broadcast => {
+            Broadcast | ExpandDims | Trans => {
                 let src = self.get(data.operands[0])?;
                 let sl = self.layout(data.operands[0])?;
                 let dl = self.layout(data.results[0])?;
-                let src_shape = sl.shape.clone();
-                let map = move |c: &[u32]| -> Vec<u32> {
-                    c.iter().zip(&src_shape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()
-                };
-                let mut read = Affine::row_major(&sl.shape);
-                for (d, &s) in sl.shape.iter().enumerate() {
-                    if s == 1 {
-                        read.coeffs[d] = 0;
+                let moved = match data.opcode {
+                    Broadcast => ShapeMove::broadcast(&sl.shape),
+                    ExpandDims => {
+                        ShapeMove::expand_dims(&sl.shape, data.attrs.int("axis").unwrap_or(0) as usize)
                     }
-                }
-                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            ExpandDims => {
-                let axis = data.attrs.int("axis").unwrap_or(0) as usize;
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let map = move |c: &[u32]| -> Vec<u32> {
-                    let mut v = c.to_vec();
-                    v.remove(axis);
-                    v
+                    _ => {
+                        let order: Vec<usize> =
+                            data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
+                        ShapeMove::trans(&sl.shape, &order)
+                    }
                 };
-                let mut read = Affine::row_major(&sl.shape);
-                read.coeffs.insert(axis, 0);
-                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
+                let r = self.relayout(&src, &sl, &dl, &*moved.source_of, &moved.read)?;
                 self.set(data.results[0], r);
                 Ok(())
             }
@@ -621,28 +606,6 @@ impl<'a> Emitter<'a> {
                     self.barrier();
                     self.read_shared(&dl, &read, class)
                 };
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Trans => {
-                let order: Vec<usize> =
-                    data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                // Result dim i is source dim order[i]: result coordinate c reads source
-                // coordinate s with s[order[i]] = c[i].
-                let ord = order.clone();
-                let map = move |c: &[u32]| -> Vec<u32> {
-                    let mut s = vec![0; c.len()];
-                    for (i, &o) in ord.iter().enumerate() {
-                        s[o] = c[i];
-                    }
-                    s
-                };
-                let strides = trident_midend::layout::registers::row_major_strides(&sl.shape);
-                let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
-                let r = self.relayout(&src, &sl, &dl, &map, &read)?;
                 self.set(data.results[0], r);
                 Ok(())
             }

@@ -149,3 +149,60 @@ pub fn register_map(
     }
     Some(out)
 }
+
+/// The source coordinate a result coordinate takes.
+pub type CoordMap = Box<dyn Fn(&[u32]) -> Vec<u32>>;
+
+/// How a shape op (broadcast, expand_dims, trans) moves elements, for
+/// `relayout`: the source coordinate each result coordinate takes, and the shared-memory index
+/// (the source written row-major) at which a result coordinate reads it when the move is not a
+/// register renaming.
+pub struct ShapeMove {
+    pub source_of: CoordMap,
+    pub read: Affine,
+}
+
+impl ShapeMove {
+    /// `tt.broadcast` from `src_shape`: size-1 source dims read coordinate 0.
+    pub fn broadcast(src_shape: &[u32]) -> ShapeMove {
+        let shape = src_shape.to_vec();
+        let mut read = Affine::row_major(src_shape);
+        for (d, &s) in src_shape.iter().enumerate() {
+            if s == 1 {
+                read.coeffs[d] = 0;
+            }
+        }
+        let source_of = move |c: &[u32]| -> Vec<u32> {
+            c.iter().zip(&shape).map(|(&x, &s)| if s == 1 { 0 } else { x }).collect()
+        };
+        ShapeMove { source_of: Box::new(source_of), read }
+    }
+
+    /// `tt.expand_dims` of `src_shape` at `axis`: the new dim is dropped.
+    pub fn expand_dims(src_shape: &[u32], axis: usize) -> ShapeMove {
+        let mut read = Affine::row_major(src_shape);
+        read.coeffs.insert(axis, 0);
+        let source_of = move |c: &[u32]| -> Vec<u32> {
+            let mut v = c.to_vec();
+            v.remove(axis);
+            v
+        };
+        ShapeMove { source_of: Box::new(source_of), read }
+    }
+
+    /// `tt.trans` of `src_shape` by `order`: result dim `i` is source dim `order[i]`, so result
+    /// coordinate `c` reads source coordinate `s` with `s[order[i]] = c[i]`.
+    pub fn trans(src_shape: &[u32], order: &[usize]) -> ShapeMove {
+        let strides = row_major_strides(src_shape);
+        let read = Affine { coeffs: order.iter().map(|&o| strides[o]).collect(), offset: 0 };
+        let order = order.to_vec();
+        let source_of = move |c: &[u32]| -> Vec<u32> {
+            let mut s = vec![0; c.len()];
+            for (i, &o) in order.iter().enumerate() {
+                s[o] = c[i];
+            }
+            s
+        };
+        ShapeMove { source_of: Box::new(source_of), read }
+    }
+}
