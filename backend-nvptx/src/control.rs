@@ -1,7 +1,10 @@
 //! Structured control flow: `scf.for`, `scf.if` and `scf.while` as uniform branches.
 //!
-//! Conditions and loop bounds are scalars, the same in every thread, so every branch is
-//! `bra.uni` and barriers inside regions stay legal. Region arguments and results live in fresh
+//! Conditions and loop bounds are scalars, the same in every thread, so branches never diverge
+//! and barriers inside regions stay legal. Unconditional branches are `bra.uni`; conditional
+//! ones are plain `bra`, as LLVM's NVPTX backend emits them: ptxas does not unroll a loop whose
+//! back edge is a predicated `bra.uni`. Loops are rotated (a guard, then a bottom-tested body),
+//! the form whose unrolled iterations ptxas overlaps. Region arguments and results live in fresh
 //! registers allocated before the op; a terminator copies the yielded registers into them through
 //! temporaries (a parallel copy, so a yield of swapped values is right).
 
@@ -93,10 +96,10 @@ fn scf_for(e: &mut Emitter, op: Op) -> EResult<()> {
     mov(e, iv, lb);
     let top = e.ptx.label("for");
     let end = e.ptx.label("for_end");
+    let skip = e.reg(Class::Pred);
+    e.ins(format!("setp.ge.{ity} {skip}, {iv}, {ub}"));
+    e.ins(format!("@{skip} bra {end}"));
     e.ptx.place_label(&top);
-    let done = e.reg(Class::Pred);
-    e.ins(format!("setp.ge.{ity} {done}, {iv}, {ub}"));
-    e.ins(format!("@{done} bra.uni {end}"));
     e.set(args[0], vec![iv]);
     for (k, &a) in args[1..].iter().enumerate() {
         e.set(a, carried[k].clone());
@@ -105,7 +108,9 @@ fn scf_for(e: &mut Emitter, op: Op) -> EResult<()> {
     let next = yielded(e, body, 0)?;
     parallel_copy(e, &carried, &next);
     e.ins(format!("add.{ity} {iv}, {iv}, {step}"));
-    e.ins(format!("bra.uni {top}"));
+    let again = e.reg(Class::Pred);
+    e.ins(format!("setp.lt.{ity} {again}, {iv}, {ub}"));
+    e.ins(format!("@{again} bra {top}"));
     e.ptx.place_label(&end);
     for (k, &r) in results.iter().enumerate() {
         e.set(r, carried[k].clone());
@@ -127,7 +132,7 @@ fn scf_if(e: &mut Emitter, op: Op) -> EResult<()> {
     }
     let else_label = e.ptx.label("else");
     let end = e.ptx.label("endif");
-    e.ins(format!("@!{cond} bra.uni {else_label}"));
+    e.ins(format!("@!{cond} bra {else_label}"));
     e.block(then_block)?;
     let y = yielded(e, then_block, 0)?;
     parallel_copy(e, &outs, &y);
@@ -170,7 +175,7 @@ fn scf_while(e: &mut Emitter, op: Op) -> EResult<()> {
     let cond = e.get(e.func.body.op(cond_op).operands[0])?[0];
     let values = yielded(e, before, 1)?;
     parallel_copy(e, &forwarded, &values);
-    e.ins(format!("@!{cond} bra.uni {end}"));
+    e.ins(format!("@!{cond} bra {end}"));
     for (k, &a) in after_args.iter().enumerate() {
         e.set(a, forwarded[k].clone());
     }
@@ -183,4 +188,34 @@ fn scf_while(e: &mut Emitter, op: Op) -> EResult<()> {
         e.set(r, forwarded[k].clone());
     }
     Ok(())
+}
+
+/// A loop over a trip count known when compiling (`0..count` by `step`), bottom-tested like
+/// `scf.for`'s so ptxas unrolls it. `open` places the top label; `close` steps and branches back.
+pub struct CountedLoop {
+    pub iv: Reg,
+    top: String,
+    count: i64,
+    step: i64,
+}
+
+impl CountedLoop {
+    /// Starts the loop; the body follows. `count` must be positive.
+    pub fn open(e: &mut Emitter, name: &str, count: i64, step: i64) -> CountedLoop {
+        debug_assert!(count > 0 && step > 0);
+        let iv = e.reg(Class::B32);
+        e.ins(format!("mov.u32 {iv}, 0"));
+        let top = e.ptx.label(name);
+        e.ptx.place_label(&top);
+        CountedLoop { iv, top, count, step }
+    }
+
+    /// Ends the body: steps the induction variable and loops while it is below the count.
+    pub fn close(self, e: &mut Emitter) {
+        let CountedLoop { iv, top, count, step } = self;
+        e.ins(format!("add.s32 {iv}, {iv}, {step}"));
+        let again = e.reg(Class::Pred);
+        e.ins(format!("setp.lt.s32 {again}, {iv}, {count}"));
+        e.ins(format!("@{again} bra {top}"));
+    }
 }

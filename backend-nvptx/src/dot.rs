@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use trident_midend::ir::{DType, Op};
 use trident_midend::layout::{Encoding, Mma};
 
+use crate::control::CountedLoop;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 use trident_midend::layout::registers::Affine;
@@ -79,14 +80,8 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             r
         })
         .collect();
-    let kreg = e.reg(Class::B32);
-    let done = e.reg(Class::Pred);
-    let top = e.ptx.label("dot_k");
-    let end = e.ptx.label("dot_k_end");
-    e.ins(format!("mov.u32 {kreg}, 0"));
-    e.ptx.place_label(&top);
-    e.ins(format!("setp.ge.s32 {done}, {kreg}, {k}"));
-    e.ins(format!("@{done} bra.uni {end}"));
+    let k_loop = CountedLoop::open(e, "dot_k", k, 1);
+    let kreg = k_loop.iv;
     // k steps: A moves by one element, B by one row.
     let a_k = e.reg(Class::B32);
     let b_k = e.reg(Class::B32);
@@ -119,9 +114,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             e.ins(format!("fma.rn.f32 {}, {av}, {bv}, {}", acc[i], acc[i]));
         }
     }
-    e.ins(format!("add.s32 {kreg}, {kreg}, 1"));
-    e.ins(format!("bra.uni {top}"));
-    e.ptx.place_label(&end);
+    k_loop.close(e);
     e.set(result, acc);
     Ok(())
 }
@@ -263,14 +256,8 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
             r
         })
         .collect();
-    let kreg = e.reg(Class::B32);
-    let done = e.reg(Class::Pred);
-    let top = e.ptx.label("mma_k");
-    let end = e.ptx.label("mma_k_end");
-    e.ins(format!("mov.u32 {kreg}, 0"));
-    e.ptx.place_label(&top);
-    e.ins(format!("setp.ge.s32 {done}, {kreg}, {}", st.k));
-    e.ins(format!("@{done} bra.uni {end}"));
+    let k_loop = CountedLoop::open(e, "mma_k", st.k, st.k_step());
+    let kreg = k_loop.iv;
     // K moves A by one element per k and B by one row.
     let (a_k, b_k) = (e.reg(Class::B32), e.reg(Class::B32));
     e.ins(format!("mad.lo.s32 {a_k}, {kreg}, {bytes}, {a_ptr}"));
@@ -310,9 +297,7 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
             ));
         }
     }
-    e.ins(format!("add.s32 {kreg}, {kreg}, {}", st.k_step()));
-    e.ins(format!("bra.uni {top}"));
-    e.ptx.place_label(&end);
+    k_loop.close(e);
     e.set(result, acc);
     Ok(())
 }
