@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # GPU checks for trident, on a machine with an NVIDIA GPU: the CUDA self-test, the acceptance
-# corpus on nvptx, and the perf cases timed on trident and on Triton, one line per case.
+# corpus on nvptx, and the perf cases timed on trident and on Triton, one line per case. Where
+# `trident devices` lists a Vulkan adapter, the corpus and the perf cases also run on spirv, and
+# the perf table gains a spirv column.
 #
 # Usage: scripts/gpu-check.sh [TRIDENT_BINARY [CORPUS_DIR]]
 #   defaults: $TRIDENT or target/release/trident; $CORPUS or ../shared/corpus (both relative to
@@ -64,6 +66,16 @@ step "corpus: Triton bench, perf cases" nonfatal \
 step "corpus: trident nvptx bench, perf cases" nonfatal \
     python3 "$corpus/run.py" --backend nvptx --bench --size perf --trident "$trident" --json "$results/nvptx-perf.json"
 
+if "$trident" devices 2>/dev/null | grep -q '^spirv *available'; then
+    step "corpus: spirv, every case" fatal \
+        python3 "$corpus/run.py" --backend spirv --size all --trident "$trident" --json "$results/spirv-all.json"
+    step "corpus: trident spirv bench, perf cases" nonfatal \
+        python3 "$corpus/run.py" --backend spirv --bench --size perf --trident "$trident" --json "$results/spirv-perf.json"
+else
+    banner "spirv"
+    echo "SKIP spirv: trident devices lists no Vulkan adapter here"
+fi
+
 banner "perf: trident vs Triton"
 python3 - "$results" <<'PY' || failed_steps+=("perf table")
 import json, math, os, sys
@@ -92,17 +104,24 @@ def metric(result):
     return None, "-"
 
 trident, triton = load("nvptx-perf.json"), load("triton-perf.json")
+spirv = load("spirv-perf.json") if os.path.exists(os.path.join(results, "spirv-perf.json")) else None
 ratios = []
-print(f"{'case':<44} {'trident':>16} {'triton':>16} {'ratio':>7}")
+show = lambda v, u: f"{v:.3f} {u}" if v is not None else u
+header = f"{'case':<44} {'trident':>16} {'triton':>16} {'ratio':>7}"
+print(header + (f" {'spirv':>16} {'ratio':>7}" if spirv is not None else ""))
 for case in sorted(set(trident) | set(triton)):
     ours, our_unit = metric(trident.get(case))
     theirs, their_unit = metric(triton.get(case))
-    show = lambda v, u: f"{v:.3f} {u}" if v is not None else u
     ratio = "-"
     if ours is not None and theirs:
         ratios.append(ours / theirs)
         ratio = f"{ours / theirs:.2f}"
-    print(f"{case:<44} {show(ours, our_unit):>16} {show(theirs, their_unit):>16} {ratio:>7}")
+    line = f"{case:<44} {show(ours, our_unit):>16} {show(theirs, their_unit):>16} {ratio:>7}"
+    if spirv is not None:
+        portable, portable_unit = metric(spirv.get(case))
+        portable_ratio = f"{portable / theirs:.2f}" if portable is not None and theirs else "-"
+        line += f" {show(portable, portable_unit):>16} {portable_ratio:>7}"
+    print(line)
 if ratios:
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"perf: {len(ratios)} case(s) timed on both; geometric mean of trident/Triton = {geomean:.2f}")
@@ -124,6 +143,14 @@ PY
 )
 corpus_failed_count="${corpus_failed%% *}"
 echo "corpus on nvptx: ${corpus_failed#* }"
+if [ -f "$results/spirv-all.json" ]; then
+    python3 - "$results/spirv-all.json" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    data = json.load(f)
+print(f"corpus on spirv: {data['passed']} passed, {data['failed']} failed, {data['skipped']} skipped")
+PY
+fi
 if [ "${#failed_steps[@]}" -gt 0 ]; then
     echo "failed steps:"
     printf '  %s\n' "${failed_steps[@]}"

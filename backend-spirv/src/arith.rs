@@ -482,7 +482,14 @@ fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> ERes
         MulI => e.s.op(Op::IMul, c, &[x, y]),
         DivSI => e.s.op(Op::SDiv, c, &[x, y]),
         DivUI => e.s.op(Op::UDiv, c, &[x, y]),
-        RemSI => e.s.op(Op::SRem, c, &[x, y]),
+        RemSI => {
+            // x - (x / y) * y rather than OpSRem: NVIDIA's Vulkan driver (580.159) returned wrong
+            // OpSRem results for negative operands in the corpus (int_binops, int_scalar_ops),
+            // where its OpSDiv truncated toward zero as SPIR-V says.
+            let quotient = e.s.op(Op::SDiv, c, &[x, y]);
+            let product = e.s.op(Op::IMul, c, &[quotient, y]);
+            e.s.op(Op::ISub, c, &[x, product])
+        }
         RemUI => e.s.op(Op::UMod, c, &[x, y]),
         AndI => e.s.op(Op::BitwiseAnd, c, &[x, y]),
         OrI => e.s.op(Op::BitwiseOr, c, &[x, y]),

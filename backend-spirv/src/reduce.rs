@@ -64,6 +64,7 @@ fn combine_loop(
     off: i64,
     w: i64,
     slots: i64,
+    words: i64,
 ) -> EResult<Vec<Reg>> {
     let classes: Vec<Class> = acc.iter().map(|r| r.class).collect();
     let acc_vars: Vec<u32> = acc
@@ -82,11 +83,14 @@ fn combine_loop(
     let end = e.u32c(w as u32);
     let go = e.s.op(Op::ULessThan, Class::Bool, &[j, end]);
     e.s.loop_test(&labels, go);
-    let two = e.u32c(2);
-    let step = e.s.op(Op::IMul, Class::U32, &[j, two]);
+    let width = e.u32c(words as u32);
+    let step = e.s.op(Op::IMul, Class::U32, &[j, width]);
     let at = e.add_u32(col0, step);
-    let other: Vec<Reg> =
-        classes.iter().enumerate().map(|(k, &c)| e.ld_shared(c, at, off + k as i64 * slots * 2)).collect();
+    let other: Vec<Reg> = classes
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| e.ld_shared(c, at, off + k as i64 * slots * words))
+        .collect();
     let current: Vec<Reg> = classes.iter().zip(&acc_vars).map(|(&c, &v)| e.s.load(c, v)).collect();
     let next = combine(e, region, &current, &other)?;
     for (&var, v) in acc_vars.iter().zip(next) {
@@ -154,7 +158,8 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
             let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[t, pos]);
             wi = e.s.op(Op::BitwiseOr, Class::U32, &[wi, t]);
         }
-        // Slot of (group, thread index): 2 words per partial, one array per operand.
+        // Slot of (group, thread index): one array per operand, each partial as wide as the
+        // widest operand (2 words for 64-bit values, else 1).
         let mut result_shape = sl.shape.clone();
         result_shape.remove(axis);
         let mut nonaxis = Affine::row_major(&result_shape);
@@ -162,41 +167,42 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
         let groups_total: i64 =
             sl.shape.iter().enumerate().filter(|(d, _)| *d != axis).map(|(_, &s)| s as i64).product();
         let slots = groups_total * w;
-        e.need_shared_words((slots * 2 * n as i64) as u64)?;
+        let words = groups[0].1.iter().map(|r| r.class.words()).max().unwrap_or(1) as i64;
+        e.need_shared_words((slots * words * n as i64) as u64)?;
         let base = e.affine_base(&sl, &nonaxis);
-        // row = (base * w + wi) * 2, col0 = base * w * 2
-        let (wc, two, w2) = (e.u32c(w as u32), e.u32c(2), e.u32c(2 * w as u32));
+        // row = (base * w + wi) * words, col0 = base * w * words
+        let (wc, width, w_words) = (e.u32c(w as u32), e.u32c(words as u32), e.u32c((words * w) as u32));
         let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
         let t = e.s.op(Op::IAdd, Class::U32, &[t, wi]);
-        let row = e.s.op(Op::IMul, Class::U32, &[t, two]);
-        let col0 = e.s.op(Op::IMul, Class::U32, &[base, w2]);
+        let row = e.s.op(Op::IMul, Class::U32, &[t, width]);
+        let col0 = e.s.op(Op::IMul, Class::U32, &[base, w_words]);
         e.barrier();
         for (key, regs) in &groups {
-            let off = nonaxis.eval(key) * w * 2;
+            let off = nonaxis.eval(key) * w * words;
             for (k, &r) in regs.iter().enumerate() {
-                e.st_shared(row, off + k as i64 * slots * 2, r);
+                e.st_shared(row, off + k as i64 * slots * words, r);
             }
         }
         e.barrier();
         for group in groups.iter_mut() {
-            let off = nonaxis.eval(&group.0) * w * 2;
+            let off = nonaxis.eval(&group.0) * w * words;
             let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
             let mut acc: Vec<Reg> = classes
                 .iter()
                 .enumerate()
-                .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * 2))
+                .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
                 .collect();
             if w <= UNROLLED_PARTIALS {
                 for j in 1..w {
                     let other: Vec<Reg> = classes
                         .iter()
                         .enumerate()
-                        .map(|(k, &c)| e.ld_shared(c, col0, off + j * 2 + k as i64 * slots * 2))
+                        .map(|(k, &c)| e.ld_shared(c, col0, off + j * words + k as i64 * slots * words))
                         .collect();
                     acc = combine(e, region, &acc, &other)?;
                 }
             } else {
-                acc = combine_loop(e, region, &acc, col0, off, w, slots)?;
+                acc = combine_loop(e, region, &acc, col0, off, w, slots, words)?;
             }
             group.1 = acc;
         }
