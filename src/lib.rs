@@ -238,6 +238,7 @@ pub fn lower_to_spirv(
         threads_per_warp,
         num_warps: spec.num_warps,
         workgroup_memory_limit: target.workgroup_memory_bytes,
+        float32_atomic_add: false,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {
