@@ -194,6 +194,9 @@ pub struct SpirvTarget {
     /// `threads_per_warp` would exceed it is built for warps of 32.
     pub max_workgroup_invocations: u32,
     pub workgroup_memory_bytes: u32,
+    /// The device adds f32 atomically (see `trident_backend_spirv::Options::float32_atomic_add`);
+    /// used only by modules in the Vulkan dialect.
+    pub float32_atomic_add: bool,
 }
 
 impl SpirvTarget {
@@ -238,6 +241,7 @@ pub fn lower_to_spirv(
         threads_per_warp,
         num_warps: spec.num_warps,
         workgroup_memory_limit: target.workgroup_memory_bytes,
+        float32_atomic_add: target.float32_atomic_add,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

@@ -165,6 +165,64 @@ fn spirv_runs_or_says_why() {
     println!("SKIP spirv run: no Vulkan adapter here (set TRIDENT_REQUIRE_DEVICES=spirv to require it)");
 }
 
+/// Two f32 `tl.atomic_add` calls per element (tests/kernels/atomic_add_twice.py) on one program
+/// and on 13 and 1024 racing ones: every add lands, on interp and on spirv (native
+/// `OpAtomicFAddEXT` where the adapter has f32 atomics). On lavapipe the compare-and-swap loop
+/// lost adds that raced: 13 and 1024 programs came out short in most runs.
+/// Without a Vulkan adapter the spirv half is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names it.
+#[test]
+fn float_atomic_add_twice_lands_every_add() {
+    let dir = scratch_dir("atomic-add-twice");
+    let zeros = dir.join("zeros.npy");
+    let buffer = trident_runtime::Buffer::zeros("out_ptr", trident_midend::ir::DType::F32, 64);
+    npy::write(&zeros, &buffer).unwrap();
+    let input = format!("out_ptr=@{}", zeros.to_str().unwrap());
+    for backend in ["interp", "spirv"] {
+        for programs in [1u32, 13, 1024] {
+            let out = dir.join(format!("{backend}-{programs}"));
+            let grid = programs.to_string();
+            let output = trident(&[
+                "run",
+                "tests/kernels/atomic_add_twice.py",
+                "--kernel",
+                "atomic_add_twice_kernel",
+                "--grid",
+                &grid,
+                "--const",
+                "BLOCK=64",
+                "--arg",
+                &input,
+                "--arg",
+                "value=1.0",
+                "--backend",
+                backend,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            if backend == "spirv"
+                && !output.status.success()
+                && stderr(&output).contains("needs a Vulkan adapter")
+            {
+                let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+                assert!(
+                    !required.split(',').any(|d| d.trim() == "spirv"),
+                    "TRIDENT_REQUIRE_DEVICES names spirv: {}",
+                    stderr(&output)
+                );
+                println!("SKIP spirv atomic_add_twice: no Vulkan adapter here");
+                return;
+            }
+            assert!(output.status.success(), "{backend}, grid {programs}:\n{}", stderr(&output));
+            let sums = read_f32(&out.join("out_ptr.npy"));
+            let expected = 11.0 * programs as f32;
+            assert_eq!(sums.len(), 64);
+            for (i, &sum) in sums.iter().enumerate() {
+                assert_eq!(sum, expected, "{backend}, grid {programs}: out_ptr[{i}]");
+            }
+        }
+    }
+}
+
 #[test]
 fn check_prints_the_interp_row() {
     let mut args = vec!["check", EXAMPLE];

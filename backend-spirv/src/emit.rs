@@ -52,6 +52,9 @@ pub struct Emitter<'a> {
     smem_words: u32,
     /// One storage-buffer variable per pointer argument, by binding.
     buffers: Vec<Word>,
+    /// Per binding, the id of its f32-typed view, reserved on first use by a native float atomic
+    /// and declared at the end (like workgroup memory); `None` for bindings without one.
+    float_views: Vec<Option<Word>>,
     uniform_var: Word,
     uniform_words: u32,
     program_ids: [Reg; 3],
@@ -81,6 +84,7 @@ impl<'a> Emitter<'a> {
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
+            float_views: Vec::new(),
             uniform_var,
             uniform_words: FIRST_PARAM_WORD,
             program_ids: [zero; 3],
@@ -506,6 +510,48 @@ impl<'a> Emitter<'a> {
         self.s.inst(Op::AccessChain, pty, &[var, zero, index.id])
     }
 
+    /// A pointer to word `index` of binding `binding` read as an f32, through the binding's f32
+    /// view. Only native float atomics use it: everything else goes through the u32 words.
+    pub fn buffer_f32_ptr(&mut self, binding: u32, index: Reg) -> Word {
+        let view = match self.float_views[binding as usize] {
+            Some(view) => view,
+            None => {
+                let view = self.s.b.id();
+                self.float_views[binding as usize] = Some(view);
+                view
+            }
+        };
+        let f32t = self.s.ty(Class::F32);
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, f32t);
+        let zero = self.s.const_u32(0);
+        self.s.inst(Op::AccessChain, pty, &[view, zero, index.id])
+    }
+
+    /// Declares the f32 views reserved by [`Emitter::buffer_f32_ptr`]: `struct { f32 words[]; }`
+    /// at the same set and binding as the u32 view. Both views of such a binding are `Aliased`,
+    /// so the driver orders accesses through one against accesses through the other.
+    fn declare_float_views(&mut self, buffer_names: &[String]) {
+        if self.float_views.iter().all(Option::is_none) {
+            return;
+        }
+        let f32t = self.s.ty(Class::F32);
+        let arr = self.s.b.type_runtime_array(f32t);
+        self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
+        let st = self.s.b.type_struct([arr]);
+        self.s.b.decorate(st, Decoration::Block, []);
+        self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
+        for (binding, view) in self.float_views.clone().into_iter().enumerate() {
+            let Some(view) = view else { continue };
+            self.s.b.variable(pty, Some(view), StorageClass::StorageBuffer, None);
+            self.s.b.decorate(view, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            self.s.b.decorate(view, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
+            self.s.b.decorate(view, Decoration::Aliased, []);
+            self.s.b.decorate(self.buffers[binding], Decoration::Aliased, []);
+            self.s.b.name(view, format!("{}_f32", buffer_names[binding]));
+        }
+    }
+
     fn uniform_word(s: &mut Spv, var: Word, word: u32) -> Reg {
         let u32t = s.u32_ty();
         let pty = s.ptr_ty(StorageClass::Uniform, u32t);
@@ -740,6 +786,7 @@ impl<'a> Emitter<'a> {
             self.s.b.name(var, buffer_names[binding as usize].clone());
             self.buffers.push(var);
         }
+        self.float_views = vec![None; n_buffers as usize];
         // The uniform block: one u32 member per word.
         let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
         let ust = self.s.b.type_struct(members);
@@ -875,8 +922,10 @@ impl<'a> Emitter<'a> {
             self.s.b.variable(pty, Some(self.smem_var), StorageClass::Workgroup, None);
             self.s.b.name(self.smem_var, "smem");
         }
+        self.declare_float_views(&buffer_names);
         if self.s.b.version() >= Some((1, 4)) {
             interface.extend(self.buffers.iter().copied());
+            interface.extend(self.float_views.iter().flatten().copied());
         }
 
         // Module header: capabilities, memory model, entry point, local size.
@@ -886,6 +935,10 @@ impl<'a> Emitter<'a> {
         }
         if self.s.uses_float64 {
             self.s.b.capability(Capability::Float64);
+        }
+        if self.s.uses_atomic_float32_add {
+            self.s.b.capability(Capability::AtomicFloat32AddEXT);
+            self.s.b.extension("SPV_EXT_shader_atomic_float_add");
         }
         self.s.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
         self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);

@@ -18,6 +18,11 @@
 //! needed. Scalar arguments, the grid size and the folded dispatch size travel in one uniform
 //! block (see [`Artifact::uniform_words`]).
 //!
+//! Float `atomic_add` is the one atomic without a 32-bit integer counterpart: where the device
+//! has it ([`Options::float32_atomic_add`]) it is `OpAtomicFAddEXT` on an f32-typed view of the
+//! buffer (a second variable at the same binding, both views decorated `Aliased`); elsewhere a
+//! compare-and-swap loop on the word.
+//!
 //! Two modes ([`Mode`]): `Vulkan` may use every capability lavapipe and desktop drivers have
 //! (Int64, Float64); `Portable` restricts itself to what naga's SPIR-V frontend accepts, so the
 //! module can be translated to WGSL for Metal, DX12 and WebGPU.
@@ -53,18 +58,39 @@ pub struct Options {
     pub num_warps: u32,
     /// Workgroup memory the device allows, in bytes.
     pub workgroup_memory_limit: u32,
+    /// The device adds f32 atomically (`VK_EXT_shader_atomic_float`'s
+    /// `shaderBufferFloat32AtomicAdd`; wgpu's `SHADER_FLOAT32_ATOMIC`, enabled on the device).
+    /// Then `tl.atomic_add` on f32 is one `OpAtomicFAddEXT` through an f32 view of the buffer;
+    /// otherwise, and always in [`Mode::Portable`], it is a compare-and-swap loop on the word.
+    pub float32_atomic_add: bool,
+}
+
+impl Options {
+    /// Whether f32 `atomic_add` is emitted as the native `OpAtomicFAddEXT`. Portable modules keep
+    /// the loop: naga reads the op, but the f32 view shares its binding with the u32 one, which
+    /// WGSL does not allow, and the view becomes `array<atomic<f32>>`, which is not WGSL.
+    pub fn native_float32_atomic_add(&self) -> bool {
+        self.float32_atomic_add && self.mode == Mode::Vulkan
+    }
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { mode: Mode::Vulkan, threads_per_warp: 32, num_warps: 4, workgroup_memory_limit: 32 * 1024 }
+        Options {
+            mode: Mode::Vulkan,
+            threads_per_warp: 32,
+            num_warps: 4,
+            workgroup_memory_limit: 32 * 1024,
+            float32_atomic_add: false,
+        }
     }
 }
 
 /// How one kernel parameter reaches the shader (in parameter order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamAbi {
-    /// A storage buffer (read-write, an array of 32-bit words) at this binding of set 0.
+    /// A storage buffer (read-write, an array of 32-bit words) at this binding of set 0. Native
+    /// float atomics add a second, f32-typed view of the same binding (both decorated `Aliased`).
     Buffer { binding: u32 },
     /// An integer of `bytes` (4 or 8) at uniform word `word` (8-byte values: low word first).
     Int { bytes: u32, word: u32 },

@@ -11,7 +11,13 @@
 //! the mask and by ownership: threads that only hold copies of an element (replicated lanes,
 //! warps, or duplicate registers) skip them, so every element is written once and every atomic
 //! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
-//! every thread through workgroup memory. Float atomic add is a compare-and-swap loop.
+//! every thread through workgroup memory.
+//!
+//! Float atomic add is the native `OpAtomicFAddEXT` on the buffer's f32 view where the device
+//! has it ([`crate::Options::native_float32_atomic_add`]), else a compare-and-swap loop on the
+//! word. Prefer the native op: on lavapipe (Mesa 22.3) the loop loses adds that race. Seeded with
+//! a stale value there, the first of two loops in a kernel retried and added, the second never
+//! performed its retry, so its add was dropped.
 
 use std::collections::HashMap;
 
@@ -318,6 +324,9 @@ fn atomic_element(
     d: DType,
 ) -> EResult<Reg> {
     let (word, _) = word_and_shift(e, byte);
+    if kind == "fadd" && !is_cas && e.options.native_float32_atomic_add() {
+        return Ok(float_add_native(e, binding, word, args[0]));
+    }
     let p = e.buffer_word_ptr(binding, word);
     let (scope, sem) = device_scope(e);
     let u32t = e.s.u32_ty();
@@ -347,7 +356,18 @@ fn atomic_element(
     Ok(e.bits_to_class(class, Reg { id: old, class: Class::U32 }))
 }
 
-/// `atomic_add` on an f32 word: load, add, compare-and-swap until no other thread intervened.
+/// `atomic_add` on an f32 word as one `OpAtomicFAddEXT` on the f32 view of the binding.
+fn float_add_native(e: &mut Emitter, binding: u32, word: Reg, v: Reg) -> Reg {
+    let (scope, sem) = device_scope(e);
+    let p = e.buffer_f32_ptr(binding, word);
+    let f32t = e.s.ty(Class::F32);
+    e.s.uses_atomic_float32_add = true;
+    let old = e.s.inst(Op::AtomicFAddEXT, f32t, &[p, scope, sem, v.id]);
+    Reg { id: old, class: Class::F32 }
+}
+
+/// `atomic_add` on an f32 word without the native op: load, add, compare-and-swap until no
+/// other thread intervened.
 fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> EResult<Reg> {
     let (scope, sem) = device_scope(e);
     let u32t = e.s.u32_ty();

@@ -89,6 +89,8 @@ pub struct Spv {
     /// Whether 64-bit integer / float types were used (capabilities added at the end).
     pub uses_int64: bool,
     pub uses_float64: bool,
+    /// Whether `OpAtomicFAddEXT` was used (capability and extension added at the end).
+    pub uses_atomic_float32_add: bool,
 }
 
 impl Spv {
@@ -96,7 +98,14 @@ impl Spv {
         let mut b = Builder::new();
         b.set_version(1, 3);
         let glsl = b.ext_inst_import("GLSL.std.450");
-        Spv { b, consts: HashMap::new(), glsl, uses_int64: false, uses_float64: false }
+        Spv {
+            b,
+            consts: HashMap::new(),
+            glsl,
+            uses_int64: false,
+            uses_float64: false,
+            uses_atomic_float32_add: false,
+        }
     }
 
     // ---- types ------------------------------------------------------------------------------

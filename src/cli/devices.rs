@@ -164,7 +164,7 @@ pub fn print_devices() {
         for a in adapters {
             println!(
                 "        vulkan:{} {} ({}, {}): subgroup size {}, {} KiB workgroup memory, {} MiB per binding, \
-                 passthrough {}",
+                 passthrough {}, f32 atomic add {}",
                 a.index,
                 a.name,
                 a.device_type,
@@ -172,7 +172,8 @@ pub fn print_devices() {
                 a.subgroup_size,
                 a.workgroup_memory_bytes / 1024,
                 a.max_binding_bytes >> 20,
-                if a.passthrough { "yes" } else { "no" }
+                if a.passthrough { "yes" } else { "no" },
+                if a.float32_atomic_add { "yes" } else { "no" }
             );
         }
     }

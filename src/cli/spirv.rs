@@ -5,7 +5,8 @@
 //! part of its name (`trident devices` lists them). The layouts are built for warps of 64
 //! invocations (32 where the workgroup would be too large) whatever the adapter's subgroup size
 //! (the backend uses no subgroup operations), and the SPIR-V dialect follows the adapter: the
-//! full Vulkan one where wgpu can pass it through, the naga-portable one elsewhere.
+//! full Vulkan one where wgpu can pass it through, the naga-portable one elsewhere. Float
+//! `atomic_add` is native where the adapter has f32 atomics, a compare-and-swap loop elsewhere.
 
 use trident_backend_spirv::{Artifact, Mode};
 use trident_midend::ir::Module;
@@ -42,7 +43,8 @@ pub fn no_adapter(reason: &str) -> CliError {
     ))
 }
 
-/// The compilation target of a device, or the defaults without one (32 KiB, 1024 invocations).
+/// The compilation target of a device, or the defaults without one (32 KiB, 1024 invocations,
+/// float atomic add by compare-and-swap, which every Vulkan device runs).
 /// Threads per warp are [`SPIRV_THREADS_PER_WARP`] on every adapter: nothing the backend emits
 /// depends on the subgroup size.
 pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarget {
@@ -52,12 +54,14 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             threads_per_warp: SPIRV_THREADS_PER_WARP,
             max_workgroup_invocations: d.max_workgroup_invocations(),
             workgroup_memory_bytes: d.workgroup_memory_limit(),
+            float32_atomic_add: d.float32_atomic_add(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
             threads_per_warp: SPIRV_THREADS_PER_WARP,
             max_workgroup_invocations: 1024,
             workgroup_memory_bytes: 32 * 1024,
+            float32_atomic_add: false,
         },
     }
 }

@@ -3,7 +3,9 @@
 //! [`WgpuDevice::open`] picks a Vulkan adapter (the first, or the one `--adapter` names by index
 //! or by a part of its name) and creates a device with the adapter's own limits, plus
 //! `PASSTHROUGH_SHADERS` where the adapter has it: then the backend's SPIR-V goes to the driver
-//! as it is; elsewhere wgpu translates it through naga. Pipelines are cached in memory by their
+//! as it is; elsewhere wgpu translates it through naga. `SHADER_FLOAT32_ATOMIC` is enabled where
+//! the adapter has it too, so passed-through modules may add f32 atomically
+//! ([`WgpuDevice::float32_atomic_add`]). Pipelines are cached in memory by their
 //! SPIR-V words. A launch uploads every buffer (rounded up to whole 32-bit words), writes the
 //! uniform block (grid, folded dispatch, scalar arguments; see `trident_backend_spirv`),
 //! dispatches, and reads every buffer back. Device limits (binding size, workgroup memory,
@@ -57,6 +59,8 @@ pub struct AdapterSummary {
     pub workgroup_memory_bytes: u32,
     pub max_binding_bytes: u64,
     pub passthrough: bool,
+    /// f32 atomic add in storage buffers (`SHADER_FLOAT32_ATOMIC`, `VK_EXT_shader_atomic_float`).
+    pub float32_atomic_add: bool,
 }
 
 fn instance() -> wgpu::Instance {
@@ -78,6 +82,7 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         workgroup_memory_bytes: limits.max_compute_workgroup_storage_size,
         max_binding_bytes: limits.max_storage_buffer_binding_size,
         passthrough: adapter.features().contains(wgpu::Features::PASSTHROUGH_SHADERS),
+        float32_atomic_add: adapter.features().contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
     }
 }
 
@@ -111,6 +116,8 @@ pub struct WgpuDevice {
     queue: wgpu::Queue,
     limits: wgpu::Limits,
     passthrough: bool,
+    /// `SHADER_FLOAT32_ATOMIC` is enabled on the device.
+    float32_atomic_add: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -159,7 +166,8 @@ impl WgpuDevice {
         };
         let adapter = &all[index];
         let summary = summarize(index, adapter);
-        let features = adapter.features() & wgpu::Features::PASSTHROUGH_SHADERS;
+        let wanted = wgpu::Features::PASSTHROUGH_SHADERS | wgpu::Features::SHADER_FLOAT32_ATOMIC;
+        let features = adapter.features() & wanted;
         let limits = adapter.limits();
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("trident"),
@@ -170,7 +178,8 @@ impl WgpuDevice {
         let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
             .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
         Ok(Some(WgpuDevice {
-            passthrough: !features.is_empty(),
+            passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
+            float32_atomic_add: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
             summary,
             device,
             queue,
@@ -205,6 +214,12 @@ impl WgpuDevice {
         } else {
             Mode::Portable
         }
+    }
+
+    /// Whether kernels may add f32 atomically (`OpAtomicFAddEXT` on storage buffers). Only modules
+    /// passed through use it: a portable module keeps its compare-and-swap loop.
+    pub fn float32_atomic_add(&self) -> bool {
+        self.float32_atomic_add
     }
 
     /// Pipelines compiled so far (the cache's size).
