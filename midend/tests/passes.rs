@@ -68,7 +68,8 @@ fn remove_layout_conversions() {
 }
 
 /// The layout cleanup and loop-pointer rematerialization, then re-coalescing: loads feeding
-/// dots get their address producers cloned in the coalesced layout; other loads stay.
+/// dots get their address producers cloned in the coalesced layout; other loads stay; vector
+/// atomics take their own coalesced layout.
 #[test]
 fn rematerialize_coalesced() {
     check_folder("rematerialize_coalesced", |module| {

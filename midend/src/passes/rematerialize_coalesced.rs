@@ -12,6 +12,14 @@
 //! then dropped: dots stage their operands through shared memory from any layout. If a producer
 //! cannot be cloned (a load, a block argument), the load is left as it is.
 //!
+//! Atomics get the same treatment for another reason: remove-layout-conversions lets a
+//! `tt.atomic_rmw` follow its neighbourhood, and a layout that gives each thread more elements
+//! than one atomic vector holds (8 f16 loads beside f32 atomics) makes every warp instruction
+//! touch twice the L2 sectors, which bounds atomic throughput. An atomic whose coalesced layout
+//! vectorizes (more than one element) and differs from its layout takes it as Triton does
+//! (atomics are layout anchors there): its pointer and mask are rebuilt as above, and its value
+//! (and a mask that cannot be rebuilt) is converted through shared memory.
+//!
 //! Expects: TTGIR after the layout passes. Guarantees: the same values; loads vectorized where
 //! the addresses allow it.
 
@@ -48,44 +56,69 @@ pub fn run(module: &mut Module) {
             if width(&wanted) <= width(current) {
                 continue;
             }
-            rewrite(body, load, Encoding::Blocked(wanted));
+            rewrite(body, load, Encoding::Blocked(wanted), |_| false);
+        }
+        let atomics: Vec<Op> = body
+            .walk(function.entry)
+            .into_iter()
+            .filter(|&op| body.opcode(op) == Opcode::AtomicRmw)
+            .collect();
+        for atomic in atomics {
+            let ptr = body.op(atomic).operands[0];
+            let ty = body.ty(ptr).clone();
+            let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
+                continue;
+            };
+            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
+            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
+            if width(&wanted) <= 1 || width(&wanted) == width(current) {
+                continue;
+            }
+            // The pointer is rebuilt; the value and the mask may travel through a conversion.
+            rewrite(body, atomic, Encoding::Blocked(wanted), |slot| slot > 0);
         }
         drop_conversions_into_dots(body, function.entry);
     }
 }
 
-fn rewrite(body: &mut Body, load: Op, enc: Encoding) {
-    let Some(block) = body.op(load).parent else { return };
-    let index = body.blocks[block].ops.iter().position(|&o| o == load).unwrap_or(0);
-    let span = body.span(load);
+/// Moves memory op `op` to layout `enc`: each operand is rebuilt in `enc` from clones of its
+/// producers, or, where `may_convert(slot)`, converted when it cannot be; the result is converted
+/// back for its users.
+fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -> bool) {
+    let Some(block) = body.op(op).parent else { return };
+    let index = body.blocks[block].ops.iter().position(|&o| o == op).unwrap_or(0);
+    let span = body.span(op);
     // Clone into a scratch position first; give up (and let DCE drop the clones) if any operand
     // cannot be rebuilt.
-    let operands = body.op(load).operands.clone();
+    let operands = body.op(op).operands.clone();
     let mut b = Builder::at(body, block, index);
     b.span = span;
     let mut memo = HashMap::new();
     let mut rebuilt = Vec::new();
-    for &v in &operands {
+    for (slot, &v) in operands.iter().enumerate() {
         let want = b.ty(v).with_encoding(Some(enc.clone()));
         match rebuild(&mut b, v, &want, &mut memo) {
             Some(x) => rebuilt.push(x),
+            None if may_convert(slot) => {
+                rebuilt.push(b.value(Opcode::ConvertLayout, vec![v], want, Attrs::new()))
+            }
             None => return,
         }
     }
     let inserted = b.position.unwrap_or(index) - index;
-    body.ops[load].operands = rebuilt;
-    let result = body.op(load).results[0];
+    body.ops[op].operands = rebuilt;
+    let result = body.op(op).results[0];
     let old_ty = body.ty(result).clone();
     body.values[result].ty = old_ty.with_encoding(Some(enc));
     let mut b = Builder::at(body, block, index + inserted + 1);
     b.span = span;
     let back = b.value(Opcode::ConvertLayout, vec![result], old_ty, Attrs::new());
     let back_op = body.def_op(back);
-    for op in body.walk(block) {
-        if Some(op) == back_op {
+    for user in body.walk(block) {
+        if Some(user) == back_op {
             continue;
         }
-        for operand in body.ops[op].operands.iter_mut() {
+        for operand in body.ops[user].operands.iter_mut() {
             if *operand == result {
                 *operand = back;
             }
