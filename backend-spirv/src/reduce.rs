@@ -54,18 +54,27 @@ fn combine(e: &mut Emitter, region: Block, lhs: &[Reg], rhs: &[Reg]) -> EResult<
 /// loop, so that a row spread over 32 or more threads does not unroll into a huge shader.
 const UNROLLED_PARTIALS: i64 = 4;
 
-/// Combines `acc` (partial 0 of a group) with partials `1..w` of the group, read from workgroup
-/// memory at `col0 + off + 2 j` (operand `k` a further `2 k slots` words on), in a runtime loop.
+/// Where a reduction's cross-thread partials sit in workgroup memory: `threads` partials per
+/// group, `slots` per operand array, `words` words per partial.
+#[derive(Clone, Copy)]
+struct Partials {
+    threads: i64,
+    slots: i64,
+    words: i64,
+}
+
+/// Combines `acc` (partial 0 of a group) with partials `1..threads` of the group, read from
+/// workgroup memory at `col0 + off + words j` (operand `k` a further `words k slots` words on),
+/// in a runtime loop.
 fn combine_loop(
     e: &mut Emitter,
     region: Block,
     acc: &[Reg],
     col0: Reg,
     off: i64,
-    w: i64,
-    slots: i64,
-    words: i64,
+    partials: Partials,
 ) -> EResult<Vec<Reg>> {
+    let Partials { threads: w, slots, words } = partials;
     let classes: Vec<Class> = acc.iter().map(|r| r.class).collect();
     let acc_vars: Vec<u32> = acc
         .iter()
@@ -202,7 +211,8 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
                     acc = combine(e, region, &acc, &other)?;
                 }
             } else {
-                acc = combine_loop(e, region, &acc, col0, off, w, slots, words)?;
+                let partials = Partials { threads: w, slots, words };
+                acc = combine_loop(e, region, &acc, col0, off, partials)?;
             }
             group.1 = acc;
         }
