@@ -157,7 +157,7 @@ pub fn lower_to_ttgir(
     sm: u32,
 ) -> Result<Module, CompileError> {
     let mut module = ttir.clone();
-    let target = Target::nvidia(sm, spec.num_warps);
+    let target = Target { num_stages: spec.num_stages, ..Target::nvidia(sm, spec.num_warps) };
     if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, &PipelineOptions::default())
     {
         let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
@@ -228,6 +228,7 @@ pub fn lower_to_spirv(
         num_warps: spec.num_warps,
         compute_capability: None,
         shared_memory_bytes: target.workgroup_memory_bytes,
+        num_stages: spec.num_stages,
     };
     if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, &PipelineOptions::default()) {
         return Err(CompileError::Internal {

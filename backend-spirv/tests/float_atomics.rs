@@ -51,6 +51,7 @@ fn lower(options: &Options) -> (Vec<u32>, String) {
         num_warps: options.num_warps,
         compute_capability: None,
         shared_memory_bytes: options.workgroup_memory_limit,
+        num_stages: 1,
     };
     run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
     let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");

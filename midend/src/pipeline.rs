@@ -181,6 +181,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     {
         return Ok(());
     }
+    // ---- Software pipelining: dot operand loads run an iteration ahead -------------------------
+    let pipeline_loads = |m: &mut Module| passes::pipeline_dot_loads::run(m, target);
+    if run_pass_with("pipeline-dot-loads", &pipeline_loads, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());

@@ -15,13 +15,23 @@ pub struct Target {
     pub compute_capability: Option<u32>,
     /// Shared (workgroup) memory a program may use, in bytes.
     pub shared_memory_bytes: u32,
+    /// Software-pipelining depth (Triton's `num_stages`): from 2 on, the loads feeding dots are
+    /// issued an iteration ahead (`pipeline-dot-loads`).
+    pub num_stages: u32,
 }
 
 impl Target {
-    /// An NVIDIA GPU of compute capability `sm` (80 or 90).
+    /// An NVIDIA GPU of compute capability `sm` (80 or 90), without software pipelining (set
+    /// `num_stages` for it).
     pub fn nvidia(sm: u32, num_warps: u32) -> Target {
         let shared = if sm >= 90 { 227 * 1024 } else { 163 * 1024 };
-        Target { threads_per_warp: 32, num_warps, compute_capability: Some(sm), shared_memory_bytes: shared }
+        Target {
+            threads_per_warp: 32,
+            num_warps,
+            compute_capability: Some(sm),
+            shared_memory_bytes: shared,
+            num_stages: 1,
+        }
     }
 
     pub fn threads_per_program(&self) -> u32 {

@@ -81,6 +81,17 @@ fn rematerialize_coalesced() {
     });
 }
 
+/// Dot operand loads issued an iteration ahead (num_stages 3), then DCE of the loads they replace.
+#[test]
+fn pipeline_dot_loads() {
+    check_folder("pipeline_dot_loads", |module| {
+        let target =
+            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 4) };
+        passes::pipeline_dot_loads::run(module, &target);
+        passes::dce::run(module);
+    });
+}
+
 #[test]
 fn pipeline() {
     check_folder("pipeline", |module| {

@@ -15,6 +15,7 @@ pub mod cse;
 pub mod dce;
 pub mod inline;
 pub mod licm;
+pub mod pipeline_dot_loads;
 pub mod propagate_mma_layout;
 pub mod rematerialize_coalesced;
 pub mod rematerialize_loop_pointers;
