@@ -199,23 +199,44 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
     let [wm, wn] = mma.warps_per_cta;
     let st = Staging::new([al.shape[0], al.shape[1], bl.shape[1]], [wm, wn], bytes);
     let tf32 = st.tf32();
-    let a_regs = e.get(a_v)?;
-    let b_regs = e.get(b_v)?;
-    let (a_regs, b_regs) = if tf32 {
-        (widen(e, &a_regs, in_type, true)?, widen(e, &b_regs, in_type, true)?)
-    } else {
-        (a_regs, b_regs)
-    };
-    e.barrier();
-    let total = (st.a_elems() + st.k * st.sb()) as u64;
-    e.write_shared(&a_regs, &al, &Affine { coeffs: vec![st.sa(), 1], offset: 0 }, class, total)?;
-    e.write_shared(&b_regs, &bl, &Affine { coeffs: vec![st.sb(), 1], offset: st.a_elems() }, class, total)?;
-    e.barrier();
+    // Operands already staged in a shared ring (`ttg.local_load`) are read in place; the others
+    // are staged here, A at the start of scratch and B after it.
+    let (a_in_shared, b_in_shared) = (e.in_shared.get(&a_v).copied(), e.in_shared.get(&b_v).copied());
+    for (staged, stride) in [(a_in_shared, st.sa()), (b_in_shared, st.sb())] {
+        if staged.is_some_and(|(_, row_stride)| tf32 || row_stride != stride) {
+            return e.invalid("a dot operand in shared memory must be a 16-bit tile staged with padded rows");
+        }
+    }
+    if a_in_shared.is_none() || b_in_shared.is_none() {
+        let total = (st.a_elems() + st.k * st.sb()) as u64;
+        e.barrier();
+        if a_in_shared.is_none() {
+            let a_regs = e.get(a_v)?;
+            let a_regs = if tf32 { widen(e, &a_regs, in_type, true)? } else { a_regs };
+            e.write_shared(&a_regs, &al, &Affine { coeffs: vec![st.sa(), 1], offset: 0 }, class, total)?;
+        }
+        if b_in_shared.is_none() {
+            let b_regs = e.get(b_v)?;
+            let b_regs = if tf32 { widen(e, &b_regs, in_type, true)? } else { b_regs };
+            let place = Affine { coeffs: vec![st.sb(), 1], offset: st.a_elems() };
+            e.write_shared(&b_regs, &bl, &place, class, total)?;
+        }
+        e.barrier();
+    }
 
     // Per-lane byte addresses of this lane's fragment rows for K step 0 and tile 0: the PTX
     // transcription of `Staging::a_lane` and `Staging::b_lane`; every other tile and K step is
     // a constant offset from these (`Staging::a_tile`, `Staging::b_tile`).
-    let smem = e.smem_base();
+    let scratch = e.smem_base();
+    let a_start = a_in_shared.map_or(scratch, |(addr, _)| addr);
+    let b_start = match b_in_shared {
+        Some((addr, _)) => addr,
+        None => {
+            let r = e.reg(Class::B32);
+            e.ins(format!("add.s32 {r}, {scratch}, {}", st.a_elems() * bytes));
+            r
+        }
+    };
     let lane = e.lane;
     let (wn_idx, wm_idx) = (e.reg(Class::B32), e.reg(Class::B32));
     e.ins(format!("rem.u32 {wn_idx}, {}, {wn}", e.warp));
@@ -228,7 +249,7 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
     e.ins(format!("mad.lo.s32 {a_ptr}, {wm_idx}, 16, {row16}"));
     e.ins(format!("mul.lo.s32 {a_ptr}, {a_ptr}, {}", st.sa() * bytes));
     e.ins(format!("mad.lo.s32 {a_ptr}, {half}, 16, {a_ptr}"));
-    e.ins(format!("add.s32 {a_ptr}, {a_ptr}, {smem}"));
+    e.ins(format!("add.s32 {a_ptr}, {a_ptr}, {a_start}"));
     let b_ptr = e.reg(Class::B32);
     if tf32 {
         // B[t][8 wn_idx + g] for the scalar loads: k row t = l % 4, column g = l / 4.
@@ -244,8 +265,7 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         e.ins(format!("mad.lo.s32 {col}, {wn_idx}, 8, {col}"));
         e.ins(format!("mad.lo.s32 {b_ptr}, {row16}, {}, {col}", st.sb()));
     }
-    e.ins(format!("add.s32 {b_ptr}, {b_ptr}, {}", st.a_elems()));
-    e.ins(format!("mad.lo.s32 {b_ptr}, {b_ptr}, {bytes}, {smem}"));
+    e.ins(format!("mad.lo.s32 {b_ptr}, {b_ptr}, {bytes}, {b_start}"));
 
     let c_regs = e.get(c_v)?;
     let acc: Vec<Reg> = c_regs

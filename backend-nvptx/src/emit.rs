@@ -56,6 +56,14 @@ pub struct Emitter<'a> {
     pub warp: Reg,
     smem: Option<Reg>,
     pub shared_bytes: u32,
+    /// Bytes at the bottom of shared memory held by live rings (`ttg.local_alloc`); scratch
+    /// (layout changes, reductions, dot staging) starts above them.
+    pub ring_top: u32,
+    /// Live rings by handle value: their place and geometry.
+    pub rings: HashMap<Value, crate::shared_rings::Ring>,
+    /// Values of `ttg.local_load`: the byte address of their tile in a ring slot (read in place
+    /// by the dot) and the ring's row stride in elements.
+    pub in_shared: HashMap<Value, (Reg, i64)>,
     last_line: u32,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,
@@ -87,6 +95,9 @@ impl<'a> Emitter<'a> {
             warp,
             smem: None,
             shared_bytes: 0,
+            ring_top: 0,
+            rings: HashMap::new(),
+            in_shared: HashMap::new(),
             last_line: 0,
             current: None,
             axis: axis_info::analyze(func),
@@ -267,7 +278,8 @@ impl<'a> Emitter<'a> {
 
     // ---- shared memory --------------------------------------------------------------------
 
-    pub fn smem_base(&mut self) -> Reg {
+    /// The address of the start of shared memory.
+    pub fn smem_start(&mut self) -> Reg {
         if let Some(r) = self.smem {
             return r;
         }
@@ -277,8 +289,21 @@ impl<'a> Emitter<'a> {
         r
     }
 
+    /// The address where scratch shared memory starts: above the live rings.
+    pub fn smem_base(&mut self) -> Reg {
+        let start = self.smem_start();
+        if self.ring_top == 0 {
+            return start;
+        }
+        let r = self.reg(Class::B32);
+        self.ins(format!("add.s32 {r}, {start}, {}", self.ring_top));
+        r
+    }
+
+    /// Records that scratch use needs `bytes` of shared memory (above the live rings).
     pub fn need_shared(&mut self, bytes: u64) -> EResult<()> {
         let cap = if self.options.sm >= 90 { 227 * 1024 } else { 163 * 1024 };
+        let bytes = bytes + self.ring_top as u64;
         if bytes > cap {
             return self.unsupported(&format!(
                 "a layout change through {bytes} bytes of shared memory (the limit is {cap})"
@@ -665,6 +690,9 @@ impl<'a> Emitter<'a> {
             Barrier => {
                 self.barrier();
                 Ok(())
+            }
+            LocalAlloc | LocalDealloc | AsyncCopyGlobalToLocal | AsyncCommitGroup | AsyncWait | LocalLoad => {
+                crate::shared_rings::lower(self, op)
             }
             Return => {
                 self.ins("ret");

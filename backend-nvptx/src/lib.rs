@@ -13,6 +13,7 @@ mod emit;
 mod memory;
 mod ptx;
 mod reduce;
+mod shared_rings;
 mod shared_vectors;
 mod sort;
 

@@ -412,7 +412,7 @@ fn result_unused(e: &Emitter, value: Value) -> bool {
 
 /// How many consecutive registers of an access through `pointer` (masked by `mask`, moving
 /// elements of `d`) one instruction may move: a power of two, 1 when nothing is proven.
-fn vector_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType) -> EResult<usize> {
+pub(crate) fn vector_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType) -> EResult<usize> {
     let elem_bits = match d {
         DType::F16 | DType::BF16 => 16,
         DType::I32 | DType::U32 | DType::F32 => 32,

@@ -228,6 +228,18 @@ define_ops! {
     // ---- TTGIR -------------------------------------------------------------------------------------
     ConvertLayout = "ttg.convert_layout", ops Exactly(1), res Exactly(1), regions 0, Pure, false,
         "The same tensor in another layout (encoding); the only op that changes a value's layout.";
+    LocalAlloc = "ttg.local_alloc", ops Exactly(0), res Exactly(1), regions 0, Write, false,
+        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands; the i32 result names the ring.";
+    LocalDealloc = "ttg.local_dealloc", ops Exactly(1), res Exactly(0), regions 0, Write, false,
+        "trident: release the ring (the last one reserved first).";
+    AsyncCopyGlobalToLocal = "ttg.async_copy_global_to_local", ops Between(3, 4), res Exactly(0), regions 0, Write, false,
+        "trident: (ring, slot, pointers[, mask]) copy a tile into a ring slot asynchronously (cp.async); masked-off elements are written as zero.";
+    AsyncCommitGroup = "ttg.async_commit_group", ops Exactly(0), res Exactly(0), regions 0, Write, false,
+        "Close the group of asynchronous copies issued since the last commit.";
+    AsyncWait = "ttg.async_wait", ops Exactly(0), res Exactly(0), regions 0, Write, false,
+        "Wait until at most `num` committed groups of asynchronous copies are still in flight (this thread's copies).";
+    LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
+        "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
 
     // ---- structured control flow -------------------------------------------------------------------
     For = "scf.for", ops AtLeast(3), res AtLeast(0), regions 1, Write, false,

@@ -100,6 +100,18 @@ fn is_i1_scalar(t: &Type) -> bool {
     *t == Type::scalar(DType::I1)
 }
 
+fn is_i32_scalar(t: &Type) -> bool {
+    *t == Type::scalar(DType::I32)
+}
+
+/// Shared-memory ring handles and slot indices are i32 scalars.
+fn i32_operands(operands: &[&Type]) -> Check {
+    match operands.iter().find(|t| !is_i32_scalar(t)) {
+        Some(t) => Err(format!("expected an i32 ring or slot, got {t}")),
+        None => Ok(()),
+    }
+}
+
 /// The shape of a scalar or tensor, or an error for descriptors, which have no elements.
 fn shape_of(t: &Type) -> Result<&[u32], String> {
     match t {
@@ -507,6 +519,36 @@ impl<'a> FunctionVerifier<'a> {
             While => self.scf_while(op, &operands, &results),
             // Terminators of regions are checked by the op owning the region; the rest have no type
             // rule beyond their arity.
+            LocalAlloc => {
+                let shape = data.attrs.ints("shape").unwrap_or_default();
+                if !is_i32_scalar(results[0]) || data.attrs.int("slots").is_none() || shape.len() != 2 {
+                    return Err("local_alloc needs slots and a 2-D shape, and yields an i32".to_string());
+                }
+                Ok(())
+            }
+            LocalDealloc => i32_operands(&operands),
+            AsyncCopyGlobalToLocal => {
+                i32_operands(&operands[..2])?;
+                if !operands[2].is_tensor() || !operands[2].is_ptr() {
+                    return Err(format!("async copy source {} is not a tensor of pointers", operands[2]));
+                }
+                match operands.get(3) {
+                    Some(mask)
+                        if mask.shape() != operands[2].shape() || scalar_elem(mask) != Some(DType::I1) =>
+                    {
+                        Err(format!("async copy mask {} does not match {}", mask, operands[2]))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            LocalLoad => {
+                i32_operands(&operands)?;
+                if !results[0].is_tensor() {
+                    return Err(format!("local_load yields {}, not a tensor", results[0]));
+                }
+                Ok(())
+            }
+            AsyncCommitGroup | AsyncWait => Ok(()),
             Yield | ReduceReturn | ScanReturn | Print | Barrier => Ok(()),
         }
     }

@@ -25,6 +25,21 @@
 //! values whose next value is computed the same way (no loads, no dots). Loops holding anything
 //! else keep their loads where they are.
 //!
+//! # Through shared memory (NVIDIA sm_80+)
+//!
+//! Where every pipelined load feeds a tensor-core dot directly with 16-bit elements, and `other`
+//! is absent or zero, the copies go to shared memory instead of registers, as Triton's pipeliner
+//! does: each operand gets a ring of `num_stages` staging tiles (`ttg.local_alloc`; fewer, down
+//! to two, when shared memory is short), and the copies run `stages - 1` iterations ahead. The
+//! prologue starts iterations `0 .. stages - 1`, one commit group each. Iteration `k` waits until
+//! its own group has landed (`ttg.async_wait {num = stages - 2}`) and passes a barrier, which also
+//! tells every warp that the slot iteration `k - 1` read is free; it then copies iteration
+//! `k + stages - 1` into that slot (`ttg.async_copy_global_to_local`, zero-filling masked-off
+//! elements, then `ttg.async_commit_group`) and gives the dot its tile in place
+//! (`ttg.local_load`). No operand registers stay live across the dot, so the register budget
+//! does not apply; the rings must leave [`SCRATCH_RESERVE`] bytes of shared memory to the other
+//! ops of the loop.
+//!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
 //! (masked-off copies touch none); one more set of operand registers live across the dot.
@@ -32,8 +47,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{
-    Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value, ValueData, ValueDef,
+    Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value, ValueData, ValueDef,
 };
+use crate::layout::Encoding;
 use crate::target::Target;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined
@@ -42,18 +58,21 @@ use crate::target::Target;
 /// against 240 without, while a 128x128x32 tf32 tile (64 + 2 x 32) went from 84 to 101.
 const REGISTER_BUDGET: u64 = 160;
 
+/// Shared memory the rings leave to the other ops of a pipelined loop (dot staging of operands
+/// in registers, reductions, layout conversions).
+const SCRATCH_RESERVE: u64 = 64 * 1024;
+
 /// Pipelines the dot operand loads of every `scf.for` when `target.num_stages >= 2`.
 pub fn run(module: &mut Module, target: &Target) {
     if target.num_stages < 2 {
         return;
     }
-    let threads = target.threads_per_program() as u64;
     for function in &mut module.functions {
         let body = &mut function.body;
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for lp in loops {
-            pipeline(body, lp, threads);
+            pipeline(body, lp, target);
         }
     }
 }
@@ -65,7 +84,8 @@ fn registers(ty: &Type, threads: u64) -> u64 {
 
 /// One loop: finds its eligible loads and, if there are any and they fit the register budget,
 /// rewrites the loop.
-fn pipeline(body: &mut Body, lp: Op, threads: u64) {
+fn pipeline(body: &mut Body, lp: Op, target: &Target) {
+    let threads = target.threads_per_program() as u64;
     let region = body.op(lp).regions[0];
     let top: Vec<Op> = body.blocks[region].ops.clone();
     let Some(&yield_op) = top.last() else { return };
@@ -86,15 +106,6 @@ fn pipeline(body: &mut Body, lp: Op, threads: u64) {
     if loads.is_empty() {
         return;
     }
-    let accumulators: u64 = top
-        .iter()
-        .filter(|&&op| body.opcode(op) == Opcode::Dot)
-        .map(|&op| registers(body.ty(body.op(op).results[0]), threads))
-        .sum();
-    let operands: u64 = loads.iter().map(|&l| registers(body.ty(body.op(l).results[0]), threads)).sum();
-    if accumulators + 2 * operands > REGISTER_BUDGET {
-        return;
-    }
     let in_body: HashSet<Op> = top.iter().copied().collect();
     let args = body.blocks[region].args.clone();
     let yields = body.op(yield_op).operands.clone();
@@ -110,7 +121,226 @@ fn pipeline(body: &mut Body, lp: Op, threads: u64) {
     // The carried values the loads' addresses read (directly or through other carried values).
     let carried: Vec<usize> =
         (1..args.len()).filter(|&k| checked.get(&args[k]).copied().unwrap_or(false)).collect();
+    // Shared-memory rings of as many slots as num_stages asks and shared memory allows.
+    if target.compute_capability.is_some_and(|cc| cc >= 80)
+        && loads.iter().all(|&l| copies_asynchronously(body, &users, l))
+    {
+        let fits = |slots: u64| {
+            loads.iter().map(|&l| ring_bytes(body.ty(body.op(l).results[0]), slots)).sum::<u64>()
+                + SCRATCH_RESERVE
+                <= target.shared_memory_bytes as u64
+        };
+        if let Some(stages) = (2..=target.num_stages as u64).rev().find(|&slots| fits(slots)) {
+            rewrite_async(body, lp, &loads, &carried, stages as i64);
+            return;
+        }
+    }
+    let accumulators: u64 = top
+        .iter()
+        .filter(|&&op| body.opcode(op) == Opcode::Dot)
+        .map(|&op| registers(body.ty(body.op(op).results[0]), threads))
+        .sum();
+    let operands: u64 = loads.iter().map(|&l| registers(body.ty(body.op(l).results[0]), threads)).sum();
+    if accumulators + 2 * operands > REGISTER_BUDGET {
+        return;
+    }
     rewrite(body, lp, &loads, &carried, &users);
+}
+
+/// Whether `load` can become an asynchronous copy into a dot's staging ring: 16-bit elements,
+/// two dims, `other` absent or zero, and every use a direct A/B operand of a tensor-core dot
+/// (the layout passes may leave dead conversions behind).
+fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> bool {
+    let data = body.op(load);
+    let ty = body.ty(data.results[0]);
+    let zero_other = match data.operands.get(2) {
+        None => true,
+        Some(&other) => body.def_op(other).is_some_and(|def| {
+            let value = body.op(def).attrs.get("value");
+            body.opcode(def) == Opcode::Constant
+                && value.is_some_and(|v| v.as_float() == Some(0.0) || v.as_int() == Some(0))
+        }),
+    };
+    let to_mma_dots = users.get(&data.results[0]).is_some_and(|uses| {
+        uses.iter().all(|&(user, slot)| match body.opcode(user) {
+            Opcode::Dot => {
+                slot < 2 && matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)))
+            }
+            // A conversion left unused for DCE.
+            Opcode::ConvertLayout => !users.contains_key(&body.op(user).results[0]),
+            _ => false,
+        })
+    });
+    matches!(ty.dtype(), DType::F16 | DType::BF16)
+        && ty.shape().len() == 2
+        && data.attrs.bool("volatile") != Some(true)
+        && zero_other
+        && to_mma_dots
+}
+
+/// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging).
+fn ring_bytes(ty: &Type, slots: u64) -> u64 {
+    let (rows, cols) = (ty.shape()[0] as u64, ty.shape()[1] as u64);
+    let bytes = ty.dtype().bits() as u64 / 8;
+    slots * rows * (cols * bytes + 16)
+}
+
+/// `v + j * step` (`v` itself for `j = 0`).
+fn steps_ahead(b: &mut Builder, v: Value, step: Value, j: i64) -> Value {
+    if j == 0 {
+        return v;
+    }
+    let ty = b.ty(v);
+    let count = b.const_int(ty.dtype(), j);
+    let distance = b.value(Opcode::MulI, vec![step, count], ty.clone(), Attrs::new());
+    b.value(Opcode::AddI, vec![v, distance], ty, Attrs::new())
+}
+
+/// The map that reads iteration `j + 1`'s values from `map` (iteration `j`'s): the induction
+/// variable one step on, each carried value as the iteration yields it (clones of its slice).
+#[allow(clippy::too_many_arguments)]
+fn next_iteration(
+    b: &mut Builder,
+    in_body: &HashSet<Op>,
+    args: &[Value],
+    yields: &[Value],
+    carried: &[usize],
+    step: Value,
+    map: &mut HashMap<Value, Value>,
+) -> HashMap<Value, Value> {
+    let iv = map.get(&args[0]).copied().unwrap_or(args[0]);
+    let mut next = HashMap::from([(args[0], steps_ahead(b, iv, step, 1))]);
+    for &k in carried {
+        let yielded = clone_with(b, in_body, yields[k - 1], map);
+        next.insert(args[k], yielded);
+    }
+    next
+}
+
+/// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `stages` slots: the
+/// copies run `stages - 1` iterations ahead of the dot.
+fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], carried: &[usize], stages: i64) {
+    let region = body.op(lp).regions[0];
+    let in_body: HashSet<Op> = body.blocks[region].ops.iter().copied().collect();
+    let args = body.blocks[region].args.clone();
+    let (lb, ub, step) = {
+        let o = &body.op(lp).operands;
+        (o[0], o[1], o[2])
+    };
+    let inits: Vec<Value> = body.op(lp).operands[3..].to_vec();
+    let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
+    let yields = body.op(yield_op).operands.clone();
+    let span = body.span(lp);
+    let parent = body.op(lp).parent.expect("the loop is in a block");
+    let i32_ty = Type::scalar(DType::I32);
+
+    // Before the loop: the rings, and the copies of the first `stages - 1` iterations into slots
+    // 0, 1, ..., one commit group each (off memory past the end of the loop).
+    let index = position(body, parent, lp);
+    let mut b = Builder::at(body, parent, index);
+    b.span = span;
+    let rings: Vec<Value> = loads
+        .iter()
+        .map(|&l| {
+            let ty = b.body.ty(b.body.op(l).results[0]).clone();
+            let attrs = Attrs::new()
+                .with("slots", Attr::Int(stages))
+                .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
+                .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
+            b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
+        })
+        .collect();
+    let mut at: HashMap<Value, Value> = HashMap::from([(args[0], lb)]);
+    at.extend(carried.iter().map(|&k| (args[k], inits[k - 1])));
+    for j in 0..stages - 1 {
+        if j > 0 {
+            at = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut at);
+        }
+        let live = b.cmpi("slt", at[&args[0]], ub);
+        let slot = b.const_int(DType::I32, j);
+        for (&load, &ring) in loads.iter().zip(&rings) {
+            async_copy(&mut b, &in_body, load, ring, slot, live, &mut at);
+        }
+        b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+    }
+
+    // The slot the dot reads is carried: 0 in the first iteration, then round the ring.
+    let slot0 = b.const_int(DType::I32, 0);
+    body.ops[lp].operands.push(slot0);
+    let slot = body.add_block_arg(region, i32_ty.clone());
+    let result_index = body.op(lp).results.len() as u32;
+    let slot_out =
+        body.values.append(ValueData { ty: i32_ty.clone(), def: ValueDef::Result(lp, result_index) });
+    body.ops[lp].results.push(slot_out);
+
+    // Body start: wait for this iteration's tiles (later groups may still be in flight), then
+    // copy iteration k + stages - 1 into the slot iteration k - 1 read.
+    let mut b = Builder::at(body, region, 0);
+    b.span = span;
+    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(stages - 2)));
+    b.op(Opcode::Barrier, vec![], &[], Attrs::new());
+    let (zero, one, last) =
+        (b.const_int(DType::I32, 0), b.const_int(DType::I32, 1), b.const_int(DType::I32, stages - 1));
+    let at_start = b.cmpi("eq", slot, zero);
+    let before = b.value(Opcode::SubI, vec![slot, one], i32_ty.clone(), Attrs::new());
+    let write_slot = b.select(at_start, last, before);
+    let at_end = b.cmpi("eq", slot, last);
+    let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
+    let next_slot = b.select(at_end, zero, after);
+    let mut ahead: HashMap<Value, Value> = HashMap::new();
+    for _ in 0..stages - 1 {
+        ahead = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut ahead);
+    }
+    let live = b.cmpi("slt", ahead[&args[0]], ub);
+    for (&load, &ring) in loads.iter().zip(&rings) {
+        async_copy(&mut b, &in_body, load, ring, write_slot, live, &mut ahead);
+    }
+    b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+    let mut map = HashMap::new();
+    for (&load, &ring) in loads.iter().zip(&rings) {
+        let result = b.body.op(load).results[0];
+        let ty = b.body.ty(result).clone();
+        let tile = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
+        map.insert(result, tile);
+    }
+    body.replace_uses(region, &map);
+    body.ops[yield_op].operands.push(next_slot);
+
+    // After the loop: the last (masked-off) copies drained, every warp past its last read, the
+    // rings released (latest first).
+    let index = position(body, parent, lp) + 1;
+    let mut b = Builder::at(body, parent, index);
+    b.span = span;
+    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(0)));
+    b.op(Opcode::Barrier, vec![], &[], Attrs::new());
+    for &ring in rings.iter().rev() {
+        b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
+    }
+}
+
+/// An asynchronous copy of the tile `load` reads (through `map`) into `slot` of `ring`, masked
+/// by `live` as well.
+fn async_copy(
+    b: &mut Builder,
+    in_body: &HashSet<Op>,
+    load: Op,
+    ring: Value,
+    slot: Value,
+    live: Value,
+    map: &mut HashMap<Value, Value>,
+) {
+    let data = b.body.op(load).clone();
+    let ptr = clone_with(b, in_body, data.operands[0], map);
+    let mask_ty = b.ty(ptr).with_elem(crate::ir::Elem::Scalar(DType::I1));
+    let live = b.value(Opcode::Splat, vec![live], mask_ty.clone(), Attrs::new());
+    let mask = match data.operands.get(1) {
+        Some(&m) => {
+            let m = clone_with(b, in_body, m, map);
+            b.value(Opcode::AndI, vec![m, live], mask_ty, Attrs::new())
+        }
+        None => live,
+    };
+    b.op(Opcode::AsyncCopyGlobalToLocal, vec![ring, slot, ptr, mask], &[], Attrs::new());
 }
 
 /// Every use of the values the ops define, as (user, operand index), among `ops`.

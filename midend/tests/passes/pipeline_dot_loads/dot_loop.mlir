@@ -92,74 +92,137 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %b_ptr: !t
   %12 = arith.constant {value = 0} : i64
   %13 = arith.constant {value = 32} : i64
   %14 = arith.constant {value = 1024} : i64
-  %15 = arith.cmpi %10, %K {predicate = "slt"} : i1
-  %16 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %17 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-  %18 = tt.expand_dims %17 {axis = 1} : tensor<32x1xi32, #blocked3>
-  %19 = tt.splat %K : tensor<32x1xi32, #blocked3>
-  %20 = arith.muli %18, %19 : tensor<32x1xi32, #blocked3>
-  %21 = tt.addptr %16, %20 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %22 = tt.broadcast %21 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %23 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-  %24 = tt.expand_dims %23 {axis = 0} : tensor<1x32xi32, #blocked3>
-  %25 = tt.broadcast %24 : tensor<32x32xi32, #blocked3>
-  %26 = tt.addptr %22, %25 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %27 = tt.splat %12 : tensor<32x32xi64, #blocked3>
-  %28 = tt.addptr %26, %27 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %29 = tt.splat %15 : tensor<32x32xi1, #blocked3>
-  %30 = tt.load %28, %29 : tensor<32x32xf16, #blocked3>
-  %31 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %32 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-  %33 = arith.muli %18, %32 : tensor<32x1xi32, #blocked3>
-  %34 = tt.addptr %31, %33 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %35 = tt.broadcast %34 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %36 = tt.addptr %35, %25 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %37 = tt.splat %12 : tensor<32x32xi64, #blocked3>
-  %38 = tt.addptr %36, %37 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %39 = tt.splat %15 : tensor<32x32xi1, #blocked3>
-  %40 = tt.load %38, %39 : tensor<32x32xf16, #blocked3>
-  %41, %42, %43, %44, %45 = scf.for %10, %K, %6, %11, %12, %12, %30, %40 : tensor<32x32xf32, #mma>, i64, i64, tensor<32x32xf16, #blocked3>, tensor<32x32xf16, #blocked3> {
-  ^bb0(%46: i32, %47: tensor<32x32xf32, #mma>, %48: i64, %49: i64, %50: tensor<32x32xf16, #blocked3>, %51: tensor<32x32xf16, #blocked3>):
-    %52 = arith.addi %46, %6 : i32
-    %53 = arith.cmpi %52, %K {predicate = "slt"} : i1
-    %54 = arith.addi %48, %13 : i64
-    %55 = arith.addi %49, %14 : i64
-    %56 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %57 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-    %58 = tt.expand_dims %57 {axis = 1} : tensor<32x1xi32, #blocked3>
-    %59 = tt.splat %K : tensor<32x1xi32, #blocked3>
-    %60 = arith.muli %58, %59 : tensor<32x1xi32, #blocked3>
-    %61 = tt.addptr %56, %60 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %62 = tt.broadcast %61 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %63 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-    %64 = tt.expand_dims %63 {axis = 0} : tensor<1x32xi32, #blocked3>
-    %65 = tt.broadcast %64 : tensor<32x32xi32, #blocked3>
-    %66 = tt.addptr %62, %65 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %67 = tt.splat %54 : tensor<32x32xi64, #blocked3>
-    %68 = tt.addptr %66, %67 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %69 = tt.splat %53 : tensor<32x32xi1, #blocked3>
-    %70 = tt.load %68, %69 : tensor<32x32xf16, #blocked3>
-    %71 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %72 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-    %73 = arith.muli %58, %72 : tensor<32x1xi32, #blocked3>
-    %74 = tt.addptr %71, %73 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %75 = tt.broadcast %74 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %76 = tt.addptr %75, %65 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %77 = tt.splat %55 : tensor<32x32xi64, #blocked3>
-    %78 = tt.addptr %76, %77 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %79 = tt.splat %53 : tensor<32x32xi1, #blocked3>
-    %80 = tt.load %78, %79 : tensor<32x32xf16, #blocked3>
-    %81 = tt.dot %50, %51, %47 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
-    %82 = arith.addi %48, %13 : i64
-    %83 = arith.addi %49, %14 : i64
-    scf.yield %81, %82, %83, %70, %80
+  %15 = ttg.local_alloc {slots = 3, shape = [32, 32], elem_bytes = 2} : i32
+  %16 = ttg.local_alloc {slots = 3, shape = [32, 32], elem_bytes = 2} : i32
+  %17 = arith.cmpi %10, %K {predicate = "slt"} : i1
+  %18 = arith.constant {value = 0} : i32
+  %19 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %20 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+  %21 = tt.expand_dims %20 {axis = 1} : tensor<32x1xi32, #blocked3>
+  %22 = tt.splat %K : tensor<32x1xi32, #blocked3>
+  %23 = arith.muli %21, %22 : tensor<32x1xi32, #blocked3>
+  %24 = tt.addptr %19, %23 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %25 = tt.broadcast %24 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %26 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+  %27 = tt.expand_dims %26 {axis = 0} : tensor<1x32xi32, #blocked3>
+  %28 = tt.broadcast %27 : tensor<32x32xi32, #blocked3>
+  %29 = tt.addptr %25, %28 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %30 = tt.splat %12 : tensor<32x32xi64, #blocked3>
+  %31 = tt.addptr %29, %30 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %32 = tt.splat %17 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %15, %18, %31, %32
+  %33 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %34 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+  %35 = arith.muli %21, %34 : tensor<32x1xi32, #blocked3>
+  %36 = tt.addptr %33, %35 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %37 = tt.broadcast %36 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %38 = tt.addptr %37, %28 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %39 = tt.splat %12 : tensor<32x32xi64, #blocked3>
+  %40 = tt.addptr %38, %39 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %41 = tt.splat %17 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %16, %18, %40, %41
+  ttg.async_commit_group
+  %42 = arith.constant {value = 1} : i32
+  %43 = arith.muli %6, %42 : i32
+  %44 = arith.addi %10, %43 : i32
+  %45 = arith.addi %12, %13 : i64
+  %46 = arith.addi %12, %14 : i64
+  %47 = arith.cmpi %44, %K {predicate = "slt"} : i1
+  %48 = arith.constant {value = 1} : i32
+  %49 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %50 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+  %51 = tt.expand_dims %50 {axis = 1} : tensor<32x1xi32, #blocked3>
+  %52 = tt.splat %K : tensor<32x1xi32, #blocked3>
+  %53 = arith.muli %51, %52 : tensor<32x1xi32, #blocked3>
+  %54 = tt.addptr %49, %53 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %55 = tt.broadcast %54 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %56 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+  %57 = tt.expand_dims %56 {axis = 0} : tensor<1x32xi32, #blocked3>
+  %58 = tt.broadcast %57 : tensor<32x32xi32, #blocked3>
+  %59 = tt.addptr %55, %58 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %60 = tt.splat %45 : tensor<32x32xi64, #blocked3>
+  %61 = tt.addptr %59, %60 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %62 = tt.splat %47 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %15, %48, %61, %62
+  %63 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %64 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+  %65 = arith.muli %51, %64 : tensor<32x1xi32, #blocked3>
+  %66 = tt.addptr %63, %65 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %67 = tt.broadcast %66 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %68 = tt.addptr %67, %58 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %69 = tt.splat %46 : tensor<32x32xi64, #blocked3>
+  %70 = tt.addptr %68, %69 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %71 = tt.splat %47 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %16, %48, %70, %71
+  ttg.async_commit_group
+  %72 = arith.constant {value = 0} : i32
+  %73, %74, %75, %76 = scf.for %10, %K, %6, %11, %12, %12, %72 : tensor<32x32xf32, #mma>, i64, i64, i32 {
+  ^bb0(%77: i32, %78: tensor<32x32xf32, #mma>, %79: i64, %80: i64, %81: i32):
+    ttg.async_wait {num = 1}
+    gpu.barrier
+    %82 = arith.constant {value = 0} : i32
+    %83 = arith.constant {value = 1} : i32
+    %84 = arith.constant {value = 2} : i32
+    %85 = arith.cmpi %81, %82 {predicate = "eq"} : i1
+    %86 = arith.subi %81, %83 : i32
+    %87 = arith.select %85, %84, %86 : i32
+    %88 = arith.cmpi %81, %84 {predicate = "eq"} : i1
+    %89 = arith.addi %81, %83 : i32
+    %90 = arith.select %88, %82, %89 : i32
+    %91 = arith.constant {value = 1} : i32
+    %92 = arith.muli %6, %91 : i32
+    %93 = arith.addi %77, %92 : i32
+    %94 = arith.addi %79, %13 : i64
+    %95 = arith.addi %80, %14 : i64
+    %96 = arith.constant {value = 1} : i32
+    %97 = arith.muli %6, %96 : i32
+    %98 = arith.addi %93, %97 : i32
+    %99 = arith.addi %94, %13 : i64
+    %100 = arith.addi %95, %14 : i64
+    %101 = arith.cmpi %98, %K {predicate = "slt"} : i1
+    %102 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %103 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+    %104 = tt.expand_dims %103 {axis = 1} : tensor<32x1xi32, #blocked3>
+    %105 = tt.splat %K : tensor<32x1xi32, #blocked3>
+    %106 = arith.muli %104, %105 : tensor<32x1xi32, #blocked3>
+    %107 = tt.addptr %102, %106 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %108 = tt.broadcast %107 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %109 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+    %110 = tt.expand_dims %109 {axis = 0} : tensor<1x32xi32, #blocked3>
+    %111 = tt.broadcast %110 : tensor<32x32xi32, #blocked3>
+    %112 = tt.addptr %108, %111 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %113 = tt.splat %99 : tensor<32x32xi64, #blocked3>
+    %114 = tt.addptr %112, %113 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %115 = tt.splat %101 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %15, %87, %114, %115
+    %116 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %117 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+    %118 = arith.muli %104, %117 : tensor<32x1xi32, #blocked3>
+    %119 = tt.addptr %116, %118 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %120 = tt.broadcast %119 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %121 = tt.addptr %120, %111 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %122 = tt.splat %100 : tensor<32x32xi64, #blocked3>
+    %123 = tt.addptr %121, %122 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %124 = tt.splat %101 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %16, %87, %123, %124
+    ttg.async_commit_group
+    %125 = ttg.local_load %15, %81 : tensor<32x32xf16, #blocked3>
+    %126 = ttg.local_load %16, %81 : tensor<32x32xf16, #blocked3>
+    %127 = tt.dot %125, %126, %78 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
+    %128 = arith.addi %79, %13 : i64
+    %129 = arith.addi %80, %14 : i64
+    scf.yield %127, %128, %129, %90
   }
-  %84 = ttg.convert_layout %41 : tensor<32x32xf32, #blocked2>
-  %85 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %86 = tt.addptr %85, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %87 = ttg.convert_layout %86 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %88 = tt.broadcast %87 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  %89 = tt.addptr %88, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  tt.store %89, %84
+  ttg.async_wait {num = 0}
+  gpu.barrier
+  ttg.local_dealloc %16
+  ttg.local_dealloc %15
+  %130 = ttg.convert_layout %73 : tensor<32x32xf32, #blocked2>
+  %131 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %132 = tt.addptr %131, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %133 = ttg.convert_layout %132 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %134 = tt.broadcast %133 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  %135 = tt.addptr %134, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  tt.store %135, %130
   tt.return
 }

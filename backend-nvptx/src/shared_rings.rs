@@ -1,0 +1,149 @@
+//! Shared-memory rings for software-pipelined dot operands: `ttg.local_alloc`,
+//! `ttg.local_dealloc`, `ttg.async_copy_global_to_local`, `ttg.async_commit_group`,
+//! `ttg.async_wait` and `ttg.local_load` (made by the midend's pipeline-dot-loads).
+//!
+//! A ring holds `slots` tiles of a 2-D operand, each stored as the tensor-core dot stages its
+//! operands ([`crate::dot`]): row-major with rows padded by 16 bytes, so that `ldmatrix` rows
+//! and the 16-byte copies both stay aligned and conflict-free. Rings sit at the bottom of shared
+//! memory, stacked in allocation order; while they live, scratch shared memory starts above them
+//! ([`Emitter::smem_base`]), and the kernel's shared size covers both.
+//!
+//! An asynchronous copy moves each thread's vector of the pointer layout (the width a load would
+//! use, [`crate::memory::vector_width`]) with one `cp.async` into the slot at the element's
+//! padded offset. A masked-off vector reads no global memory and writes zeros (`src-size` 0),
+//! which is the load's `other`. 16-byte copies bypass L1 (`.cg`, as Triton emits them); narrower
+//! ones can only go through it (`.ca`).
+//!
+//! Vectors of one 16-bit element (addresses not provably 4-byte aligned) are loaded and stored
+//! synchronously instead: `cp.async` has no 2-byte form.
+//!
+//! `ttg.local_load` emits nothing: it records the tile's address, and the dot reads the operand
+//! in place. Any other user of its value is an internal error.
+
+use trident_midend::ir::{Op, Opcode};
+use trident_midend::layout::registers::Affine;
+
+use crate::emit::{EResult, Emitter};
+use crate::ptx::Class;
+
+/// One ring: where it starts (bytes from the start of shared memory) and its geometry.
+#[derive(Clone, Copy, Debug)]
+pub struct Ring {
+    pub offset: u32,
+    pub bytes: u32,
+    pub slot_bytes: u32,
+    /// Elements per padded row.
+    pub row_stride: i64,
+    pub elem_bytes: i64,
+}
+
+pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    match data.opcode {
+        Opcode::LocalAlloc => {
+            let slots = data.attrs.int("slots").unwrap_or(1);
+            let shape = data.attrs.ints("shape").unwrap_or_default().to_vec();
+            let elem_bytes = data.attrs.int("elem_bytes").unwrap_or(2);
+            let [rows, cols] = shape[..] else { return e.invalid("local_alloc of a tile that is not 2-D") };
+            let row_stride = cols + 16 / elem_bytes;
+            let slot_bytes = (rows * row_stride * elem_bytes) as u32;
+            let bytes = (slots as u32 * slot_bytes).next_multiple_of(128);
+            let ring = Ring { offset: e.ring_top, bytes, slot_bytes, row_stride, elem_bytes };
+            e.ring_top += bytes;
+            e.need_shared(0)?;
+            let start = e.smem_start();
+            let r = e.reg(Class::B32);
+            e.ins(format!("add.s32 {r}, {start}, {}", ring.offset));
+            let result = data.results[0];
+            e.rings.insert(result, ring);
+            e.set(result, vec![r]);
+            Ok(())
+        }
+        Opcode::LocalDealloc => {
+            let Some(ring) = e.rings.remove(&data.operands[0]) else {
+                return e.invalid("local_dealloc of an unknown ring");
+            };
+            if ring.offset + ring.bytes != e.ring_top {
+                return e.invalid("rings must be released latest first");
+            }
+            e.ring_top = ring.offset;
+            Ok(())
+        }
+        Opcode::AsyncCopyGlobalToLocal => async_copy(e, op),
+        Opcode::AsyncCommitGroup => {
+            e.ins("cp.async.commit_group");
+            Ok(())
+        }
+        Opcode::AsyncWait => {
+            let num = data.attrs.int("num").unwrap_or(0);
+            e.ins(format!("cp.async.wait_group {num}"));
+            Ok(())
+        }
+        _ => {
+            // ttg.local_load: the tile's address in its slot.
+            let (ring_v, slot_v, result) = (data.operands[0], data.operands[1], data.results[0]);
+            let Some(&ring) = e.rings.get(&ring_v) else { return e.invalid("local_load of an unknown ring") };
+            let (base, slot) = (e.get(ring_v)?[0], e.get(slot_v)?[0]);
+            let addr = e.reg(Class::B32);
+            e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
+            e.in_shared.insert(result, (addr, ring.row_stride));
+            Ok(())
+        }
+    }
+}
+
+/// `cp.async` of every vector of the pointer tensor into the ring slot, zero-filling masked-off
+/// vectors.
+fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op).clone();
+    let (ring_v, slot_v, ptr_v) = (data.operands[0], data.operands[1], data.operands[2]);
+    let Some(&ring) = e.rings.get(&ring_v) else { return e.invalid("async copy into an unknown ring") };
+    let (base, slot) = (e.get(ring_v)?[0], e.get(slot_v)?[0]);
+    let ptr = e.get(ptr_v)?;
+    let mask = match data.operands.get(3) {
+        Some(&m) => Some(e.get(m)?),
+        None => None,
+    };
+    let layout = e.layout(ptr_v)?;
+    let d = e.ty(ptr_v).dtype();
+    let width = crate::memory::vector_width(e, ptr_v, data.operands.get(3).copied(), d)?;
+    let copy_bytes = width as i64 * ring.elem_bytes;
+    // Row-major with padded rows: element (r, c) at r * row_stride + c.
+    let place = Affine { coeffs: vec![ring.row_stride, 1], offset: 0 };
+    let thread = e.affine_base(&layout, &place);
+    let addr = e.reg(Class::B32);
+    e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
+    e.ins(format!("mad.lo.s32 {addr}, {thread}, {}, {addr}", ring.elem_bytes));
+    let unique = layout.unique_registers();
+    let cache = if copy_bytes == 16 { "cg" } else { "ca" };
+    for first in (0..ptr.len()).step_by(width) {
+        if !unique[first] {
+            continue;
+        }
+        let offset = place.eval(&layout.reg_coords[first]) * ring.elem_bytes;
+        let src = ptr[first];
+        let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
+        if copy_bytes < 4 {
+            // cp.async moves 4, 8 or 16 bytes: a lone 16-bit element goes through a register
+            // (visible to the dot after the barrier that follows the wait).
+            let r = e.reg(Class::B16);
+            e.ins(format!("mov.b16 {r}, 0"));
+            let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
+            e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
+            e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
+            continue;
+        }
+        match &mask {
+            Some(m) => {
+                let pred = m[if m.len() == 1 { 0 } else { first }];
+                let size = e.reg(Class::B32);
+                e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
+                e.ins(format!(
+                    "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"
+                ));
+            }
+            None => e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}")),
+        }
+    }
+    Ok(())
+}
