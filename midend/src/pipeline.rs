@@ -190,6 +190,10 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());
     }
-    run_pass("dce", passes::dce::run, module, options)?;
+    if run_pass("dce", passes::dce::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    // ---- Short live ranges for the backend -----------------------------------------------------
+    run_pass("sink", passes::sink::run, module, options)?;
     Ok(())
 }

@@ -92,6 +92,12 @@ fn pipeline_dot_loads() {
     });
 }
 
+/// Pure ops move down to their first user (here: the store's addresses past the barrier).
+#[test]
+fn sink() {
+    check_folder("sink", passes::sink::run);
+}
+
 #[test]
 fn pipeline() {
     check_folder("pipeline", |module| {

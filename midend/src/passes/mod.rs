@@ -21,4 +21,5 @@ pub mod rematerialize_coalesced;
 pub mod rematerialize_loop_pointers;
 pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;
+pub mod sink;
 pub mod uses;

@@ -1,0 +1,74 @@
+//! Sink: move each pure op down to just before its first user in the same block.
+//!
+//! The passes before leave address and mask arithmetic where the source wrote it, often long
+//! before the memory op that reads it: a matmul's output pointers (128 registers' worth for a
+//! 128x256 tile) were computed before the K loop's accumulators were converted for the store,
+//! so both were live at once and ptxas spilled. Placing each computation right before its first
+//! user keeps live ranges short; ptxas still schedules within the straight-line code, but it
+//! does not move arithmetic across barriers or layout conversions through shared memory.
+//!
+//! Ops move only within their block (a user in a nested region counts at its ancestor op in the
+//! block), are visited last to first so that a chain sinks as a unit, and keep their relative
+//! order otherwise. Ops with effects, regions or no users stay.
+//!
+//! Expects: any verified IR. Guarantees: the same values; every op still dominates its users.
+
+use std::collections::HashMap;
+
+use crate::ir::{Block, Body, Effect, Module, Op, Value};
+
+pub fn run(module: &mut Module) {
+    for function in &mut module.functions {
+        let body = &mut function.body;
+        let mut blocks = vec![function.entry];
+        for op in body.walk(function.entry) {
+            blocks.extend(body.op(op).regions.iter().copied());
+        }
+        for block in blocks {
+            sink_block(body, block);
+        }
+    }
+}
+
+/// The op of `block` that is `op` or encloses it.
+fn ancestor_in(body: &Body, block: Block, mut op: Op) -> Option<Op> {
+    loop {
+        let parent = body.op(op).parent?;
+        if parent == block {
+            return Some(op);
+        }
+        op = body.blocks[parent].parent_op?;
+    }
+}
+
+fn sink_block(body: &mut Body, block: Block) {
+    // Each value's users, as the ops of this block that hold them.
+    let mut users: HashMap<Value, Vec<Op>> = HashMap::new();
+    for user in body.walk(block) {
+        let Some(at) = ancestor_in(body, block, user) else { continue };
+        for &v in &body.op(user).operands {
+            users.entry(v).or_default().push(at);
+        }
+    }
+    let ops: Vec<Op> = body.blocks[block].ops.clone();
+    for &op in ops.iter().rev() {
+        let data = body.op(op);
+        let info = data.opcode.info();
+        if info.effect != Effect::Pure || info.regions != 0 || info.terminator || data.results.is_empty() {
+            continue;
+        }
+        let order = &body.blocks[block].ops;
+        let first = data
+            .results
+            .iter()
+            .flat_map(|r| users.get(r).into_iter().flatten())
+            .filter_map(|&at| order.iter().position(|&o| o == at))
+            .min();
+        let Some(target) = first else { continue };
+        let here = order.iter().position(|&o| o == op).expect("an op of the block");
+        if target > here + 1 {
+            body.detach_op(op);
+            body.insert_op(block, target - 1, op);
+        }
+    }
+}
