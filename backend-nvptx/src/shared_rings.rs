@@ -8,6 +8,9 @@
 //! memory, stacked in allocation order; while they live, scratch shared memory starts above them
 //! ([`Emitter::smem_base`]), and the kernel's shared size covers both.
 //!
+//! Allocating a ring starts with a barrier: its memory may be scratch that slower warps are
+//! still reading (the previous tile of a persistent kernel).
+//!
 //! An asynchronous copy moves each thread's vector of the pointer layout (the width a load would
 //! use, [`crate::memory::vector_width`]) with one `cp.async` into the slot at the element's
 //! padded offset. A masked-off vector reads no global memory and writes zeros (`src-size` 0),
@@ -49,6 +52,10 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let slot_bytes = (rows * row_stride * elem_bytes) as u32;
             let bytes = (slots as u32 * slot_bytes).next_multiple_of(128);
             let ring = Ring { offset: e.ring_top, bytes, slot_bytes, row_stride, elem_bytes };
+            // The ring reuses shared memory that earlier ops may still be reading in slower
+            // warps (a persistent kernel's previous tile converts its output pointers through
+            // it): no copy may land there before every warp is past them.
+            e.barrier();
             e.ring_top += bytes;
             e.need_shared(0)?;
             let start = e.smem_start();
