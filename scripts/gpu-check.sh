@@ -8,6 +8,11 @@
 #   defaults: $TRIDENT or target/release/trident; $CORPUS or ../shared/corpus (both relative to
 #   the repository root), so the script also runs from a carried folder with the env vars set.
 #   Results (JSON from the corpus runner) go to $RESULTS, default a fresh temporary directory.
+#   PARTS (default "nvptx perf spirv") picks the parts to run, so that a run can be split over
+#   several calls with the same $RESULTS (the table reads whatever results are there):
+#     nvptx  the CUDA self-test, ptxas on every case, the corpus on nvptx
+#     perf   the perf cases timed on Triton and on trident's nvptx backend
+#     spirv  the corpus and the perf cases on spirv (where a Vulkan adapter is listed)
 #
 # Every step runs even when an earlier one fails; each failure is reported in the summary. The
 # exit status is 1 when a corpus case failed, the corpus run did not finish, or the self-test
@@ -21,8 +26,14 @@ results="${RESULTS:-$(mktemp -d -t trident-gpu-check.XXXXXX)}"
 mkdir -p "$results"
 trident="$(cd "$(dirname "$trident")" && pwd)/$(basename "$trident")"
 
+parts="${PARTS:-nvptx perf spirv}"
 failed_steps=()
 fatal=0
+
+# wants PART: whether PARTS names it.
+wants() {
+    case " $parts " in *" $1 "*) return 0 ;; *) return 1 ;; esac
+}
 
 banner() {
     printf '\n========== %s ==========\n' "$*"
@@ -56,17 +67,23 @@ echo "results: $results"
 
 step "trident devices" fatal "$trident" devices
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
-step "CUDA self-test (hand-written PTX)" fatal env TRIDENT_REQUIRE_DEVICES=nvptx "$trident" selftest-cuda
-step "corpus: ptxas on every case (sm_80, sm_90a)" nonfatal \
-    python3 "$corpus/run.py" --ptxas sm_80,sm_90a --size all --trident "$trident" --json "$results/ptxas.json"
-step "corpus: nvptx, every case" fatal \
-    python3 "$corpus/run.py" --backend nvptx --size all --trident "$trident" --json "$results/nvptx-all.json"
-step "corpus: Triton bench, perf cases" nonfatal \
-    python3 "$corpus/run.py" --triton --bench --size perf --json "$results/triton-perf.json"
-step "corpus: trident nvptx bench, perf cases" nonfatal \
-    python3 "$corpus/run.py" --backend nvptx --bench --size perf --trident "$trident" --json "$results/nvptx-perf.json"
+if wants nvptx; then
+    step "CUDA self-test (hand-written PTX)" fatal env TRIDENT_REQUIRE_DEVICES=nvptx "$trident" selftest-cuda
+    step "corpus: ptxas on every case (sm_80, sm_90a)" nonfatal \
+        python3 "$corpus/run.py" --ptxas sm_80,sm_90a --size all --trident "$trident" --json "$results/ptxas.json"
+    step "corpus: nvptx, every case" fatal \
+        python3 "$corpus/run.py" --backend nvptx --size all --trident "$trident" --json "$results/nvptx-all.json"
+fi
+if wants perf; then
+    step "corpus: Triton bench, perf cases" nonfatal \
+        python3 "$corpus/run.py" --triton --bench --size perf --json "$results/triton-perf.json"
+    step "corpus: trident nvptx bench, perf cases" nonfatal \
+        python3 "$corpus/run.py" --backend nvptx --bench --size perf --trident "$trident" --json "$results/nvptx-perf.json"
+fi
 
-if "$trident" devices 2>/dev/null | grep -q '^spirv *available'; then
+if ! wants spirv; then
+    :
+elif "$trident" devices 2>/dev/null | grep -q '^spirv *available'; then
     step "corpus: spirv, every case" fatal \
         python3 "$corpus/run.py" --backend spirv --size all --trident "$trident" --json "$results/spirv-all.json"
     step "corpus: trident spirv bench, perf cases" nonfatal \
@@ -142,7 +159,13 @@ print(f"{data['failed']} {data['passed']} passed, {data['failed']} failed, {data
 PY
 )
 corpus_failed_count="${corpus_failed%% *}"
-echo "corpus on nvptx: ${corpus_failed#* }"
+if ! wants nvptx && [ ! -f "$results/nvptx-all.json" ]; then
+    # This call ran other parts only; an earlier call's results would have been read above.
+    corpus_failed_count=0
+    echo "corpus on nvptx: not run in this call (PARTS=\"$parts\")"
+else
+    echo "corpus on nvptx: ${corpus_failed#* }"
+fi
 if [ -f "$results/spirv-all.json" ]; then
     python3 - "$results/spirv-all.json" <<'PY'
 import json, sys
