@@ -4,10 +4,13 @@
 //! 1. inside a thread, registers that differ only along the axis are combined in register order;
 //! 2. across threads (lane and warp bits whose bases point along the axis), each thread writes its
 //!    partials to workgroup memory at (group, thread index along the axis), and after a barrier
-//!    every thread combines the partials of its groups in thread order (a runtime loop when
-//!    there are more than a few, to keep the module small). Going through workgroup
-//!    memory for lanes too makes the result independent of the device's real subgroup size (8 to
-//!    64), at the cost of a barrier that subgroup shuffles would avoid.
+//!    every thread combines the partials of its groups in thread order when there are a few; for
+//!    more, a tree halves them (thread i takes slot i + s, for s = w/2 .. 1, two barriers per
+//!    step) and everyone reads slot 0 (every thread reading all `w` partials costs `w^2` reads
+//!    per group, 262144 for a 512-thread row: the suspected cause of spirv softmax running at
+//!    0.06x of CUDA on an H200, not yet re-measured). Going through workgroup memory
+//!    for lanes too makes the result independent of the device's real subgroup size (8 to 64), at
+//!    the cost of barriers that subgroup shuffles would avoid.
 //!
 //! The result then sits in the registers of the slice layout (matched by coordinate), copied in
 //! every thread that the slice replicates.
@@ -50,69 +53,9 @@ fn combine(e: &mut Emitter, region: Block, lhs: &[Reg], rhs: &[Reg]) -> EResult<
     values.into_iter().map(|v| Ok(e.get(v)?[0])).collect()
 }
 
-/// Up to this many partials per group are combined in straight-line code; more take a runtime
-/// loop, so that a row spread over 32 or more threads does not unroll into a huge shader.
+/// Up to this many partials per group are combined in straight-line code by every thread; more
+/// go through the halving tree.
 const UNROLLED_PARTIALS: i64 = 4;
-
-/// Where a reduction's cross-thread partials sit in workgroup memory: `threads` partials per
-/// group, `slots` per operand array, `words` words per partial.
-#[derive(Clone, Copy)]
-struct Partials {
-    threads: i64,
-    slots: i64,
-    words: i64,
-}
-
-/// Combines `acc` (partial 0 of a group) with partials `1..threads` of the group, read from
-/// workgroup memory at `col0 + off + words j` (operand `k` a further `words k slots` words on),
-/// in a runtime loop.
-fn combine_loop(
-    e: &mut Emitter,
-    region: Block,
-    acc: &[Reg],
-    col0: Reg,
-    off: i64,
-    partials: Partials,
-) -> EResult<Vec<Reg>> {
-    let Partials { threads: w, slots, words } = partials;
-    let classes: Vec<Class> = acc.iter().map(|r| r.class).collect();
-    let acc_vars: Vec<u32> = acc
-        .iter()
-        .map(|&r| {
-            let v = e.s.var(r.class);
-            e.s.store(v, r.id);
-            v
-        })
-        .collect();
-    let j_var = e.s.var(Class::U32);
-    let one = e.u32c(1);
-    e.s.store(j_var, one.id);
-    let labels = e.s.begin_loop();
-    let j = e.s.load(Class::U32, j_var);
-    let end = e.u32c(w as u32);
-    let go = e.s.op(Op::ULessThan, Class::Bool, &[j, end]);
-    e.s.loop_test(&labels, go);
-    let width = e.u32c(words as u32);
-    let step = e.s.op(Op::IMul, Class::U32, &[j, width]);
-    let at = e.add_u32(col0, step);
-    let other: Vec<Reg> = classes
-        .iter()
-        .enumerate()
-        .map(|(k, &c)| e.ld_shared(c, at, off + k as i64 * slots * words))
-        .collect();
-    let current: Vec<Reg> = classes.iter().zip(&acc_vars).map(|(&c, &v)| e.s.load(c, v)).collect();
-    let next = combine(e, region, &current, &other)?;
-    for (&var, v) in acc_vars.iter().zip(next) {
-        e.s.store(var, v.id);
-    }
-    e.s.end_loop(&labels, |s| {
-        let j = s.load(Class::U32, j_var);
-        let one = s.const_reg_u32(1);
-        let next = s.op(Op::IAdd, Class::U32, &[j, one]);
-        s.store(j_var, next.id);
-    });
-    Ok(classes.iter().zip(&acc_vars).map(|(&c, &v)| e.s.load(c, v)).collect())
-}
 
 fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
     let data = e.func.body.op(op);
@@ -193,15 +136,15 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
             }
         }
         e.barrier();
-        for group in groups.iter_mut() {
-            let off = nonaxis.eval(&group.0) * w * words;
-            let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
-            let mut acc: Vec<Reg> = classes
-                .iter()
-                .enumerate()
-                .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
-                .collect();
-            if w <= UNROLLED_PARTIALS {
+        if w <= UNROLLED_PARTIALS {
+            for group in groups.iter_mut() {
+                let off = nonaxis.eval(&group.0) * w * words;
+                let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
+                let mut acc: Vec<Reg> = classes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
+                    .collect();
                 for j in 1..w {
                     let other: Vec<Reg> = classes
                         .iter()
@@ -210,11 +153,52 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
                         .collect();
                     acc = combine(e, region, &acc, &other)?;
                 }
-            } else {
-                let partials = Partials { threads: w, slots, words };
-                acc = combine_loop(e, region, &acc, col0, off, partials)?;
+                group.1 = acc;
             }
-            group.1 = acc;
+        } else {
+            // A tree: at stride s = w/2, w/4, .., 1, thread i combines its running partial
+            // (kept in registers) with the slot of thread i + s, then publishes its own. Only
+            // threads below s compute something that is read again; the others read a wrapped
+            // slot and publish garbage nobody reads, which keeps control flow uniform.
+            let mut stride = w / 2;
+            while stride >= 1 {
+                let (sc, wrap) = (e.u32c(stride as u32), e.u32c((w - 1) as u32));
+                let partner = e.s.op(Op::IAdd, Class::U32, &[wi, sc]);
+                let partner = e.s.op(Op::BitwiseAnd, Class::U32, &[partner, wrap]);
+                let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
+                let t = e.s.op(Op::IAdd, Class::U32, &[t, partner]);
+                let partner_row = e.s.op(Op::IMul, Class::U32, &[t, width]);
+                for group in groups.iter_mut() {
+                    let off = nonaxis.eval(&group.0) * w * words;
+                    let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
+                    let other: Vec<Reg> = classes
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &c)| e.ld_shared(c, partner_row, off + k as i64 * slots * words))
+                        .collect();
+                    let acc = group.1.clone();
+                    group.1 = combine(e, region, &acc, &other)?;
+                }
+                e.barrier();
+                for (key, regs) in &groups {
+                    let off = nonaxis.eval(key) * w * words;
+                    for (k, &r) in regs.iter().enumerate() {
+                        e.st_shared(row, off + k as i64 * slots * words, r);
+                    }
+                }
+                e.barrier();
+                stride /= 2;
+            }
+            // Thread 0 of each group now holds the whole reduction: everyone reads it.
+            for group in groups.iter_mut() {
+                let off = nonaxis.eval(&group.0) * w * words;
+                let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
+                group.1 = classes
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
+                    .collect();
+            }
         }
     }
 
