@@ -3,9 +3,10 @@
 //! Compilation is not timed. On interp: one warm-up launch, then timed launches (wall clock)
 //! until at least `MIN_RUNS` have run and either `MAX_RUNS` have or `BUDGET` has passed. On
 //! nvptx: the CUDA device's `bench` (warm-up, then CUDA events around each launch, buffers kept
-//! on the GPU). The median is reported. Buffers are not reset between launches (as in Triton's
-//! `do_bench`). The last stdout line is `BENCH median_ms=<float>`, plus `GB/s=` and `TFLOP/s=`
-//! when `--bytes` and `--flops` are given.
+//! on the GPU); on spirv: timestamp queries around each compute pass where the device has them,
+//! else the wall clock around submit and wait. The median is reported. Buffers are not reset
+//! between launches (as in Triton's `do_bench`). The last stdout line is `BENCH median_ms=<float>`,
+//! plus `GB/s=` and `TFLOP/s=` when `--bytes` and `--flops` are given.
 
 use std::time::{Duration, Instant};
 
@@ -81,7 +82,11 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
                 runs: stats.runs,
                 min_ms: stats.min_ms,
                 median_ms: stats.median_ms,
-                clock: "wall clock around submit and wait",
+                clock: if stats.gpu_timestamps {
+                    "Vulkan timestamps around the compute pass"
+                } else {
+                    "wall clock around submit and wait (the device has no timestamp queries)"
+                },
             }
         }
     };

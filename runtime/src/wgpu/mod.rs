@@ -107,6 +107,16 @@ pub struct BenchStats {
     pub runs: usize,
     pub median_ms: f64,
     pub min_ms: f64,
+    /// The times are GPU timestamps around the compute pass (else the wall clock from submit to
+    /// completion, which includes the driver's submission overhead).
+    pub gpu_timestamps: bool,
+}
+
+/// Two timestamp queries around a compute pass and the buffers that bring them back.
+struct PassTimer {
+    queries: wgpu::QuerySet,
+    resolved: wgpu::Buffer,
+    readback: wgpu::Buffer,
 }
 
 /// One Vulkan adapter opened through wgpu.
@@ -118,6 +128,8 @@ pub struct WgpuDevice {
     passthrough: bool,
     /// `SHADER_FLOAT32_ATOMIC` is enabled on the device.
     float32_atomic_add: bool,
+    /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
+    timestamps: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -166,7 +178,9 @@ impl WgpuDevice {
         };
         let adapter = &all[index];
         let summary = summarize(index, adapter);
-        let wanted = wgpu::Features::PASSTHROUGH_SHADERS | wgpu::Features::SHADER_FLOAT32_ATOMIC;
+        let wanted = wgpu::Features::PASSTHROUGH_SHADERS
+            | wgpu::Features::SHADER_FLOAT32_ATOMIC
+            | wgpu::Features::TIMESTAMP_QUERY;
         let features = adapter.features() & wanted;
         let limits = adapter.limits();
         let descriptor = wgpu::DeviceDescriptor {
@@ -180,6 +194,7 @@ impl WgpuDevice {
         Ok(Some(WgpuDevice {
             passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
             float32_atomic_add: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
+            timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             summary,
             device,
             queue,
@@ -409,6 +424,7 @@ impl WgpuDevice {
         resident: &Resident,
         grid: Grid,
         args: &[ArgValue],
+        timer: Option<&PassTimer>,
     ) -> Result<wgpu::SubmissionIndex, WgpuError> {
         let max = self.limits.max_compute_workgroups_per_dimension;
         let Some(dispatch) = fold_grid(grid.0, max) else {
@@ -449,10 +465,20 @@ impl WgpuDevice {
         });
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         if grid.programs() > 0 {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            let timestamp_writes = timer.map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            });
+            let mut pass =
+                encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes });
             pass.set_pipeline(&pipeline.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
             pass.dispatch_workgroups(dispatch[0], dispatch[1], dispatch[2]);
+        }
+        if let Some(t) = timer {
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolved, 0);
+            encoder.copy_buffer_to_buffer(&t.resolved, 0, &t.readback, 0, 16);
         }
         Ok(self.queue.submit([encoder.finish()]))
     }
@@ -512,7 +538,7 @@ impl WgpuDevice {
     ) -> Result<(), WgpuError> {
         let pipeline = self.pipeline(artifact)?;
         let resident = self.upload(artifact, args, buffers)?;
-        self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+        self.dispatch(artifact, &pipeline, &resident, grid, args, None)?;
         self.wait()?;
         self.download(&resident, args, artifact, buffers)
     }
@@ -530,18 +556,65 @@ impl WgpuDevice {
     ) -> Result<BenchStats, WgpuError> {
         let pipeline = self.pipeline(artifact)?;
         let resident = self.upload(artifact, args, buffers)?;
-        self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+        let timer = (self.timestamps && grid.programs() > 0).then(|| self.pass_timer());
+        self.dispatch(artifact, &pipeline, &resident, grid, args, None)?;
         self.wait()?;
         let mut times = Vec::new();
         let start = Instant::now();
         while times.len() < min_runs || (start.elapsed() < budget && times.len() < 1000) {
             let t = Instant::now();
-            self.dispatch(artifact, &pipeline, &resident, grid, args)?;
+            self.dispatch(artifact, &pipeline, &resident, grid, args, timer.as_ref())?;
             self.wait()?;
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+            let ms = match &timer {
+                Some(timer) => self.read_timer(timer)?,
+                None => t.elapsed().as_secs_f64() * 1e3,
+            };
+            times.push(ms);
         }
         self.download(&resident, args, artifact, buffers)?;
         times.sort_by(|a, b| a.total_cmp(b));
-        Ok(BenchStats { runs: times.len(), median_ms: times[times.len() / 2], min_ms: times[0] })
+        Ok(BenchStats {
+            runs: times.len(),
+            median_ms: times[times.len() / 2],
+            min_ms: times[0],
+            gpu_timestamps: timer.is_some(),
+        })
+    }
+
+    fn pass_timer(&self) -> PassTimer {
+        let queries = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("trident pass time"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let buffer = |usage| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("trident timestamps"),
+                size: 16,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        PassTimer {
+            queries,
+            resolved: buffer(wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC),
+            readback: buffer(wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST),
+        }
+    }
+
+    /// The milliseconds between the two timestamps of the last timed pass (already completed).
+    fn read_timer(&self, timer: &PassTimer) -> Result<f64, WgpuError> {
+        let slice = timer.readback.slice(..);
+        slice.map_async(wgpu::MapMode::Read, |_| {});
+        self.wait()?;
+        let ticks = {
+            let data = slice
+                .get_mapped_range()
+                .map_err(|e| WgpuError::new(format!("cannot read the pass timestamps back: {e}")))?;
+            let word = |i: usize| u64::from_le_bytes(data[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+            word(1).saturating_sub(word(0))
+        };
+        timer.readback.unmap();
+        Ok(ticks as f64 * self.queue.get_timestamp_period() as f64 / 1e6)
     }
 }
