@@ -9,13 +9,14 @@
 //!
 //! Ops move only within their block (a user in a nested region counts at its ancestor op in the
 //! block), are visited last to first so that a chain sinks as a unit, and keep their relative
-//! order otherwise. Ops with effects, regions or no users stay.
+//! order otherwise. Ops with effects, regions or no users stay, and so do dots (they may read
+//! shared rings in place).
 //!
 //! Expects: any verified IR. Guarantees: the same values; every op still dominates its users.
 
 use std::collections::HashMap;
 
-use crate::ir::{Block, Body, Effect, Module, Op, Value};
+use crate::ir::{Block, Body, Effect, Module, Op, Opcode, Value};
 
 pub fn run(module: &mut Module) {
     for function in &mut module.functions {
@@ -54,7 +55,15 @@ fn sink_block(body: &mut Body, block: Block) {
     for &op in ops.iter().rev() {
         let data = body.op(op);
         let info = data.opcode.info();
-        if info.effect != Effect::Pure || info.regions != 0 || info.terminator || data.results.is_empty() {
+        // A dot may read its operands in place from a shared ring (`ttg.local_load`) that later
+        // asynchronous copies overwrite: it stays where the pipeliner put it.
+        let stays = data.opcode == Opcode::Dot;
+        if info.effect != Effect::Pure
+            || info.regions != 0
+            || info.terminator
+            || data.results.is_empty()
+            || stays
+        {
             continue;
         }
         let order = &body.blocks[block].ops;
