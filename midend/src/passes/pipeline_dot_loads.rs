@@ -1,12 +1,13 @@
-//! Pipeline the loads that feed `tt.dot` one iteration ahead, into registers.
+//! Pipeline the loads that feed `tt.dot`: issue them `num_stages - 1` iterations ahead into
+//! shared-memory rings (NVIDIA sm_80+, below), or one iteration ahead into registers.
 //!
 //! A K loop `for k: a = load(pa(k)); b = load(pb(k)); acc = dot(a, b, acc)` waits for each tile
 //! from global memory before the tensor cores can start on it: the whole load latency is exposed
 //! once per iteration. Triton's pipeliner (num_stages >= 2) issues the loads of later iterations
 //! while the current one computes, through asynchronous copies into a ring of shared buffers.
-//! This pass does the first step of that schedule with registers instead: the loads of
-//! iteration `k + 1` are issued in iteration `k`, right before the dot, and carried to the next
-//! iteration as extra iter args. A prologue before the loop loads iteration `lb`.
+//! Where that does not apply, this pass does the first step of the schedule with registers: the
+//! loads of iteration `k + 1` are issued in iteration `k`, right before the dot, and carried to
+//! the next iteration as extra iter args. A prologue before the loop loads iteration `lb`.
 //!
 //! ```text
 //! a0 = load(pa(lb), mask & lb < ub)
@@ -22,8 +23,9 @@
 //! off memory. Eligible loads: top-level ops of the loop body whose results feed only dot A/B
 //! operands (directly or through layout conversions), and whose address and mask come from pure,
 //! region-free ops of the body, the induction variable, values from outside the loop, and carried
-//! values whose next value is computed the same way (no loads, no dots). Loops holding anything
-//! else keep their loads where they are.
+//! values whose next value is computed the same way (no loads, no dots). Loop bodies holding ops
+//! with regions (nested loops and branches, but also reduction combine regions for now) keep
+//! their loads where they are.
 //!
 //! # Through shared memory (NVIDIA sm_80+)
 //!
@@ -42,7 +44,8 @@
 //!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
-//! (masked-off copies touch none); one more set of operand registers live across the dot.
+//! (masked-off copies touch none); in the register form, one more set of operand registers live
+//! across the dot.
 
 use std::collections::{HashMap, HashSet};
 
