@@ -223,6 +223,78 @@ fn float_atomic_add_twice_lands_every_add() {
     }
 }
 
+/// Writes `values` (little-endian bytes of `dtype` elements) as `name.npy` in `dir`.
+fn write_npy(dir: &Path, name: &str, dtype: trident_midend::ir::DType, values: Vec<u8>) -> String {
+    let mut buffer = trident_runtime::Buffer::zeros(name, dtype, values.len() * 8 / dtype.bits() as usize);
+    buffer.bytes = values;
+    let path = dir.join(format!("{name}.npy"));
+    if let Err(e) = npy::write(&path, &buffer) {
+        panic!("{name}: {e}");
+    }
+    format!("{name}=@{}", path.to_str().unwrap())
+}
+
+/// Reductions over 512 threads per row (spirv's halving tree; two-word partials for i64; argmax
+/// ties broken by the lowest index) agree with interp element for element.
+#[test]
+fn wide_reductions_agree_with_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("wide-reductions");
+    let (rows, n) = (4usize, 2000usize);
+    // Small integers: exact f32 sums, and many ties for argmax.
+    let x: Vec<u8> = (0..rows * n).flat_map(|i| (((i * 7919) % 23) as f32 - 11.0).to_le_bytes()).collect();
+    let xi: Vec<u8> = (0..rows * n)
+        .flat_map(|i| (((i * 104729) % 1000) as i64 * 3_000_000_007 - (1 << 40)).to_le_bytes())
+        .collect();
+    let args = [
+        write_npy(&dir, "x_ptr", DType::F32, x),
+        write_npy(&dir, "xi_ptr", DType::I64, xi),
+        write_npy(&dir, "sum_ptr", DType::F32, vec![0; rows * 4]),
+        write_npy(&dir, "max_ptr", DType::F32, vec![0; rows * 4]),
+        write_npy(&dir, "arg_ptr", DType::I32, vec![0; rows * 4]),
+        write_npy(&dir, "isum_ptr", DType::I64, vec![0; rows * 8]),
+    ];
+    let mut command = vec![
+        "check",
+        "tests/kernels/row_reductions.py",
+        "--kernel",
+        "row_reductions_kernel",
+        "--grid",
+        "4",
+        "--num-warps",
+        "8",
+        "--const",
+        "BLOCK=2048",
+        "--arg",
+        "N=2000",
+        "--atol",
+        "0",
+        "--rtol",
+        "0",
+    ];
+    for arg in &args {
+        command.extend(["--arg", arg.as_str()]);
+    }
+    let output = trident(&command);
+    let text = stdout(&output);
+    if text.lines().any(|l| l.starts_with("spirv") && l.contains("unavailable")) {
+        let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+        assert!(
+            !required.split(',').any(|d| d.trim() == "spirv"),
+            "TRIDENT_REQUIRE_DEVICES names spirv:\n{text}"
+        );
+        println!("SKIP spirv wide reductions: no Vulkan adapter here");
+        return;
+    }
+    assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
+    for buffer in ["sum_ptr", "max_ptr", "arg_ptr", "isum_ptr"] {
+        assert!(
+            text.lines().any(|l| l.starts_with("spirv") && l.contains(buffer)),
+            "{buffer} not compared:\n{text}"
+        );
+    }
+}
+
 #[test]
 fn check_prints_the_interp_row() {
     let mut args = vec!["check", EXAMPLE];
