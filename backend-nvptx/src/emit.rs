@@ -590,14 +590,6 @@ impl<'a> Emitter<'a> {
                 let src = self.get(data.operands[0])?;
                 let sl = self.layout(data.operands[0])?;
                 let dl = self.layout(data.results[0])?;
-                // A splat holds one value in every element of every thread: any layout of it is
-                // that register repeated (an accumulator's zeros need no trip through shared
-                // memory).
-                let producer = self.func.body.def_op(data.operands[0]).map(|d| self.func.body.opcode(d));
-                if matches!(producer, Some(Constant | Splat)) && src.windows(2).all(|w| w[0] == w[1]) {
-                    self.set(data.results[0], vec![src[0]; dl.num_regs()]);
-                    return Ok(());
-                }
                 let read = Affine::row_major(&sl.shape);
                 let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?;
                 self.set(data.results[0], r);

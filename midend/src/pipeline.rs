@@ -187,6 +187,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
         return Ok(());
     }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------
+    if run_pass("fold-splat-conversions", passes::fold_splat_conversions::run, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {
         return Ok(());
     }

@@ -92,6 +92,15 @@ fn pipeline_dot_loads() {
     });
 }
 
+/// Conversions of splats and constants become the splat or constant in the new layout.
+#[test]
+fn fold_splat_conversions() {
+    check_folder("fold_splat_conversions", |module| {
+        passes::fold_splat_conversions::run(module);
+        passes::dce::run(module);
+    });
+}
+
 /// Pure ops move down to their first user (here: the store's addresses past the barrier).
 #[test]
 fn sink() {

@@ -13,6 +13,7 @@ pub mod combine;
 pub mod convert_to_gpu;
 pub mod cse;
 pub mod dce;
+pub mod fold_splat_conversions;
 pub mod inline;
 pub mod licm;
 pub mod pipeline_dot_loads;
