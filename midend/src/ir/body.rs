@@ -93,6 +93,18 @@ impl Body {
         v
     }
 
+    /// Gives `scf.for` op `lp` one more carried value starting at `init`: the new body argument
+    /// and the new result (the caller appends the next value to the body's `scf.yield`).
+    pub fn add_iter_arg(&mut self, lp: Op, init: Value, ty: Type) -> (Value, Value) {
+        let region = self.ops[lp].regions[0];
+        self.ops[lp].operands.push(init);
+        let arg = self.add_block_arg(region, ty.clone());
+        let index = self.ops[lp].results.len() as u32;
+        let result = self.values.append(ValueData { ty, def: ValueDef::Result(lp, index) });
+        self.ops[lp].results.push(result);
+        (arg, result)
+    }
+
     /// Creates a detached op with fresh result values.
     pub fn create_op(
         &mut self,

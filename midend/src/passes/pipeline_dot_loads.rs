@@ -49,9 +49,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{
-    Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value, ValueData, ValueDef,
-};
+use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value};
 use crate::layout::Encoding;
 use crate::target::Target;
 
@@ -188,10 +186,13 @@ fn ring_bytes(ty: &Type, slots: u64) -> u64 {
     slots * rows * (cols * bytes + 16)
 }
 
-/// `v + j * step` (`v` itself for `j = 0`).
+/// `v + j * step` (`v` itself for `j = 0`, `v + step` for `j = 1`).
 fn steps_ahead(b: &mut Builder, v: Value, step: Value, j: i64) -> Value {
     if j == 0 {
         return v;
+    }
+    if j == 1 {
+        return b.value(Opcode::AddI, vec![v, step], b.ty(v), Attrs::new());
     }
     let ty = b.ty(v);
     let count = b.const_int(ty.dtype(), j);
@@ -269,12 +270,7 @@ fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], carried: &[usize], stage
 
     // The slot the dot reads is carried: 0 in the first iteration, then round the ring.
     let slot0 = b.const_int(DType::I32, 0);
-    body.ops[lp].operands.push(slot0);
-    let slot = body.add_block_arg(region, i32_ty.clone());
-    let result_index = body.op(lp).results.len() as u32;
-    let slot_out =
-        body.values.append(ValueData { ty: i32_ty.clone(), def: ValueDef::Result(lp, result_index) });
-    body.ops[lp].results.push(slot_out);
+    let (slot, _) = body.add_iter_arg(lp, slot0, i32_ty.clone());
 
     // Body start: wait for this iteration's tiles (later groups may still be in flight), then
     // copy iteration k + stages - 1 into the slot iteration k - 1 read.
@@ -479,11 +475,7 @@ fn rewrite(
     let mut current = Vec::new();
     for (&load, &init) in loads.iter().zip(&prologue) {
         let ty: Type = body.ty(body.op(load).results[0]).clone();
-        body.ops[lp].operands.push(init);
-        current.push(body.add_block_arg(region, ty.clone()));
-        let result_index = body.op(lp).results.len() as u32;
-        let result = body.values.append(ValueData { ty, def: ValueDef::Result(lp, result_index) });
-        body.ops[lp].results.push(result);
+        current.push(body.add_iter_arg(lp, init, ty).0);
     }
 
     // In the body, before the first use of a pipelined load: the next iteration's loads.
@@ -498,15 +490,9 @@ fn rewrite(
         .expect("a pipelined load has a user in the body");
     let mut b = Builder::at(body, region, first_use);
     b.span = span;
-    let iv_next = b.value(Opcode::AddI, vec![args[0], step], b.ty(args[0]), Attrs::new());
-    let live = b.cmpi("slt", iv_next, ub);
     // The values this iteration yields, computed here (clones; CSE merges the originals).
-    let mut same: HashMap<Value, Value> = HashMap::new();
-    let mut next: HashMap<Value, Value> = HashMap::from([(args[0], iv_next)]);
-    for &k in carried {
-        let yielded = clone_with(&mut b, &in_body, yields[k - 1], &mut same);
-        next.insert(args[k], yielded);
-    }
+    let mut next = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut HashMap::new());
+    let live = b.cmpi("slt", next[&args[0]], ub);
     let prefetched: Vec<Value> =
         loads.iter().map(|&l| clone_load(&mut b, &in_body, l, live, &mut next)).collect();
 

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use crate::ir::{
-    Attrs, Block, Body, Builder, DType, Effect, Elem, Module, Op, Opcode, Type, Value, ValueData, ValueDef,
+    Attrs, Block, Body, Builder, DType, Effect, Elem, Module, Op, Opcode, Type, Value, ValueDef,
 };
 
 /// Rewrites every eligible loop-carried pointer tensor of every function.
@@ -104,12 +104,7 @@ fn rewrite(body: &mut Body, lp: Op, k: usize) {
         Step::Scalar(s) => s,
         Step::Constant(c) => b.const_int(DType::I64, c),
     };
-    body.ops[lp].operands.push(zero);
-    let o = body.add_block_arg(region, i64_ty.clone());
-    let result_index = body.op(lp).results.len() as u32;
-    let o_final =
-        body.values.append(ValueData { ty: i64_ty.clone(), def: ValueDef::Result(lp, result_index) });
-    body.ops[lp].results.push(o_final);
+    let (o, o_final) = body.add_iter_arg(lp, zero, i64_ty.clone());
 
     // Inside: P = addptr(clone of P0's computation, splat(o)).
     let mut b = Builder::at(body, region, 0);

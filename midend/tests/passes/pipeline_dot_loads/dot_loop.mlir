@@ -122,107 +122,101 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %b_ptr: !t
   %41 = tt.splat %17 : tensor<32x32xi1, #blocked3>
   ttg.async_copy_global_to_local %16, %18, %40, %41
   ttg.async_commit_group
-  %42 = arith.constant {value = 1} : i32
-  %43 = arith.muli %6, %42 : i32
-  %44 = arith.addi %10, %43 : i32
-  %45 = arith.addi %12, %13 : i64
-  %46 = arith.addi %12, %14 : i64
-  %47 = arith.cmpi %44, %K {predicate = "slt"} : i1
-  %48 = arith.constant {value = 1} : i32
-  %49 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %50 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-  %51 = tt.expand_dims %50 {axis = 1} : tensor<32x1xi32, #blocked3>
-  %52 = tt.splat %K : tensor<32x1xi32, #blocked3>
-  %53 = arith.muli %51, %52 : tensor<32x1xi32, #blocked3>
-  %54 = tt.addptr %49, %53 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %55 = tt.broadcast %54 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %56 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-  %57 = tt.expand_dims %56 {axis = 0} : tensor<1x32xi32, #blocked3>
-  %58 = tt.broadcast %57 : tensor<32x32xi32, #blocked3>
-  %59 = tt.addptr %55, %58 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %60 = tt.splat %45 : tensor<32x32xi64, #blocked3>
-  %61 = tt.addptr %59, %60 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %62 = tt.splat %47 : tensor<32x32xi1, #blocked3>
-  ttg.async_copy_global_to_local %15, %48, %61, %62
-  %63 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %64 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-  %65 = arith.muli %51, %64 : tensor<32x1xi32, #blocked3>
-  %66 = tt.addptr %63, %65 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %67 = tt.broadcast %66 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %68 = tt.addptr %67, %58 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %69 = tt.splat %46 : tensor<32x32xi64, #blocked3>
-  %70 = tt.addptr %68, %69 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %71 = tt.splat %47 : tensor<32x32xi1, #blocked3>
-  ttg.async_copy_global_to_local %16, %48, %70, %71
+  %42 = arith.addi %10, %6 : i32
+  %43 = arith.addi %12, %13 : i64
+  %44 = arith.addi %12, %14 : i64
+  %45 = arith.cmpi %42, %K {predicate = "slt"} : i1
+  %46 = arith.constant {value = 1} : i32
+  %47 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %48 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+  %49 = tt.expand_dims %48 {axis = 1} : tensor<32x1xi32, #blocked3>
+  %50 = tt.splat %K : tensor<32x1xi32, #blocked3>
+  %51 = arith.muli %49, %50 : tensor<32x1xi32, #blocked3>
+  %52 = tt.addptr %47, %51 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %53 = tt.broadcast %52 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %54 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+  %55 = tt.expand_dims %54 {axis = 0} : tensor<1x32xi32, #blocked3>
+  %56 = tt.broadcast %55 : tensor<32x32xi32, #blocked3>
+  %57 = tt.addptr %53, %56 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %58 = tt.splat %43 : tensor<32x32xi64, #blocked3>
+  %59 = tt.addptr %57, %58 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %60 = tt.splat %45 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %15, %46, %59, %60
+  %61 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %62 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+  %63 = arith.muli %49, %62 : tensor<32x1xi32, #blocked3>
+  %64 = tt.addptr %61, %63 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %65 = tt.broadcast %64 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %66 = tt.addptr %65, %56 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %67 = tt.splat %44 : tensor<32x32xi64, #blocked3>
+  %68 = tt.addptr %66, %67 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %69 = tt.splat %45 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %16, %46, %68, %69
   ttg.async_commit_group
-  %72 = arith.constant {value = 0} : i32
-  %73, %74, %75, %76 = scf.for %10, %K, %6, %11, %12, %12, %72 : tensor<32x32xf32, #mma>, i64, i64, i32 {
-  ^bb0(%77: i32, %78: tensor<32x32xf32, #mma>, %79: i64, %80: i64, %81: i32):
+  %70 = arith.constant {value = 0} : i32
+  %71, %72, %73, %74 = scf.for %10, %K, %6, %11, %12, %12, %70 : tensor<32x32xf32, #mma>, i64, i64, i32 {
+  ^bb0(%75: i32, %76: tensor<32x32xf32, #mma>, %77: i64, %78: i64, %79: i32):
     ttg.async_wait {num = 1}
     gpu.barrier
-    %82 = arith.constant {value = 0} : i32
-    %83 = arith.constant {value = 1} : i32
-    %84 = arith.constant {value = 2} : i32
-    %85 = arith.cmpi %81, %82 {predicate = "eq"} : i1
-    %86 = arith.subi %81, %83 : i32
-    %87 = arith.select %85, %84, %86 : i32
-    %88 = arith.cmpi %81, %84 {predicate = "eq"} : i1
-    %89 = arith.addi %81, %83 : i32
-    %90 = arith.select %88, %82, %89 : i32
-    %91 = arith.constant {value = 1} : i32
-    %92 = arith.muli %6, %91 : i32
-    %93 = arith.addi %77, %92 : i32
-    %94 = arith.addi %79, %13 : i64
-    %95 = arith.addi %80, %14 : i64
-    %96 = arith.constant {value = 1} : i32
-    %97 = arith.muli %6, %96 : i32
-    %98 = arith.addi %93, %97 : i32
-    %99 = arith.addi %94, %13 : i64
-    %100 = arith.addi %95, %14 : i64
-    %101 = arith.cmpi %98, %K {predicate = "slt"} : i1
-    %102 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %103 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-    %104 = tt.expand_dims %103 {axis = 1} : tensor<32x1xi32, #blocked3>
-    %105 = tt.splat %K : tensor<32x1xi32, #blocked3>
-    %106 = arith.muli %104, %105 : tensor<32x1xi32, #blocked3>
-    %107 = tt.addptr %102, %106 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %108 = tt.broadcast %107 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %109 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-    %110 = tt.expand_dims %109 {axis = 0} : tensor<1x32xi32, #blocked3>
-    %111 = tt.broadcast %110 : tensor<32x32xi32, #blocked3>
-    %112 = tt.addptr %108, %111 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %113 = tt.splat %99 : tensor<32x32xi64, #blocked3>
-    %114 = tt.addptr %112, %113 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %115 = tt.splat %101 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %15, %87, %114, %115
-    %116 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %117 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-    %118 = arith.muli %104, %117 : tensor<32x1xi32, #blocked3>
-    %119 = tt.addptr %116, %118 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %120 = tt.broadcast %119 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %121 = tt.addptr %120, %111 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %122 = tt.splat %100 : tensor<32x32xi64, #blocked3>
-    %123 = tt.addptr %121, %122 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %124 = tt.splat %101 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %16, %87, %123, %124
+    %80 = arith.constant {value = 0} : i32
+    %81 = arith.constant {value = 1} : i32
+    %82 = arith.constant {value = 2} : i32
+    %83 = arith.cmpi %79, %80 {predicate = "eq"} : i1
+    %84 = arith.subi %79, %81 : i32
+    %85 = arith.select %83, %82, %84 : i32
+    %86 = arith.cmpi %79, %82 {predicate = "eq"} : i1
+    %87 = arith.addi %79, %81 : i32
+    %88 = arith.select %86, %80, %87 : i32
+    %89 = arith.addi %75, %6 : i32
+    %90 = arith.addi %77, %13 : i64
+    %91 = arith.addi %78, %14 : i64
+    %92 = arith.addi %89, %6 : i32
+    %93 = arith.addi %90, %13 : i64
+    %94 = arith.addi %91, %14 : i64
+    %95 = arith.cmpi %92, %K {predicate = "slt"} : i1
+    %96 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %97 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+    %98 = tt.expand_dims %97 {axis = 1} : tensor<32x1xi32, #blocked3>
+    %99 = tt.splat %K : tensor<32x1xi32, #blocked3>
+    %100 = arith.muli %98, %99 : tensor<32x1xi32, #blocked3>
+    %101 = tt.addptr %96, %100 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %102 = tt.broadcast %101 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %103 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+    %104 = tt.expand_dims %103 {axis = 0} : tensor<1x32xi32, #blocked3>
+    %105 = tt.broadcast %104 : tensor<32x32xi32, #blocked3>
+    %106 = tt.addptr %102, %105 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %107 = tt.splat %93 : tensor<32x32xi64, #blocked3>
+    %108 = tt.addptr %106, %107 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %109 = tt.splat %95 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %15, %85, %108, %109
+    %110 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %111 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+    %112 = arith.muli %98, %111 : tensor<32x1xi32, #blocked3>
+    %113 = tt.addptr %110, %112 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %114 = tt.broadcast %113 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %115 = tt.addptr %114, %105 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %116 = tt.splat %94 : tensor<32x32xi64, #blocked3>
+    %117 = tt.addptr %115, %116 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %118 = tt.splat %95 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %16, %85, %117, %118
     ttg.async_commit_group
-    %125 = ttg.local_load %15, %81 : tensor<32x32xf16, #blocked3>
-    %126 = ttg.local_load %16, %81 : tensor<32x32xf16, #blocked3>
-    %127 = tt.dot %125, %126, %78 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
-    %128 = arith.addi %79, %13 : i64
-    %129 = arith.addi %80, %14 : i64
-    scf.yield %127, %128, %129, %90
+    %119 = ttg.local_load %15, %79 : tensor<32x32xf16, #blocked3>
+    %120 = ttg.local_load %16, %79 : tensor<32x32xf16, #blocked3>
+    %121 = tt.dot %119, %120, %76 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
+    %122 = arith.addi %77, %13 : i64
+    %123 = arith.addi %78, %14 : i64
+    scf.yield %121, %122, %123, %88
   }
   ttg.async_wait {num = 0}
   gpu.barrier
   ttg.local_dealloc %16
   ttg.local_dealloc %15
-  %130 = ttg.convert_layout %73 : tensor<32x32xf32, #blocked2>
-  %131 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %132 = tt.addptr %131, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %133 = ttg.convert_layout %132 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %134 = tt.broadcast %133 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  %135 = tt.addptr %134, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  tt.store %135, %130
+  %124 = ttg.convert_layout %71 : tensor<32x32xf32, #blocked2>
+  %125 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %126 = tt.addptr %125, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %127 = ttg.convert_layout %126 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %128 = tt.broadcast %127 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  %129 = tt.addptr %128, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  tt.store %129, %124
   tt.return
 }

@@ -125,95 +125,89 @@ tt.func public @dot_and_sum(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %b_ptr:
   %36 = tt.splat %21 : tensor<32x32xi1, #blocked3>
   ttg.async_copy_global_to_local %20, %22, %35, %36
   ttg.async_commit_group
-  %37 = arith.constant {value = 1} : i32
-  %38 = arith.muli %6, %37 : i32
-  %39 = arith.addi %5, %38 : i32
-  %40 = arith.addi %2, %0 : i64
-  %41 = arith.cmpi %39, %K {predicate = "slt"} : i1
-  %42 = arith.constant {value = 1} : i32
-  %43 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %44 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-  %45 = tt.expand_dims %44 {axis = 1} : tensor<32x1xi32, #blocked3>
-  %46 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-  %47 = arith.muli %45, %46 : tensor<32x1xi32, #blocked3>
-  %48 = tt.addptr %43, %47 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-  %49 = tt.broadcast %48 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %50 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-  %51 = tt.expand_dims %50 {axis = 0} : tensor<1x32xi32, #blocked3>
-  %52 = tt.broadcast %51 : tensor<32x32xi32, #blocked3>
-  %53 = tt.addptr %49, %52 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %54 = tt.splat %40 : tensor<32x32xi64, #blocked3>
-  %55 = tt.addptr %53, %54 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-  %56 = tt.splat %41 : tensor<32x32xi1, #blocked3>
-  ttg.async_copy_global_to_local %20, %42, %55, %56
+  %37 = arith.addi %5, %6 : i32
+  %38 = arith.addi %2, %0 : i64
+  %39 = arith.cmpi %37, %K {predicate = "slt"} : i1
+  %40 = arith.constant {value = 1} : i32
+  %41 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %42 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+  %43 = tt.expand_dims %42 {axis = 1} : tensor<32x1xi32, #blocked3>
+  %44 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+  %45 = arith.muli %43, %44 : tensor<32x1xi32, #blocked3>
+  %46 = tt.addptr %41, %45 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+  %47 = tt.broadcast %46 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %48 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+  %49 = tt.expand_dims %48 {axis = 0} : tensor<1x32xi32, #blocked3>
+  %50 = tt.broadcast %49 : tensor<32x32xi32, #blocked3>
+  %51 = tt.addptr %47, %50 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %52 = tt.splat %38 : tensor<32x32xi64, #blocked3>
+  %53 = tt.addptr %51, %52 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+  %54 = tt.splat %39 : tensor<32x32xi1, #blocked3>
+  ttg.async_copy_global_to_local %20, %40, %53, %54
   ttg.async_commit_group
-  %57 = arith.constant {value = 0} : i32
-  %58, %59, %60, %61, %62 = scf.for %5, %K, %6, %4, %3, %2, %2, %57 : tensor<32x32xf32, #mma>, tensor<32x32xf32, #blocked>, i64, i64, i32 {
-  ^bb0(%63: i32, %64: tensor<32x32xf32, #mma>, %65: tensor<32x32xf32, #blocked>, %66: i64, %67: i64, %68: i32):
+  %55 = arith.constant {value = 0} : i32
+  %56, %57, %58, %59, %60 = scf.for %5, %K, %6, %4, %3, %2, %2, %55 : tensor<32x32xf32, #mma>, tensor<32x32xf32, #blocked>, i64, i64, i32 {
+  ^bb0(%61: i32, %62: tensor<32x32xf32, #mma>, %63: tensor<32x32xf32, #blocked>, %64: i64, %65: i64, %66: i32):
     ttg.async_wait {num = 1}
     gpu.barrier
-    %69 = arith.constant {value = 0} : i32
-    %70 = arith.constant {value = 1} : i32
-    %71 = arith.constant {value = 2} : i32
-    %72 = arith.cmpi %68, %69 {predicate = "eq"} : i1
-    %73 = arith.subi %68, %70 : i32
-    %74 = arith.select %72, %71, %73 : i32
-    %75 = arith.cmpi %68, %71 {predicate = "eq"} : i1
-    %76 = arith.addi %68, %70 : i32
-    %77 = arith.select %75, %69, %76 : i32
-    %78 = arith.constant {value = 1} : i32
-    %79 = arith.muli %6, %78 : i32
-    %80 = arith.addi %63, %79 : i32
-    %81 = arith.addi %67, %0 : i64
-    %82 = arith.constant {value = 1} : i32
-    %83 = arith.muli %6, %82 : i32
-    %84 = arith.addi %80, %83 : i32
-    %85 = arith.addi %81, %0 : i64
-    %86 = arith.cmpi %84, %K {predicate = "slt"} : i1
-    %87 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %88 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-    %89 = tt.expand_dims %88 {axis = 1} : tensor<32x1xi32, #blocked3>
-    %90 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-    %91 = arith.muli %89, %90 : tensor<32x1xi32, #blocked3>
-    %92 = tt.addptr %87, %91 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %93 = tt.broadcast %92 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %94 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-    %95 = tt.expand_dims %94 {axis = 0} : tensor<1x32xi32, #blocked3>
-    %96 = tt.broadcast %95 : tensor<32x32xi32, #blocked3>
-    %97 = tt.addptr %93, %96 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %98 = tt.splat %85 : tensor<32x32xi64, #blocked3>
-    %99 = tt.addptr %97, %98 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %100 = tt.splat %86 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %20, %74, %99, %100
+    %67 = arith.constant {value = 0} : i32
+    %68 = arith.constant {value = 1} : i32
+    %69 = arith.constant {value = 2} : i32
+    %70 = arith.cmpi %66, %67 {predicate = "eq"} : i1
+    %71 = arith.subi %66, %68 : i32
+    %72 = arith.select %70, %69, %71 : i32
+    %73 = arith.cmpi %66, %69 {predicate = "eq"} : i1
+    %74 = arith.addi %66, %68 : i32
+    %75 = arith.select %73, %67, %74 : i32
+    %76 = arith.addi %61, %6 : i32
+    %77 = arith.addi %65, %0 : i64
+    %78 = arith.addi %76, %6 : i32
+    %79 = arith.addi %77, %0 : i64
+    %80 = arith.cmpi %78, %K {predicate = "slt"} : i1
+    %81 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %82 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+    %83 = tt.expand_dims %82 {axis = 1} : tensor<32x1xi32, #blocked3>
+    %84 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+    %85 = arith.muli %83, %84 : tensor<32x1xi32, #blocked3>
+    %86 = tt.addptr %81, %85 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %87 = tt.broadcast %86 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %88 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+    %89 = tt.expand_dims %88 {axis = 0} : tensor<1x32xi32, #blocked3>
+    %90 = tt.broadcast %89 : tensor<32x32xi32, #blocked3>
+    %91 = tt.addptr %87, %90 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %92 = tt.splat %79 : tensor<32x32xi64, #blocked3>
+    %93 = tt.addptr %91, %92 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %94 = tt.splat %80 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %20, %72, %93, %94
     ttg.async_commit_group
-    %101 = ttg.local_load %20, %68 : tensor<32x32xf16, #blocked3>
-    %102 = tt.splat %66 : tensor<32x32xi64, #blocked>
-    %103 = tt.addptr %19, %102 : tensor<32x32x!tt.ptr<f16>, #blocked>
-    %104 = tt.load %103 : tensor<32x32xf16, #blocked>
-    %105 = arith.addi %67, %0 : i64
-    %106 = arith.addi %66, %1 : i64
-    %107 = arith.extf %104 : tensor<32x32xf32, #blocked>
-    %108 = arith.addf %65, %107 : tensor<32x32xf32, #blocked>
-    %109 = tt.dot %104, %101, %64 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
-    scf.yield %109, %108, %106, %105, %77
+    %95 = ttg.local_load %20, %66 : tensor<32x32xf16, #blocked3>
+    %96 = tt.splat %64 : tensor<32x32xi64, #blocked>
+    %97 = tt.addptr %19, %96 : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %98 = tt.load %97 : tensor<32x32xf16, #blocked>
+    %99 = arith.addi %65, %0 : i64
+    %100 = arith.addi %64, %1 : i64
+    %101 = arith.extf %98 : tensor<32x32xf32, #blocked>
+    %102 = arith.addf %63, %101 : tensor<32x32xf32, #blocked>
+    %103 = tt.dot %98, %95, %62 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
+    scf.yield %103, %102, %100, %99, %75
   }
   ttg.async_wait {num = 0}
   gpu.barrier
   ttg.local_dealloc %20
-  %110 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %111 = arith.constant {value = 32} : tensor<32x1xi32, #blocked2>
-  %112 = arith.muli %14, %111 : tensor<32x1xi32, #blocked2>
-  %113 = tt.addptr %110, %112 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %104 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %105 = arith.constant {value = 32} : tensor<32x1xi32, #blocked2>
+  %106 = arith.muli %14, %105 : tensor<32x1xi32, #blocked2>
+  %107 = tt.addptr %104, %106 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %108 = ttg.convert_layout %107 : tensor<32x1x!tt.ptr<f32>, #blocked>
+  %109 = tt.broadcast %108 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  %110 = tt.addptr %109, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  %111 = ttg.convert_layout %56 : tensor<32x32xf32, #blocked>
+  tt.store %110, %111
+  %112 = tt.splat %s_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %113 = tt.addptr %112, %106 : tensor<32x1x!tt.ptr<f32>, #blocked2>
   %114 = ttg.convert_layout %113 : tensor<32x1x!tt.ptr<f32>, #blocked>
   %115 = tt.broadcast %114 : tensor<32x32x!tt.ptr<f32>, #blocked>
   %116 = tt.addptr %115, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  %117 = ttg.convert_layout %58 : tensor<32x32xf32, #blocked>
-  tt.store %116, %117
-  %118 = tt.splat %s_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %119 = tt.addptr %118, %112 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %120 = ttg.convert_layout %119 : tensor<32x1x!tt.ptr<f32>, #blocked>
-  %121 = tt.broadcast %120 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  %122 = tt.addptr %121, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  tt.store %122, %59
+  tt.store %116, %57
   tt.return
 }

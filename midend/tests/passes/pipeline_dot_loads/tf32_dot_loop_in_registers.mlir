@@ -121,9 +121,9 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %b_ptr: !t
   %41, %42, %43, %44, %45 = scf.for %10, %K, %6, %11, %12, %12, %30, %40 : tensor<32x32xf32, #mma>, i64, i64, tensor<32x32xf32, #blocked3>, tensor<32x32xf32, #blocked3> {
   ^bb0(%46: i32, %47: tensor<32x32xf32, #mma>, %48: i64, %49: i64, %50: tensor<32x32xf32, #blocked3>, %51: tensor<32x32xf32, #blocked3>):
     %52 = arith.addi %46, %6 : i32
-    %53 = arith.cmpi %52, %K {predicate = "slt"} : i1
-    %54 = arith.addi %48, %13 : i64
-    %55 = arith.addi %49, %14 : i64
+    %53 = arith.addi %48, %13 : i64
+    %54 = arith.addi %49, %14 : i64
+    %55 = arith.cmpi %52, %K {predicate = "slt"} : i1
     %56 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f32>, #blocked3>
     %57 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
     %58 = tt.expand_dims %57 {axis = 1} : tensor<32x1xi32, #blocked3>
@@ -135,9 +135,9 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %b_ptr: !t
     %64 = tt.expand_dims %63 {axis = 0} : tensor<1x32xi32, #blocked3>
     %65 = tt.broadcast %64 : tensor<32x32xi32, #blocked3>
     %66 = tt.addptr %62, %65 : tensor<32x32x!tt.ptr<f32>, #blocked3>
-    %67 = tt.splat %54 : tensor<32x32xi64, #blocked3>
+    %67 = tt.splat %53 : tensor<32x32xi64, #blocked3>
     %68 = tt.addptr %66, %67 : tensor<32x32x!tt.ptr<f32>, #blocked3>
-    %69 = tt.splat %53 : tensor<32x32xi1, #blocked3>
+    %69 = tt.splat %55 : tensor<32x32xi1, #blocked3>
     %70 = tt.load %68, %69 : tensor<32x32xf32, #blocked3>
     %71 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f32>, #blocked3>
     %72 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
@@ -145,9 +145,9 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %b_ptr: !t
     %74 = tt.addptr %71, %73 : tensor<32x1x!tt.ptr<f32>, #blocked3>
     %75 = tt.broadcast %74 : tensor<32x32x!tt.ptr<f32>, #blocked3>
     %76 = tt.addptr %75, %65 : tensor<32x32x!tt.ptr<f32>, #blocked3>
-    %77 = tt.splat %55 : tensor<32x32xi64, #blocked3>
+    %77 = tt.splat %54 : tensor<32x32xi64, #blocked3>
     %78 = tt.addptr %76, %77 : tensor<32x32x!tt.ptr<f32>, #blocked3>
-    %79 = tt.splat %53 : tensor<32x32xi1, #blocked3>
+    %79 = tt.splat %55 : tensor<32x32xi1, #blocked3>
     %80 = tt.load %78, %79 : tensor<32x32xf32, #blocked3>
     %81 = tt.dot %50, %51, %47 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
     %82 = arith.addi %48, %13 : i64
