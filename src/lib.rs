@@ -183,8 +183,9 @@ pub fn lower_to_ttgir(
 /// machine, for 64 half that.
 pub const SPIRV_THREADS_PER_WARP: u32 = 64;
 
-/// The Vulkan facts a SPIR-V compilation needs (from the adapter, or defaults without one).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The Vulkan facts a SPIR-V compilation needs (from the adapter and the launch's buffers, or
+/// defaults without them).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpirvTarget {
     pub mode: trident_backend_spirv::Mode,
     /// The widest layout warp: [`SPIRV_THREADS_PER_WARP`] (see there why it is free of the
@@ -197,6 +198,10 @@ pub struct SpirvTarget {
     /// The device adds f32 atomically (see `trident_backend_spirv::Options::float32_atomic_add`);
     /// used only by modules in the Vulkan dialect.
     pub float32_atomic_add: bool,
+    /// Pointer arguments (by ordinal among the pointer arguments) whose buffers are larger than
+    /// one storage binding of the device: they are bound as two windows (see
+    /// `trident_backend_spirv::Options::windowed_buffers`).
+    pub windowed_buffers: Vec<u32>,
 }
 
 impl SpirvTarget {
@@ -243,6 +248,7 @@ pub fn lower_to_spirv(
         num_warps: spec.num_warps,
         workgroup_memory_limit: target.workgroup_memory_bytes,
         float32_atomic_add: target.float32_atomic_add,
+        windowed_buffers: target.windowed_buffers,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

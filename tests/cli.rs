@@ -295,6 +295,70 @@ fn wide_reductions_agree_with_interp() {
     }
 }
 
+/// Buffers larger than one storage binding are bound as two windows on spirv. The binding limit
+/// is lowered to 16 KiB (`TRIDENT_VULKAN_MAX_BINDING_BYTES`) so that the kernel's 24000-byte
+/// buffers each take two windows; every output must match interp exactly. Without a Vulkan
+/// adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names spirv.
+#[test]
+fn windowed_buffers_agree_with_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("windowed-buffers");
+    let n = 24000usize;
+    let x: Vec<u8> = (0..n).map(|i| ((i * 37) % 251) as u8).collect();
+    let y: Vec<u8> = (0..n / 8).flat_map(|i| (i as i64 * 1_000_003 - (1 << 33)).to_le_bytes()).collect();
+    let args = [
+        write_npy(&dir, "x_ptr", DType::I8, x),
+        write_npy(&dir, "y_ptr", DType::I64, y),
+        write_npy(&dir, "out_ptr", DType::I64, vec![0; n]),
+        write_npy(&dir, "acc_ptr", DType::F32, vec![0; n]),
+    ];
+    let mut command = vec![
+        "check",
+        "tests/kernels/windowed_buffers.py",
+        "--kernel",
+        "windowed_buffers_kernel",
+        "--backend",
+        "spirv",
+        "--grid",
+        "47",
+        "--const",
+        "BLOCK=512",
+        "--arg",
+        "N=24000",
+        "--atol",
+        "0",
+        "--rtol",
+        "0",
+    ];
+    for arg in &args {
+        command.extend(["--arg", arg.as_str()]);
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_trident"))
+        .args(&command)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env(trident_runtime::wgpu::MAX_BINDING_ENV, "16384")
+        .output()
+        .expect("the trident binary runs");
+    let text = stdout(&output);
+    if stderr(&output).contains("needs a Vulkan adapter") {
+        let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+        assert!(
+            !required.split(',').any(|d| d.trim() == "spirv"),
+            "TRIDENT_REQUIRE_DEVICES names spirv: {}",
+            stderr(&output)
+        );
+        println!("SKIP spirv windowed buffers: no Vulkan adapter here");
+        return;
+    }
+    assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
+    for buffer in ["x_ptr", "out_ptr", "acc_ptr"] {
+        assert!(
+            text.lines().any(|l| l.starts_with("spirv") && l.contains(buffer)),
+            "{buffer} not compared:\n{text}"
+        );
+    }
+}
+
 #[test]
 fn check_prints_the_interp_row() {
     let mut args = vec!["check", EXAMPLE];

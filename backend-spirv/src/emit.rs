@@ -16,7 +16,7 @@ use rspirv::spirv::{self, Capability, Decoration, Op, StorageClass, Word};
 use trident_midend::ir::{Attr, DType, Function, Module, Op as IrOp, Opcode, Type, Value};
 
 use crate::spirv::{Class, Reg, Spv};
-use crate::{Artifact, Error, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
+use crate::{Artifact, Error, HighWindow, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
 use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
 
 pub type EResult<T> = Result<T, Error>;
@@ -50,8 +50,12 @@ pub struct Emitter<'a> {
     /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
     smem_var: Word,
     smem_words: u32,
-    /// One storage-buffer variable per pointer argument, by binding.
+    /// One storage-buffer variable per binding: the pointer arguments' (their ordinal is their
+    /// binding), then the high windows of windowed buffers.
     buffers: Vec<Word>,
+    /// Per pointer argument, its high window when its buffer is bound as two (see
+    /// [`crate::HighWindow`]).
+    windows: Vec<Option<Window>>,
     /// Per binding, the id of its f32-typed view, reserved on first use by a native float atomic
     /// and declared at the end (like workgroup memory); `None` for bindings without one.
     float_views: Vec<Option<Word>>,
@@ -61,6 +65,14 @@ pub struct Emitter<'a> {
     num_programs: [Reg; 3],
     /// The op being lowered, for error spans.
     pub current: Option<IrOp>,
+}
+
+/// The high window of a windowed buffer: its binding, and the first word it holds (the split,
+/// read from the uniform block in the prologue).
+#[derive(Clone, Copy)]
+struct Window {
+    binding: u32,
+    split: Reg,
 }
 
 impl<'a> Emitter<'a> {
@@ -84,6 +96,7 @@ impl<'a> Emitter<'a> {
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
+            windows: Vec::new(),
             float_views: Vec::new(),
             uniform_var,
             uniform_words: FIRST_PARAM_WORD,
@@ -501,6 +514,36 @@ impl<'a> Emitter<'a> {
 
     // ---- storage buffers and the uniform block ------------------------------------------------
 
+    /// Runs `access` on word `word` of pointer argument `arg`'s buffer. `access` gets the binding
+    /// and the word's index in it, and returns the value it read (if any), which this returns.
+    /// A windowed buffer branches on the split: `access` runs in both arms, on the high window
+    /// with the index less the split and on the low one with the index as is, and its value
+    /// passes the merge through a function variable.
+    pub fn at_word(
+        &mut self,
+        arg: u32,
+        word: Reg,
+        mut access: impl FnMut(&mut Self, u32, Reg) -> Option<Reg>,
+    ) -> Option<Reg> {
+        let Some(window) = self.windows.get(arg as usize).copied().flatten() else {
+            return access(self, arg, word);
+        };
+        let high = self.s.op(Op::UGreaterThanEqual, Class::Bool, &[word, window.split]);
+        let (low_label, merge) = self.s.begin_if_else(high);
+        let local = self.s.op(Op::ISub, Class::U32, &[word, window.split]);
+        let var = access(self, window.binding, local).map(|value| {
+            let var = self.s.var(value.class);
+            self.s.store(var, value.id);
+            (var, value.class)
+        });
+        self.s.else_part(low_label, merge);
+        if let (Some((var, _)), Some(value)) = (var, access(self, arg, word)) {
+            self.s.store(var, value.id);
+        }
+        self.s.end_if(merge);
+        var.map(|(var, class)| self.s.load(class, var))
+    }
+
     /// A pointer to word `index` of the storage buffer of binding `binding`.
     pub fn buffer_word_ptr(&mut self, binding: u32, index: Reg) -> Word {
         let u32t = self.s.u32_ty();
@@ -749,7 +792,7 @@ impl<'a> Emitter<'a> {
             let ty = self.ty(p);
             if ty.is_ptr() && !ty.is_tensor() {
                 buffer_names.push(func.arg_names.get(index).cloned().unwrap_or_default());
-                params.push(ParamAbi::Buffer { binding: n_buffers });
+                params.push(ParamAbi::Buffer { binding: n_buffers, high: None });
                 n_buffers += 1;
                 continue;
             }
@@ -771,7 +814,23 @@ impl<'a> Emitter<'a> {
             params.push(abi);
         }
 
-        // Storage buffers: struct { u32 words[]; } per pointer argument.
+        // Windowed buffers: a second binding each, after the buffers, and a uniform word for
+        // the split, after the scalars.
+        let mut n_bindings = n_buffers;
+        let mut splits = Vec::new();
+        for param in params.iter_mut() {
+            let ParamAbi::Buffer { binding, high } = param else { continue };
+            if !self.options.windowed_buffers.contains(binding) {
+                continue;
+            }
+            *high = Some(HighWindow { binding: n_bindings, split_word: self.uniform_words });
+            buffer_names.push(format!("{}_high", buffer_names[*binding as usize]));
+            splits.push((*binding, n_bindings, self.uniform_words));
+            n_bindings += 1;
+            self.uniform_words += 1;
+        }
+
+        // Storage buffers: struct { u32 words[]; } per binding.
         let u32t = self.s.u32_ty();
         let arr = self.s.b.type_runtime_array(u32t);
         self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(4)]);
@@ -779,14 +838,14 @@ impl<'a> Emitter<'a> {
         self.s.b.decorate(st, Decoration::Block, []);
         self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
         let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
-        for binding in 0..n_buffers {
+        for binding in 0..n_bindings {
             let var = self.s.b.variable(pty, None, StorageClass::StorageBuffer, None);
             self.s.b.decorate(var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
             self.s.b.decorate(var, Decoration::Binding, [Operand::LiteralBit32(binding)]);
             self.s.b.name(var, buffer_names[binding as usize].clone());
             self.buffers.push(var);
         }
-        self.float_views = vec![None; n_buffers as usize];
+        self.float_views = vec![None; n_bindings as usize];
         // The uniform block: one u32 member per word.
         let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
         let ust = self.s.b.type_struct(members);
@@ -797,7 +856,7 @@ impl<'a> Emitter<'a> {
         let upty = self.s.ptr_ty(StorageClass::Uniform, ust);
         self.s.b.variable(upty, Some(self.uniform_var), StorageClass::Uniform, None);
         self.s.b.decorate(self.uniform_var, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        self.s.b.decorate(self.uniform_var, Decoration::Binding, [Operand::LiteralBit32(n_buffers)]);
+        self.s.b.decorate(self.uniform_var, Decoration::Binding, [Operand::LiteralBit32(n_bindings)]);
 
         // Builtins.
         let v3 = self.s.b.type_vector(u32t, 3);
@@ -868,7 +927,9 @@ impl<'a> Emitter<'a> {
             let ty = self.ty(p);
             let d = ty.dtype();
             let reg = match *abi {
-                ParamAbi::Buffer { binding } => Reg { id: self.s.const_u32(0), class: Class::Ptr(binding) },
+                ParamAbi::Buffer { binding, .. } => {
+                    Reg { id: self.s.const_u32(0), class: Class::Ptr(binding) }
+                }
                 ParamAbi::Int { bytes, word } | ParamAbi::Float { bytes, word } => {
                     let class = class_of(d);
                     self.check_class(class)?;
@@ -900,6 +961,12 @@ impl<'a> Emitter<'a> {
                 }
             };
             self.set(p, vec![reg]);
+        }
+
+        self.windows = vec![None; n_buffers as usize];
+        for (arg, binding, word) in splits {
+            let split = self.s.in_prologue(|s| Self::uniform_word(s, uniform_var, word));
+            self.windows[arg as usize] = Some(Window { binding, split });
         }
 
         // Workgroups past the grid's end (the folded dispatch rounds up) leave at once.
@@ -950,7 +1017,7 @@ impl<'a> Emitter<'a> {
             workgroup_size: [threads, 1, 1],
             workgroup_memory_bytes: smem_bytes,
             params,
-            uniform_binding: n_buffers,
+            uniform_binding: n_bindings,
             uniform_words: self.uniform_words,
             mode: self.options.mode,
         })

@@ -63,6 +63,11 @@ pub struct Options {
     /// Then `tl.atomic_add` on f32 is one `OpAtomicFAddEXT` through an f32 view of the buffer;
     /// otherwise, and always in [`Mode::Portable`], it is a compare-and-swap loop on the word.
     pub float32_atomic_add: bool,
+    /// Pointer arguments (by ordinal among the pointer arguments) whose buffer is larger than
+    /// one storage binding may be: each is bound as two windows of the same buffer (see
+    /// [`HighWindow`]), so a kernel reaches buffers of up to twice the device's binding limit
+    /// (4 GiB, all that u32 byte offsets address, on drivers that allow 2 GiB per binding).
+    pub windowed_buffers: Vec<u32>,
 }
 
 impl Options {
@@ -82,6 +87,7 @@ impl Default for Options {
             num_warps: 4,
             workgroup_memory_limit: 32 * 1024,
             float32_atomic_add: false,
+            windowed_buffers: Vec::new(),
         }
     }
 }
@@ -91,11 +97,25 @@ impl Default for Options {
 pub enum ParamAbi {
     /// A storage buffer (read-write, an array of 32-bit words) at this binding of set 0. Native
     /// float atomics add a second, f32-typed view of the same binding (both decorated `Aliased`).
-    Buffer { binding: u32 },
+    /// A buffer in [`Options::windowed_buffers`] binds only its low window here and has a
+    /// `high` one.
+    Buffer { binding: u32, high: Option<HighWindow> },
     /// An integer of `bytes` (4 or 8) at uniform word `word` (8-byte values: low word first).
     Int { bytes: u32, word: u32 },
     /// A float of `bytes` (4 or 8) at uniform word `word`.
     Float { bytes: u32, word: u32 },
+}
+
+/// The second window of a buffer bound twice. The low window (the parameter's own binding)
+/// starts at byte 0; the high one at `binding` starts at byte `split`, whose word index
+/// (`split / 4`) the caller writes to uniform word `split_word`. The kernel reads and writes
+/// word `w` through the low window when `w < split / 4`, else word `w - split / 4` of the high
+/// one. The caller picks `split` so that both windows fit a binding and the low one covers
+/// `[0, split)`; `split` must respect the device's storage-buffer offset alignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HighWindow {
+    pub binding: u32,
+    pub split_word: u32,
 }
 
 /// Uniform words 0..3 hold the grid (programs per axis), words 3..5 the folded dispatch's
@@ -112,7 +132,7 @@ pub struct Artifact {
     /// Workgroup memory the kernel declares, in bytes.
     pub workgroup_memory_bytes: u32,
     pub params: Vec<ParamAbi>,
-    /// The binding of the uniform block (after the buffers).
+    /// The binding of the uniform block (after the buffers and their high windows).
     pub uniform_binding: u32,
     /// Size of the uniform block in 32-bit words.
     pub uniform_words: u32,

@@ -13,6 +13,10 @@
 //! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
 //! every thread through workgroup memory.
 //!
+//! A buffer larger than one storage binding is bound as two windows (`Options::windowed_buffers`):
+//! every access to it goes through [`Emitter::at_word`], which branches on the split word and
+//! indexes the high window with the word less the split.
+//!
 //! Float atomic add is the native `OpAtomicFAddEXT` on the buffer's f32 view where the device
 //! has it ([`crate::Options::native_float32_atomic_add`]), else a compare-and-swap loop on the
 //! word. Prefer the native op: on lavapipe (Mesa 22.3) the loop loses adds that race. Seeded with
@@ -99,17 +103,33 @@ fn word_and_shift(e: &mut Emitter, byte: Reg) -> (Reg, Reg) {
     (word, shift)
 }
 
-/// Loads one element of `d` at byte offset `byte` of buffer `binding`.
-pub fn load_element(e: &mut Emitter, binding: u32, byte: Reg, d: DType) -> Reg {
+/// Loads word `word` of pointer argument `arg`'s buffer.
+fn load_word(e: &mut Emitter, arg: u32, word: Reg) -> Reg {
+    let loaded = e.at_word(arg, word, |e, binding, index| {
+        let p = e.buffer_word_ptr(binding, index);
+        Some(e.s.load(Class::U32, p))
+    });
+    loaded.expect("a load returns its word")
+}
+
+/// Stores `bits` (a u32) to word `word` of pointer argument `arg`'s buffer.
+fn store_word(e: &mut Emitter, arg: u32, word: Reg, bits: Reg) {
+    e.at_word(arg, word, |e, binding, index| {
+        let p = e.buffer_word_ptr(binding, index);
+        e.s.store(p, bits.id);
+        None
+    });
+}
+
+/// Loads one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
+pub fn load_element(e: &mut Emitter, arg: u32, byte: Reg, d: DType) -> Reg {
     let (word, shift) = word_and_shift(e, byte);
     let size = d.size_bytes();
-    let p = e.buffer_word_ptr(binding, word);
-    let w = e.s.load(Class::U32, p);
+    let w = load_word(e, arg, word);
     match size {
         8 => {
             let word1 = e.add_imm(word, 1);
-            let p1 = e.buffer_word_ptr(binding, word1);
-            let hi = e.s.load(Class::U32, p1);
+            let hi = load_word(e, arg, word1);
             e.join64(class_of(d), w, hi)
         }
         4 => e.bits_to_class(class_of(d), w),
@@ -222,22 +242,19 @@ fn unequal_semantics(e: &mut Emitter) -> u32 {
     e.s.const_u32(0x2 | 0x40)
 }
 
-/// Stores one element of `d` at byte offset `byte` of buffer `binding`.
-fn store_element(e: &mut Emitter, binding: u32, byte: Reg, v: Reg, d: DType) {
+/// Stores one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
+fn store_element(e: &mut Emitter, arg: u32, byte: Reg, v: Reg, d: DType) {
     let (word, shift) = word_and_shift(e, byte);
     match d.size_bytes() {
         8 => {
             let (lo, hi) = e.split64(v);
-            let p = e.buffer_word_ptr(binding, word);
-            e.s.store(p, lo.id);
+            store_word(e, arg, word, lo);
             let word1 = e.add_imm(word, 1);
-            let p1 = e.buffer_word_ptr(binding, word1);
-            e.s.store(p1, hi.id);
+            store_word(e, arg, word1, hi);
         }
         4 => {
             let bits = e.word_bits(v);
-            let p = e.buffer_word_ptr(binding, word);
-            e.s.store(p, bits.id);
+            store_word(e, arg, word, bits);
         }
         size => {
             let mask = e.u32c(if size == 1 { 0xff } else { 0xffff });
@@ -249,9 +266,12 @@ fn store_element(e: &mut Emitter, binding: u32, byte: Reg, v: Reg, d: DType) {
             let (scope, _) = device_scope(e);
             let relaxed = e.s.const_u32(0);
             let u32t = e.s.u32_ty();
-            let p = e.buffer_word_ptr(binding, word);
-            e.s.inst(Op::AtomicAnd, u32t, &[p, scope, relaxed, keep.id]);
-            e.s.inst(Op::AtomicOr, u32t, &[p, scope, relaxed, bits.id]);
+            e.at_word(arg, word, |e, binding, index| {
+                let p = e.buffer_word_ptr(binding, index);
+                e.s.inst(Op::AtomicAnd, u32t, &[p, scope, relaxed, keep.id]);
+                e.s.inst(Op::AtomicOr, u32t, &[p, scope, relaxed, bits.id]);
+                None
+            });
         }
     }
 }
@@ -313,10 +333,11 @@ fn pick_owner(owners: &[Owner], i: usize) -> Owner {
     owners[if owners.len() == 1 { 0 } else { i }]
 }
 
-/// One atomic read-modify-write or compare-and-swap on the word at `byte`; returns the old value.
+/// One atomic read-modify-write or compare-and-swap on the word at `byte` of pointer argument
+/// `arg`'s buffer; returns the old value.
 fn atomic_element(
     e: &mut Emitter,
-    binding: u32,
+    arg: u32,
     byte: Reg,
     kind: &str,
     is_cas: bool,
@@ -324,39 +345,52 @@ fn atomic_element(
     d: DType,
 ) -> EResult<Reg> {
     let (word, _) = word_and_shift(e, byte);
-    if kind == "fadd" && !is_cas && e.options.native_float32_atomic_add() {
-        return Ok(float_add_native(e, binding, word, args[0]));
-    }
-    let p = e.buffer_word_ptr(binding, word);
     let (scope, sem) = device_scope(e);
     let u32t = e.s.u32_ty();
     let class = class_of(d);
-    if is_cas {
+    let old = if is_cas {
         let cmp = e.word_bits(args[0]);
         let val = e.word_bits(args[1]);
         let unequal = unequal_semantics(e);
-        let old = e.s.inst(Op::AtomicCompareExchange, u32t, &[p, scope, sem, unequal, val.id, cmp.id]);
-        return Ok(e.bits_to_class(class, Reg { id: old, class: Class::U32 }));
-    }
-    let v = e.word_bits(args[0]);
-    let opcode = match kind {
-        "add" => Op::AtomicIAdd,
-        "and" => Op::AtomicAnd,
-        "or" => Op::AtomicOr,
-        "xor" => Op::AtomicXor,
-        "xchg" => Op::AtomicExchange,
-        "max" => Op::AtomicSMax,
-        "min" => Op::AtomicSMin,
-        "umax" => Op::AtomicUMax,
-        "umin" => Op::AtomicUMin,
-        "fadd" => return float_add_loop(e, p, args[0]),
-        other => return e.unsupported(&format!("atomic op {other} on spirv")),
+        e.at_word(arg, word, |e, binding, index| {
+            let p = e.buffer_word_ptr(binding, index);
+            let old = e.s.inst(Op::AtomicCompareExchange, u32t, &[p, scope, sem, unequal, val.id, cmp.id]);
+            Some(Reg { id: old, class: Class::U32 })
+        })
+    } else if kind == "fadd" {
+        let native = e.options.native_float32_atomic_add();
+        e.at_word(arg, word, |e, binding, index| {
+            Some(if native {
+                float_add_native(e, binding, index, args[0])
+            } else {
+                let p = e.buffer_word_ptr(binding, index);
+                float_add_loop(e, p, args[0])
+            })
+        })
+    } else {
+        let opcode = match kind {
+            "add" => Op::AtomicIAdd,
+            "and" => Op::AtomicAnd,
+            "or" => Op::AtomicOr,
+            "xor" => Op::AtomicXor,
+            "xchg" => Op::AtomicExchange,
+            "max" => Op::AtomicSMax,
+            "min" => Op::AtomicSMin,
+            "umax" => Op::AtomicUMax,
+            "umin" => Op::AtomicUMin,
+            other => return e.unsupported(&format!("atomic op {other} on spirv")),
+        };
+        let v = e.word_bits(args[0]);
+        e.at_word(arg, word, |e, binding, index| {
+            let p = e.buffer_word_ptr(binding, index);
+            Some(Reg { id: e.s.inst(opcode, u32t, &[p, scope, sem, v.id]), class: Class::U32 })
+        })
     };
-    let old = e.s.inst(opcode, u32t, &[p, scope, sem, v.id]);
-    Ok(e.bits_to_class(class, Reg { id: old, class: Class::U32 }))
+    let old = old.expect("an atomic returns the old value");
+    Ok(if old.class == Class::F32 { old } else { e.bits_to_class(class, old) })
 }
 
-/// `atomic_add` on an f32 word as one `OpAtomicFAddEXT` on the f32 view of the binding.
+/// `atomic_add` on f32 word `word` of `binding` as one `OpAtomicFAddEXT` on its f32 view.
 fn float_add_native(e: &mut Emitter, binding: u32, word: Reg, v: Reg) -> Reg {
     let (scope, sem) = device_scope(e);
     let p = e.buffer_f32_ptr(binding, word);
@@ -368,7 +402,7 @@ fn float_add_native(e: &mut Emitter, binding: u32, word: Reg, v: Reg) -> Reg {
 
 /// `atomic_add` on an f32 word without the native op: load, add, compare-and-swap until no
 /// other thread intervened.
-fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> EResult<Reg> {
+fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> Reg {
     let (scope, sem) = device_scope(e);
     let u32t = e.s.u32_ty();
     let current = e.s.var(Class::U32);
@@ -393,7 +427,7 @@ fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> EResult<Reg> {
     e.s.store(current, got.id);
     e.s.end_loop(&labels, |_| {});
     let old = e.s.load(Class::U32, current);
-    Ok(e.s.op(Op::Bitcast, Class::F32, &[old]))
+    e.s.op(Op::Bitcast, Class::F32, &[old])
 }
 
 #[allow(clippy::needless_range_loop)]

@@ -38,8 +38,9 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let grid = launch.require_grid()?;
     devices::require_built(args.run.backend)?;
     let module = launch.compile()?;
-    let mut buffers = std::mem::take(&mut launch.buffers);
+    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
     let chosen = devices::choose(args.run.backend, &launch, &module, args.run.adapter.as_deref())?;
+    let mut buffers = std::mem::take(&mut launch.buffers);
 
     let timings = match &chosen {
         Chosen::Interp => {

@@ -54,25 +54,26 @@ struct Row {
 
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let perturbation = args.perturb.as_deref().map(parse_perturbation).transpose()?;
-    let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;
+    let launch = args::prepare(&args.run.spec, DataMode::Load)?;
     let grid = launch.require_grid()?;
     devices::require_built(args.run.backend)?;
     let module = launch.compile()?;
-    let inputs = std::mem::take(&mut launch.buffers);
+    // The inputs stay in `launch`: spirv compiles for their sizes.
+    let inputs = &launch.buffers;
 
     let mut reference = inputs.clone();
     launch_on_interp(&launch, &module, grid, &mut reference)?;
 
     let mut rows = Vec::new();
     if matches!(args.run.backend, Backend::Auto | Backend::Nvptx) {
-        let outcome = run_nvptx(&launch, &module, grid, &inputs)?;
+        let outcome = run_nvptx(&launch, &module, grid, inputs)?;
         if let (Backend::Nvptx, Outcome::Unavailable(reason)) = (args.run.backend, &outcome) {
             return Err(nvptx::no_gpu(reason));
         }
         rows.push(Row { backend: "nvptx".into(), outcome });
     }
     if matches!(args.run.backend, Backend::Auto | Backend::Spirv) {
-        let outcome = run_spirv(&launch, &module, grid, &inputs, args.run.adapter.as_deref())?;
+        let outcome = run_spirv(&launch, &module, grid, inputs, args.run.adapter.as_deref())?;
         if let (Backend::Spirv, Outcome::Unavailable(reason)) = (args.run.backend, &outcome) {
             return Err(spirv::no_adapter(reason));
         }

@@ -80,7 +80,7 @@ fn spirv_artifact(
     let device = trident_runtime::wgpu::WgpuDevice::open(None).ok().flatten();
     let mode = mode.or(Some(Mode::Vulkan));
     let target = spirv::target_for(device.as_ref(), mode);
-    let artifact = crate::lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target)?;
+    let artifact = crate::lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target.clone())?;
     if args.verbose {
         eprintln!(
             "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, {} threads per warp, {} bindings",

@@ -23,8 +23,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let grid = launch.require_grid()?;
     devices::require_built(args.backend)?;
     let module = launch.compile()?;
+    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
+    let chosen = devices::choose(args.backend, &launch, &module, args.adapter.as_deref())?;
     let mut buffers = std::mem::take(&mut launch.buffers);
-    match devices::choose(args.backend, &launch, &module, args.adapter.as_deref())? {
+    match chosen {
         Chosen::Interp => launch_on_interp(&launch, &module, grid, &mut buffers)?,
         Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, &gpu, grid, &mut buffers)?,
         Chosen::Spirv(kernel) => spirv::launch_on_device(&launch, &module, &kernel, grid, &mut buffers)?,

@@ -55,6 +55,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             max_workgroup_invocations: d.max_workgroup_invocations(),
             workgroup_memory_bytes: d.workgroup_memory_limit(),
             float32_atomic_add: d.float32_atomic_add(),
+            windowed_buffers: Vec::new(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -62,12 +63,36 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             max_workgroup_invocations: 1024,
             workgroup_memory_bytes: 32 * 1024,
             float32_atomic_add: false,
+            windowed_buffers: Vec::new(),
         },
     }
 }
 
+/// Compiles for `device` and the launch's buffers: a buffer larger than one of the device's
+/// storage bindings is bound as two windows.
 pub fn compile_for(launch: &Launch, module: &Module, device: &WgpuDevice) -> Result<Artifact, CompileError> {
-    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target_for(Some(device), None))
+    let mut target = target_for(Some(device), None);
+    target.windowed_buffers = windowed_buffers(launch, module, device);
+    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target)
+}
+
+/// The pointer arguments (by ordinal among them) whose buffers exceed one binding of `device`.
+fn windowed_buffers(launch: &Launch, module: &Module, device: &WgpuDevice) -> Vec<u32> {
+    let Some(kernel) = module.kernel() else { return Vec::new() };
+    let pointers = kernel.params().iter().enumerate().filter(|&(_, &p)| {
+        let ty = kernel.body.ty(p);
+        ty.is_ptr() && !ty.is_tensor()
+    });
+    let mut windowed = Vec::new();
+    for (ordinal, (index, _)) in pointers.enumerate() {
+        let name = kernel.arg_names.get(index).map(String::as_str).unwrap_or_default();
+        if let Some(trident_runtime::ArgValue::Buffer(buffer)) = launch.arg_value(name) {
+            if launch.buffers.get(buffer).is_some_and(|b| device.needs_windows(b.bytes.len())) {
+                windowed.push(ordinal as u32);
+            }
+        }
+    }
+    windowed
 }
 
 /// `--backend spirv`: open, compile, or fail saying why.

@@ -11,6 +11,14 @@
 //! dispatches, and reads every buffer back. Device limits (binding size, workgroup memory,
 //! invocations per workgroup, workgroups per dimension) are checked before any work and
 //! reported in plain words.
+//!
+//! A buffer larger than one storage binding may be (but within the device's buffer size) is
+//! bound as two windows when the kernel was compiled for it
+//! (`trident_backend_spirv::Options::windowed_buffers`, which [`WgpuDevice::needs_windows`]
+//! decides): the low window from byte 0, the high one from the split, the smallest offset at
+//! the device's alignment that lets the high window reach the end. The environment variable
+//! `TRIDENT_VULKAN_MAX_BINDING_BYTES` lowers the per-binding limit the device is opened with, so
+//! tests exercise windows with small buffers (it never raises the adapter's limit).
 
 mod naga_tools;
 
@@ -22,7 +30,7 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use trident_backend_spirv::{fold_grid, Artifact, Mode, ParamAbi};
+use trident_backend_spirv::{fold_grid, Artifact, HighWindow, Mode, ParamAbi};
 
 use crate::{ArgValue, Buffer, Grid};
 
@@ -144,7 +152,12 @@ impl fmt::Debug for WgpuDevice {
 struct Resident {
     storage: Vec<wgpu::Buffer>,
     sizes: Vec<u64>,
+    /// Per buffer, where its high window starts (bytes) when it is bound as two windows.
+    splits: Vec<Option<u64>>,
 }
+
+/// The environment variable that lowers the per-binding limit (see the module docs).
+pub const MAX_BINDING_ENV: &str = "TRIDENT_VULKAN_MAX_BINDING_BYTES";
 
 impl WgpuDevice {
     /// Opens the adapter `selector` names (an index, or part of its name; the first without).
@@ -182,7 +195,11 @@ impl WgpuDevice {
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
             | wgpu::Features::TIMESTAMP_QUERY;
         let features = adapter.features() & wanted;
-        let limits = adapter.limits();
+        let mut limits = adapter.limits();
+        if let Some(cap) = std::env::var(MAX_BINDING_ENV).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
+            let cap = (cap & !3).max(4);
+            limits.max_storage_buffer_binding_size = limits.max_storage_buffer_binding_size.min(cap);
+        }
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("trident"),
             required_features: features,
@@ -215,6 +232,32 @@ impl WgpuDevice {
 
     pub fn workgroup_memory_limit(&self) -> u32 {
         self.limits.max_compute_workgroup_storage_size
+    }
+
+    /// The largest storage binding, in bytes.
+    pub fn max_binding_bytes(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size
+    }
+
+    /// Whether a buffer of `len` bytes needs two windows: it is larger than one binding. (Whether
+    /// two windows reach it, the launch checks.)
+    pub fn needs_windows(&self, len: usize) -> bool {
+        Self::bound_size(len) > self.max_binding_bytes()
+    }
+
+    /// The bytes a buffer of `len` bytes takes on the device: whole words, at least one.
+    fn bound_size(len: usize) -> u64 {
+        (len as u64).div_ceil(4).max(1) * 4
+    }
+
+    /// Where the high window of a buffer of `size` bytes starts: the smallest offset at the
+    /// device's storage-buffer alignment from which one binding reaches the end. `None` when
+    /// the low window, which must cover everything below that offset, cannot.
+    fn split_for(&self, size: u64) -> Option<u64> {
+        let window = self.max_binding_bytes();
+        let align = u64::from(self.limits.min_storage_buffer_offset_alignment).max(4);
+        let split = size.saturating_sub(window).div_ceil(align) * align;
+        (split <= window).then_some(split)
     }
 
     /// The most invocations one workgroup may have.
@@ -291,9 +334,10 @@ impl WgpuDevice {
         };
         let mut entries = Vec::new();
         for abi in &artifact.params {
-            if let ParamAbi::Buffer { binding } = abi {
+            let ParamAbi::Buffer { binding, high } = abi else { continue };
+            for binding in std::iter::once(*binding).chain(high.map(|h| h.binding)) {
                 entries.push(wgpu::BindGroupLayoutEntry {
-                    binding: *binding,
+                    binding,
                     visibility: wgpu::ShaderStages::COMPUTE,
                     ty: wgpu::BindingType::Buffer {
                         ty: wgpu::BufferBindingType::Storage { read_only: false },
@@ -342,8 +386,15 @@ impl WgpuDevice {
         Ok(p)
     }
 
-    /// The uniform block: grid, folded dispatch, then the scalar arguments.
-    fn uniform_words(artifact: &Artifact, grid: Grid, dispatch: [u32; 3], args: &[ArgValue]) -> Vec<u32> {
+    /// The uniform block: grid, folded dispatch, the scalar arguments, then the split (in words)
+    /// of each windowed buffer.
+    fn uniform_words(
+        artifact: &Artifact,
+        grid: Grid,
+        dispatch: [u32; 3],
+        args: &[ArgValue],
+        resident: &Resident,
+    ) -> Vec<u32> {
         let mut words =
             vec![0u32; artifact.uniform_words.max(trident_backend_spirv::FIRST_PARAM_WORD) as usize];
         words[..3].copy_from_slice(&grid.0);
@@ -368,6 +419,15 @@ impl WgpuDevice {
                 words[word as usize + 1] = (bits >> 32) as u32;
             }
         }
+        let highs = artifact.params.iter().filter_map(|abi| match abi {
+            ParamAbi::Buffer { high, .. } => Some(high),
+            _ => None,
+        });
+        for (high, split) in highs.zip(&resident.splits) {
+            if let (Some(HighWindow { split_word, .. }), Some(split)) = (high, split) {
+                words[*split_word as usize] = (split / 4) as u32;
+            }
+        }
         words
     }
 
@@ -377,11 +437,12 @@ impl WgpuDevice {
         args: &[ArgValue],
         buffers: &[Buffer],
     ) -> Result<Resident, WgpuError> {
-        let max_binding = self.limits.max_storage_buffer_binding_size;
+        let max_binding = self.max_binding_bytes();
         let mut storage = Vec::new();
         let mut sizes = Vec::new();
+        let mut splits = Vec::new();
         for (abi, arg) in artifact.params.iter().zip(args) {
-            let ParamAbi::Buffer { .. } = abi else { continue };
+            let ParamAbi::Buffer { high, .. } = abi else { continue };
             let ArgValue::Buffer(index) = arg else {
                 return Err(WgpuError::new(format!(
                     "kernel {}: a pointer argument got a scalar",
@@ -389,16 +450,42 @@ impl WgpuDevice {
                 )));
             };
             let buffer = &buffers[*index];
-            let size = (buffer.bytes.len() as u64).div_ceil(4).max(1) * 4;
-            if size > max_binding || size > self.limits.max_buffer_size {
+            let size = Self::bound_size(buffer.bytes.len());
+            if size > self.limits.max_buffer_size {
                 return Err(WgpuError::new(format!(
-                    "buffer {} is {} bytes; {} allows at most {} bytes per storage binding",
+                    "buffer {} is {} bytes; {} allows buffers of at most {} bytes",
                     buffer.name,
                     buffer.bytes.len(),
                     self.summary.name,
-                    max_binding.min(self.limits.max_buffer_size)
+                    self.limits.max_buffer_size
                 )));
             }
+            let split = match high {
+                None if size > max_binding => {
+                    return Err(WgpuError::new(format!(
+                        "buffer {} is {} bytes; {} allows at most {max_binding} bytes per storage binding \
+                         (the kernel was not compiled to bind it as two windows)",
+                        buffer.name,
+                        buffer.bytes.len(),
+                        self.summary.name,
+                    )));
+                }
+                None => None,
+                Some(_) => match self.split_for(size) {
+                    Some(split) => Some(split),
+                    None => {
+                        return Err(WgpuError::new(format!(
+                            "buffer {} is {} bytes; two windows of {} reach at most {} bytes \
+                             ({max_binding} bytes per storage binding)",
+                            buffer.name,
+                            buffer.bytes.len(),
+                            self.summary.name,
+                            2 * max_binding
+                                - u64::from(self.limits.min_storage_buffer_offset_alignment).max(4)
+                        )));
+                    }
+                },
+            };
             let mut bytes = buffer.bytes.clone();
             bytes.resize(size as usize, 0);
             let gpu = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -412,8 +499,9 @@ impl WgpuDevice {
             self.queue.write_buffer(&gpu, 0, &bytes);
             storage.push(gpu);
             sizes.push(size);
+            splits.push(split);
         }
-        Ok(Resident { storage, sizes })
+        Ok(Resident { storage, sizes, splits })
     }
 
     /// Records and submits one dispatch.
@@ -434,7 +522,7 @@ impl WgpuDevice {
                 self.summary.name
             )));
         };
-        let words = Self::uniform_words(artifact, grid, dispatch, args);
+        let words = Self::uniform_words(artifact, grid, dispatch, args, resident);
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let uniform = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("trident uniforms"),
@@ -446,13 +534,28 @@ impl WgpuDevice {
         let mut entries: Vec<wgpu::BindGroupEntry> = Vec::new();
         let mut next = 0;
         for abi in &artifact.params {
-            if let ParamAbi::Buffer { binding } = abi {
-                entries.push(wgpu::BindGroupEntry {
-                    binding: *binding,
-                    resource: resident.storage[next].as_entire_binding(),
-                });
-                next += 1;
+            let ParamAbi::Buffer { binding, high } = abi else { continue };
+            let (buffer, size) = (&resident.storage[next], resident.sizes[next]);
+            match (high, resident.splits[next]) {
+                (Some(high), Some(split)) => {
+                    let window = |offset: u64, bytes: u64| {
+                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer,
+                            offset,
+                            size: wgpu::BufferSize::new(bytes),
+                        })
+                    };
+                    let low_bytes = size.min(self.max_binding_bytes());
+                    entries.push(wgpu::BindGroupEntry { binding: *binding, resource: window(0, low_bytes) });
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: high.binding,
+                        resource: window(split, size - split),
+                    });
+                }
+                _ => entries
+                    .push(wgpu::BindGroupEntry { binding: *binding, resource: buffer.as_entire_binding() }),
             }
+            next += 1;
         }
         entries.push(wgpu::BindGroupEntry {
             binding: artifact.uniform_binding,
