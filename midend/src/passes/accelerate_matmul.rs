@@ -6,7 +6,10 @@
 //! f16 x f16 or bf16 x bf16 accumulating in f32, or f32 x f32 with `input_precision = "tf32"`,
 //! and its shape is a whole number of CTA tiles (`M % 16 wm == 0`, `N % 8 wn == 0`, K a multiple
 //! of the instruction's K: 16, or 8 for tf32), with `[wm, wn]` chosen like Triton's
-//! `warpsPerTileV2`. The dot then produces `#ttg.nvidia_mma`; its accumulator operand is converted
+//! `warpsPerTileV2`: a dot chained to another dot (attention's `QK^T` feeding `PV`: they share a
+//! def-use component of their block that no conversion cuts) puts every warp along its larger
+//! dimension, so chained dots agree on the layout and a row of scores lives in one warp; other
+//! dots split the warps by the tile shares. The dot then produces `#ttg.nvidia_mma`; its accumulator operand is converted
 //! to that layout before it and its result converted back after it.
 //!
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
@@ -16,7 +19,7 @@
 //!
 //! Expects: TTGIR from convert-to-gpu. Guarantees: a verified module computing the same values.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Type, Value};
 use crate::layout::{Encoding, Mma};
@@ -31,9 +34,10 @@ pub fn run(module: &mut Module, target: &Target) {
         let body = &mut function.body;
         let dots: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
+        let chained = chained_dots(body, &dots);
         let mut replaced = HashMap::new();
         for dot in dots {
-            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps) {
+            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps, chained.contains(&dot)) {
                 replaced.insert(old, new);
             }
         }
@@ -46,8 +50,51 @@ pub fn run(module: &mut Module, target: &Target) {
     }
 }
 
-/// The MMA layout a dot can use, if any.
-fn mma_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Encoding> {
+/// The dots that share a def-use component of their block with another dot. Edges join a
+/// top-level op of the block to the top-level ops defining its operands (those of nested ops
+/// included); conversions cut the component, as in Triton's `hasChainedDot`.
+fn chained_dots(body: &Body, dots: &[Op]) -> HashSet<Op> {
+    let mut chained = HashSet::new();
+    let blocks: HashSet<Block> = dots.iter().filter_map(|&d| body.op(d).parent).collect();
+    for block in blocks {
+        let ops = &body.blocks[block].ops;
+        let index: HashMap<Op, usize> = ops.iter().enumerate().map(|(i, &op)| (op, i)).collect();
+        let mut parent: Vec<usize> = (0..ops.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        for (i, &op) in ops.iter().enumerate() {
+            if body.opcode(op) == Opcode::ConvertLayout {
+                continue;
+            }
+            for nested in body.walk_op(op) {
+                for &operand in &body.op(nested).operands {
+                    let Some(&j) = body.def_op(operand).and_then(|d| index.get(&d)) else { continue };
+                    if body.opcode(ops[j]) != Opcode::ConvertLayout {
+                        let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                        parent[a] = b;
+                    }
+                }
+            }
+        }
+        let mut dots_per_root: HashMap<usize, Vec<Op>> = HashMap::new();
+        for (i, &op) in ops.iter().enumerate() {
+            if body.opcode(op) == Opcode::Dot {
+                dots_per_root.entry(root(&mut parent, i)).or_default().push(op);
+            }
+        }
+        chained.extend(dots_per_root.into_values().filter(|d| d.len() > 1).flatten());
+    }
+    chained
+}
+
+/// The MMA layout a dot can use, if any. A chained dot takes all warps along its larger
+/// dimension where the shape allows, else the split of [`Mma::choose_warps`].
+fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<Encoding> {
     let data = body.op(dot);
     let (a, b, c) = (body.ty(data.operands[0]), body.ty(data.operands[1]), body.ty(data.operands[2]));
     if a.shape().len() != 2 || c.dtype() != DType::F32 {
@@ -62,18 +109,21 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Encoding> {
     if k % k_step != 0 {
         return None;
     }
-    let warps = Mma::choose_warps([m, n], num_warps);
-    let mma = Mma { warps_per_cta: warps };
-    let [tm, tn] = mma.cta_tile();
-    if m % tm != 0 || n % tn != 0 {
-        return None;
-    }
-    Some(Encoding::Mma(mma))
+    let along_larger = if m >= n { [num_warps, 1] } else { [1, num_warps] };
+    let candidates =
+        chained.then_some(along_larger).into_iter().chain([Mma::choose_warps([m, n], num_warps)]);
+    candidates
+        .map(|warps| Mma { warps_per_cta: warps })
+        .find(|mma| {
+            let [tm, tn] = mma.cta_tile();
+            m % tm == 0 && n % tn == 0
+        })
+        .map(Encoding::Mma)
 }
 
 /// Rewrites one dot to the MMA layout; returns (old result, converted result).
-fn use_tensor_cores(body: &mut Body, dot: Op, num_warps: u32) -> Option<(Value, Value)> {
-    let enc = mma_encoding(body, dot, num_warps)?;
+fn use_tensor_cores(body: &mut Body, dot: Op, num_warps: u32, chained: bool) -> Option<(Value, Value)> {
+    let enc = mma_encoding(body, dot, num_warps, chained)?;
     let block = body.op(dot).parent?;
     let index = body.blocks[block].ops.iter().position(|&o| o == dot)?;
     let span = body.span(dot);
