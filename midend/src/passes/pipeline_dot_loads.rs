@@ -23,9 +23,9 @@
 //! off memory. Eligible loads: top-level ops of the loop body whose results feed only dot A/B
 //! operands (directly or through layout conversions), and whose address and mask come from pure,
 //! region-free ops of the body, the induction variable, values from outside the loop, and carried
-//! values whose next value is computed the same way (no loads, no dots). Loop bodies holding ops
-//! with regions (nested loops and branches, but also reduction combine regions for now) keep
-//! their loads where they are.
+//! values whose next value is computed the same way (no loads, no dots). Loop bodies holding
+//! control flow (nested loops and branches) keep their loads where they are; reductions and
+//! scans, whose regions only combine scalars, are fine (attention's row max and sum).
 //!
 //! # Through shared memory (NVIDIA sm_80+)
 //!
@@ -90,8 +90,9 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
     let region = body.op(lp).regions[0];
     let top: Vec<Op> = body.blocks[region].ops.clone();
     let Some(&yield_op) = top.last() else { return };
-    // A nested loop or branch may hold the uses; keep to flat bodies.
-    if top.iter().any(|&op| !body.op(op).regions.is_empty()) {
+    // A nested loop or branch may hold the uses; keep to bodies without control flow.
+    let combines = |op: Op| matches!(body.opcode(op), Opcode::Reduce | Opcode::Scan);
+    if top.iter().any(|&op| !body.op(op).regions.is_empty() && !combines(op)) {
         return;
     }
     let users = users_in(body, &top);
