@@ -180,6 +180,11 @@ fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg
 /// the columns of tile `j + l / 16`. tf32 B cannot use `.trans` (it would transpose 16-bit
 /// halves), so it keeps two scalar `ld.shared.b32` per N tile.
 ///
+/// A B operand read in place from a column-major ring (`ttg.local_alloc {column_major}`, for a
+/// tile loaded with K contiguous, such as attention's `K^T`) is stored `[n][k + pad]`: B's
+/// fragment words are then rows of that storage, so plain `ldmatrix` (no `.trans`) loads them,
+/// with lane `l` at n row `8 wn_idx + 8 wn (l / 16) + l % 8`, k column `8 ((l / 8) % 2)`.
+///
 /// The K steps run as a loop (ptxas keeps the fragments of one step live, 4 per M tile and 2 per
 /// N tile, next to the accumulators). Fully unrolling the steps was tried: ptxas 13.5 then falls
 /// into a 32-register, 8 KB-spill allocation on the persistent 128x256x64 kernel.
@@ -197,18 +202,22 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         other => return e.unsupported(&format!("tensor-core dots on {other}")),
     };
     let [wm, wn] = mma.warps_per_cta;
-    let st = Staging::new([al.shape[0], al.shape[1], bl.shape[1]], [wm, wn], bytes);
-    let tf32 = st.tf32();
     // Operands already staged in a shared ring (`ttg.local_load`) are read in place; the others
     // are staged here, A at the start of scratch and B after it.
     let (a_in_shared, b_in_shared) = (e.in_shared.get(&a_v).copied(), e.in_shared.get(&b_v).copied());
+    let b_column_major = b_in_shared.is_some_and(|tile| tile.column_major);
+    let st = Staging::new([al.shape[0], al.shape[1], bl.shape[1]], [wm, wn], bytes, b_column_major);
+    let tf32 = st.tf32();
+    if a_in_shared.is_some_and(|tile| tile.column_major) {
+        return e.invalid("a column-major ring can only hold a dot's B operand");
+    }
     for (staged, stride) in [(a_in_shared, st.sa()), (b_in_shared, st.sb())] {
-        if staged.is_some_and(|(_, row_stride)| tf32 || row_stride != stride) {
+        if staged.is_some_and(|tile| tf32 || tile.row_stride != stride) {
             return e.invalid("a dot operand in shared memory must be a 16-bit tile staged with padded rows");
         }
     }
     if a_in_shared.is_none() || b_in_shared.is_none() {
-        let total = (st.a_elems() + st.k * st.sb()) as u64;
+        let total = (st.a_elems() + st.b_elems()) as u64;
         e.barrier();
         if a_in_shared.is_none() {
             let a_regs = e.get(a_v)?;
@@ -228,9 +237,9 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
     // transcription of `Staging::a_lane` and `Staging::b_lane`; every other tile and K step is
     // a constant offset from these (`Staging::a_tile`, `Staging::b_tile`).
     let scratch = e.smem_base();
-    let a_start = a_in_shared.map_or(scratch, |(addr, _)| addr);
+    let a_start = a_in_shared.map_or(scratch, |tile| tile.addr);
     let b_start = match b_in_shared {
-        Some((addr, _)) => addr,
+        Some(tile) => tile.addr,
         None => {
             let r = e.reg(Class::B32);
             e.ins(format!("add.s32 {r}, {scratch}, {}", st.a_elems() * bytes));
@@ -258,6 +267,16 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         e.ins(format!("and.b32 {t}, {lane}, 3"));
         e.ins(format!("mad.lo.s32 {g}, {wn_idx}, 8, {g}"));
         e.ins(format!("mad.lo.s32 {b_ptr}, {t}, {}, {g}", st.sb()));
+    } else if b_column_major {
+        // B^T: n row 8 wn_idx + 8 wn (l / 16) + l % 8, k column 8 ((l / 8) % 2).
+        let (row, col) = (e.reg(Class::B32), e.reg(Class::B32));
+        e.ins(format!("and.b32 {row}, {lane}, 7"));
+        e.ins(format!("mad.lo.s32 {row}, {half}, {}, {row}", 8 * st.wn));
+        e.ins(format!("mad.lo.s32 {row}, {wn_idx}, 8, {row}"));
+        e.ins(format!("shr.u32 {col}, {lane}, 3"));
+        e.ins(format!("and.b32 {col}, {col}, 1"));
+        e.ins(format!("mul.lo.s32 {col}, {col}, {}", st.row16()));
+        e.ins(format!("mad.lo.s32 {b_ptr}, {row}, {}, {col}", st.sb()));
     } else {
         // B: k row l % 16, column 8 wn_idx + 8 wn (l / 16) (the warp's next N tile).
         let col = e.reg(Class::B32);
@@ -278,10 +297,10 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         .collect();
     let k_loop = CountedLoop::open(e, "mma_k", st.k, st.k_step());
     let kreg = k_loop.iv;
-    // K moves A by one element per k and B by one row.
+    // K moves A by one element per k and B by one row (one element when B is column-major).
     let (a_k, b_k) = (e.reg(Class::B32), e.reg(Class::B32));
     e.ins(format!("mad.lo.s32 {a_k}, {kreg}, {bytes}, {a_ptr}"));
-    e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", st.sb() * bytes));
+    e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", st.b_k_stride() * bytes));
     let a_frags: Vec<Vec<Reg>> =
         (0..st.mt_count()).map(|mt| ldmatrix(e, "", 4, a_k, st.a_tile(mt, 0) * bytes)).collect();
     let mut b_frags: Vec<Vec<Reg>> = Vec::new();
@@ -303,7 +322,8 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
             // An odd last tile takes `.x2`: lanes 0-15 address tile nt's two K halves, and the
             // addresses of lanes 16-31 are ignored.
             let count = if nt + 1 < st.nt_count() { 4 } else { 2 };
-            let words = ldmatrix(e, ".trans", count, b_k, st.b_tile(nt, 0) * bytes);
+            let trans = if b_column_major { "" } else { ".trans" };
+            let words = ldmatrix(e, trans, count, b_k, st.b_tile(nt, 0) * bytes);
             b_frags.extend(words.chunks(2).map(|w| w.to_vec()));
         }
     }
@@ -332,11 +352,13 @@ struct Staging {
     wn: i64,
     /// Bytes per element: 2 (f16 / bf16, m16n8k16) or 4 (tf32, m16n8k8).
     bytes: i64,
+    /// B is stored `[n][k + pad]` (a column-major ring) instead of `[k][n + pad]`.
+    b_column_major: bool,
 }
 
 impl Staging {
-    fn new([m, k, n]: [u32; 3], [wm, wn]: [u32; 2], bytes: i64) -> Staging {
-        Staging { m: m as i64, k: k as i64, n: n as i64, wm: wm as i64, wn: wn as i64, bytes }
+    fn new([m, k, n]: [u32; 3], [wm, wn]: [u32; 2], bytes: i64, b_column_major: bool) -> Staging {
+        Staging { m: m as i64, k: k as i64, n: n as i64, wm: wm as i64, wn: wn as i64, bytes, b_column_major }
     }
 
     fn tf32(&self) -> bool {
@@ -359,7 +381,25 @@ impl Staging {
     }
 
     fn sb(&self) -> i64 {
-        self.n + self.row16()
+        if self.b_column_major {
+            self.k + self.row16()
+        } else {
+            self.n + self.row16()
+        }
+    }
+
+    /// B's size in elements.
+    fn b_elems(&self) -> i64 {
+        (if self.b_column_major { self.n } else { self.k }) * self.sb()
+    }
+
+    /// How far one k moves B's addresses, in elements.
+    fn b_k_stride(&self) -> i64 {
+        if self.b_column_major {
+            1
+        } else {
+            self.sb()
+        }
     }
 
     /// Where B starts (A's size).
@@ -388,7 +428,9 @@ impl Staging {
     /// B[t][8 wn_idx + g] (the first scalar load).
     #[cfg(test)]
     fn b_lane(&self, lane: i64, wn_idx: i64) -> i64 {
-        let (row, col) = if self.tf32() {
+        let (row, col) = if self.b_column_major {
+            (8 * wn_idx + 8 * self.wn * (lane / 16) + lane % 8, self.row16() * ((lane / 8) % 2))
+        } else if self.tf32() {
             (lane % 4, 8 * wn_idx + lane / 4)
         } else {
             (lane % 16, 8 * wn_idx + 8 * self.wn * (lane / 16))
@@ -403,7 +445,11 @@ impl Staging {
 
     /// The offset of N tile `nt` at K step `step` from the lane's B address.
     fn b_tile(&self, nt: i64, step: i64) -> i64 {
-        nt * 8 * self.wn + step * self.k_step() * self.sb()
+        if self.b_column_major {
+            nt * 8 * self.wn * self.sb() + step * self.k_step()
+        } else {
+            nt * 8 * self.wn + step * self.k_step() * self.sb()
+        }
     }
 
     /// The MMA-layout register holding accumulator c0 of tile (mt, nt); c1..c3 follow. Register
@@ -456,14 +502,18 @@ mod tests {
     }
 
     fn check(m: u32, k: u32, n: u32, num_warps: u32, bytes: i64) {
-        let warps = Mma::choose_warps([m, n], num_warps);
+        check_with(m, k, n, Mma::choose_warps([m, n], num_warps), bytes, false);
+    }
+
+    fn check_with(m: u32, k: u32, n: u32, warps: [u32; 2], bytes: i64, b_column_major: bool) {
+        let num_warps = warps[0] * warps[1];
         let mma = Mma { warps_per_cta: warps };
-        let st = Staging::new([m, k, n], warps, bytes);
+        let st = Staging::new([m, k, n], warps, bytes, b_column_major);
         let (mi, ki, ni) = (m as usize, k as usize, n as usize);
         // Small integers: every product and sum is exact in f64.
         let a: Vec<f64> = (0..mi * ki).map(|i| ((i * 7 + 3) % 11) as f64 - 5.0).collect();
         let b: Vec<f64> = (0..ki * ni).map(|i| ((i * 5 + 1) % 13) as f64 - 6.0).collect();
-        let mut smem = vec![f64::NAN; (st.a_elems() + st.k * st.sb()) as usize];
+        let mut smem = vec![f64::NAN; (st.a_elems() + st.b_elems()) as usize];
         for r in 0..mi {
             for c in 0..ki {
                 smem[r * st.sa() as usize + c] = a[r * ki + c];
@@ -471,7 +521,12 @@ mod tests {
         }
         for r in 0..ki {
             for c in 0..ni {
-                smem[(st.a_elems() + r as i64 * st.sb()) as usize + c] = b[r * ni + c];
+                let at = if b_column_major {
+                    c as i64 * st.sb() + r as i64
+                } else {
+                    r as i64 * st.sb() + c as i64
+                };
+                smem[(st.a_elems() + at) as usize] = b[r * ni + c];
             }
         }
         let layout = mma.to_linear(&[m, n]).unwrap();
@@ -507,7 +562,7 @@ mod tests {
                         let count = if nt + 1 < st.nt_count() { 4 } else { 2 };
                         let addr: Vec<i64> =
                             (0..32).map(|l| st.b_lane(l, wn_idx) + st.b_tile(nt, step)).collect();
-                        let words = ldmatrix(&addr, count, bytes, true);
+                        let words = ldmatrix(&addr, count, bytes, !b_column_major);
                         for pair in 0..count / 2 {
                             b_words.push(words.iter().map(|w| w[2 * pair..2 * pair + 2].to_vec()).collect());
                         }
@@ -590,6 +645,18 @@ mod tests {
         check(128, 32, 128, 8, 4);
         check(32, 32, 32, 4, 4);
         check(16, 8, 8, 1, 4);
+        // B read in place from a column-major ring (attention's K^T), with the chained-dot
+        // warps (all along M) and the split ones, and an odd last N tile (`.x2`).
+        for (m, k, n, warps) in [
+            (128u32, 128u32, 64u32, [8u32, 1u32]),
+            (128, 64, 128, [4, 1]),
+            (64, 64, 32, [4, 1]),
+            (128, 64, 128, [2, 4]),
+            (16, 16, 8, [1, 1]),
+            (32, 32, 8, [2, 1]),
+        ] {
+            check_with(m, k, n, warps, 2, true);
+        }
     }
 
     /// Shared staging rows are 16-byte aligned and their 8 `ldmatrix` row addresses hit 8
@@ -598,7 +665,7 @@ mod tests {
     fn mma_staging_is_aligned_and_conflict_free() {
         for (m, k, n, bytes) in [(128u32, 64u32, 256u32, 2i64), (128, 64, 128, 2), (128, 32, 128, 4)] {
             let warps = Mma::choose_warps([m, n], 8);
-            let st = Staging::new([m, k, n], warps, bytes);
+            let st = Staging::new([m, k, n], warps, bytes, false);
             for (stride, base) in [(st.sa(), 0), (st.sb(), st.a_elems())] {
                 assert_eq!((stride * bytes) % 16, 0);
                 assert_eq!((base * bytes) % 16, 0);

@@ -63,7 +63,7 @@ pub struct Emitter<'a> {
     pub rings: HashMap<Value, crate::shared_rings::Ring>,
     /// Values of `ttg.local_load`: the byte address of their tile in a ring slot (read in place
     /// by the dot) and the ring's row stride in elements.
-    pub in_shared: HashMap<Value, (Reg, i64)>,
+    pub in_shared: HashMap<Value, crate::shared_rings::SharedTile>,
     last_line: u32,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,

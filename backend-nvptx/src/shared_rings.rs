@@ -4,7 +4,9 @@
 //!
 //! A ring holds `slots` tiles of a 2-D operand, each stored as the tensor-core dot stages its
 //! operands ([`crate::dot`]): row-major with rows padded by 16 bytes, so that `ldmatrix` rows
-//! and the 16-byte copies both stay aligned and conflict-free. Rings sit at the bottom of shared
+//! and the 16-byte copies both stay aligned and conflict-free. A `column_major` ring (a B tile
+//! whose copies run along K, such as attention's `K^T`) stores each tile transposed, columns
+//! padded by 16 bytes, and the dot reads it with plain `ldmatrix`. Rings sit at the bottom of shared
 //! memory, stacked in allocation order; while they live, scratch shared memory starts above them
 //! ([`Emitter::smem_base`]), and the kernel's shared size covers both.
 //!
@@ -35,9 +37,19 @@ pub struct Ring {
     pub offset: u32,
     pub bytes: u32,
     pub slot_bytes: u32,
-    /// Elements per padded row.
+    /// Elements per padded row (per padded column when `column_major`).
     pub row_stride: i64,
     pub elem_bytes: i64,
+    pub column_major: bool,
+}
+
+/// A dot operand tile in shared memory (`ttg.local_load`'s result): its address and how the
+/// ring stores it.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedTile {
+    pub addr: crate::ptx::Reg,
+    pub row_stride: i64,
+    pub column_major: bool,
 }
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
@@ -47,11 +59,13 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let slots = data.attrs.int("slots").unwrap_or(1);
             let shape = data.attrs.ints("shape").unwrap_or_default().to_vec();
             let elem_bytes = data.attrs.int("elem_bytes").unwrap_or(2);
+            let column_major = data.attrs.bool("column_major") == Some(true);
             let [rows, cols] = shape[..] else { return e.invalid("local_alloc of a tile that is not 2-D") };
+            let (rows, cols) = if column_major { (cols, rows) } else { (rows, cols) };
             let row_stride = cols + 16 / elem_bytes;
             let slot_bytes = (rows * row_stride * elem_bytes) as u32;
             let bytes = (slots as u32 * slot_bytes).next_multiple_of(128);
-            let ring = Ring { offset: e.ring_top, bytes, slot_bytes, row_stride, elem_bytes };
+            let ring = Ring { offset: e.ring_top, bytes, slot_bytes, row_stride, elem_bytes, column_major };
             // The ring reuses shared memory that earlier ops may still be reading in slower
             // warps (a persistent kernel's previous tile converts its output pointers through
             // it): no copy may land there before every warp is past them.
@@ -93,7 +107,10 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let (base, slot) = (e.get(ring_v)?[0], e.get(slot_v)?[0]);
             let addr = e.reg(Class::B32);
             e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
-            e.in_shared.insert(result, (addr, ring.row_stride));
+            e.in_shared.insert(
+                result,
+                SharedTile { addr, row_stride: ring.row_stride, column_major: ring.column_major },
+            );
             Ok(())
         }
     }
@@ -115,8 +132,10 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     let d = e.ty(ptr_v).dtype();
     let width = crate::memory::vector_width(e, ptr_v, data.operands.get(3).copied(), d)?;
     let copy_bytes = width as i64 * ring.elem_bytes;
-    // Row-major with padded rows: element (r, c) at r * row_stride + c.
-    let place = Affine { coeffs: vec![ring.row_stride, 1], offset: 0 };
+    // Row-major with padded rows: element (r, c) at r * row_stride + c; column-major: at
+    // c * row_stride + r.
+    let coeffs = if ring.column_major { vec![1, ring.row_stride] } else { vec![ring.row_stride, 1] };
+    let place = Affine { coeffs, offset: 0 };
     let thread = e.affine_base(&layout, &place);
     let addr = e.reg(Class::B32);
     e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));

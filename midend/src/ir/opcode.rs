@@ -229,7 +229,7 @@ define_ops! {
     ConvertLayout = "ttg.convert_layout", ops Exactly(1), res Exactly(1), regions 0, Pure, false,
         "The same tensor in another layout (encoding); the only op that changes a value's layout.";
     LocalAlloc = "ttg.local_alloc", ops Exactly(0), res Exactly(1), regions 0, Write, false,
-        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands; the i32 result names the ring.";
+        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands (padded columns with `column_major`); the i32 result names the ring.";
     LocalDealloc = "ttg.local_dealloc", ops Exactly(1), res Exactly(0), regions 0, Write, false,
         "trident: release the ring (the last one reserved first).";
     AsyncCopyGlobalToLocal = "ttg.async_copy_global_to_local", ops Between(3, 4), res Exactly(0), regions 0, Write, false,

@@ -31,7 +31,8 @@
 //!
 //! Where every pipelined load feeds a tensor-core dot directly with 16-bit elements, and `other`
 //! is absent or zero, the copies go to shared memory instead of registers, as Triton's pipeliner
-//! does: each operand gets a ring of `num_stages` staging tiles (`ttg.local_alloc`; fewer, down
+//! does: each operand gets a ring of `num_stages` staging tiles (row-major, or column-major for
+//! a B tile whose layout runs along K: `column_major` on the ring) (`ttg.local_alloc`; fewer, down
 //! to two, when shared memory is short), and the copies run `stages - 1` iterations ahead. The
 //! prologue starts iterations `0 .. stages - 1`, one commit group each. Iteration `k` waits until
 //! its own group has landed (`ttg.async_wait {num = stages - 2}`) and passes a barrier, which also
@@ -128,12 +129,16 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
         && loads.iter().all(|&l| copies_asynchronously(body, &users, l))
     {
         let fits = |slots: u64| {
-            loads.iter().map(|&l| ring_bytes(body.ty(body.op(l).results[0]), slots)).sum::<u64>()
-                + SCRATCH_RESERVE
-                <= target.shared_memory_bytes as u64
+            let ring = |l: Op| {
+                let order = ring_order(body, &users, l).expect("checked by copies_asynchronously");
+                ring_bytes(body.ty(body.op(l).results[0]), slots, order)
+            };
+            loads.iter().map(|&l| ring(l)).sum::<u64>() + SCRATCH_RESERVE <= target.shared_memory_bytes as u64
         };
         if let Some(stages) = (2..=target.num_stages as u64).rev().find(|&slots| fits(slots)) {
-            rewrite_async(body, lp, &loads, &carried, stages as i64);
+            let orders: Vec<RingOrder> =
+                loads.iter().map(|&l| ring_order(body, &users, l).expect("checked above")).collect();
+            rewrite_async(body, lp, &loads, &orders, &carried, stages as i64);
             return;
         }
     }
@@ -149,9 +154,36 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
     rewrite(body, lp, &loads, &carried, &users);
 }
 
+/// How a ring stores the tile of `load`: along the dim its copies' vectors run, the layout's
+/// fastest. Row-major tiles (`[rows][cols + pad]`) suit either dot operand; column-major ones
+/// (`[cols][rows + pad]`, such as attention's `K^T` loaded with `d` contiguous) only B, which
+/// the dot then reads with plain `ldmatrix` instead of `.trans`. `None` for other layouts.
+fn ring_order(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<RingOrder> {
+    let result = body.op(load).results[0];
+    let Some(Encoding::Blocked(blocked)) = body.ty(result).encoding() else { return None };
+    match blocked.order.first() {
+        Some(1) => Some(RingOrder::RowMajor),
+        Some(0) => {
+            let only_b = users.get(&result).is_some_and(|uses| {
+                uses.iter().all(|&(user, slot)| body.opcode(user) != Opcode::Dot || slot == 1)
+            });
+            only_b.then_some(RingOrder::ColumnMajor)
+        }
+        _ => None,
+    }
+}
+
+/// The order of a ring's tiles in shared memory (see [`ring_order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RingOrder {
+    RowMajor,
+    ColumnMajor,
+}
+
 /// Whether `load` can become an asynchronous copy into a dot's staging ring: 16-bit elements,
-/// two dims, `other` absent or zero, and every use a direct A/B operand of a tensor-core dot
-/// (the layout passes may leave dead conversions behind).
+/// two dims in an order a ring can store ([`ring_order`]), `other` absent or zero, and every use
+/// a direct A/B operand of a tensor-core dot (the layout passes may leave dead conversions
+/// behind).
 fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> bool {
     let data = body.op(load);
     let ty = body.ty(data.results[0]);
@@ -175,14 +207,19 @@ fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, 
     });
     matches!(ty.dtype(), DType::F16 | DType::BF16)
         && ty.shape().len() == 2
+        && ring_order(body, users, load).is_some()
         && data.attrs.bool("volatile") != Some(true)
         && zero_other
         && to_mma_dots
 }
 
-/// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging).
-fn ring_bytes(ty: &Type, slots: u64) -> u64 {
-    let (rows, cols) = (ty.shape()[0] as u64, ty.shape()[1] as u64);
+/// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging; a
+/// column-major tile pads its columns instead).
+fn ring_bytes(ty: &Type, slots: u64, order: RingOrder) -> u64 {
+    let (mut rows, mut cols) = (ty.shape()[0] as u64, ty.shape()[1] as u64);
+    if order == RingOrder::ColumnMajor {
+        std::mem::swap(&mut rows, &mut cols);
+    }
     let bytes = ty.dtype().bits() as u64 / 8;
     slots * rows * (cols * bytes + 16)
 }
@@ -224,7 +261,14 @@ fn next_iteration(
 
 /// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `stages` slots: the
 /// copies run `stages - 1` iterations ahead of the dot.
-fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], carried: &[usize], stages: i64) {
+fn rewrite_async(
+    body: &mut Body,
+    lp: Op,
+    loads: &[Op],
+    orders: &[RingOrder],
+    carried: &[usize],
+    stages: i64,
+) {
     let region = body.op(lp).regions[0];
     let in_body: HashSet<Op> = body.blocks[region].ops.iter().copied().collect();
     let args = body.blocks[region].args.clone();
@@ -246,12 +290,16 @@ fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], carried: &[usize], stage
     b.span = span;
     let rings: Vec<Value> = loads
         .iter()
-        .map(|&l| {
+        .zip(orders)
+        .map(|(&l, &order)| {
             let ty = b.body.ty(b.body.op(l).results[0]).clone();
-            let attrs = Attrs::new()
+            let mut attrs = Attrs::new()
                 .with("slots", Attr::Int(stages))
                 .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
                 .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
+            if order == RingOrder::ColumnMajor {
+                attrs = attrs.with("column_major", Attr::Bool(true));
+            }
             b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
         })
         .collect();
