@@ -13,6 +13,9 @@
 //! Allocating a ring starts with a barrier: its memory may be scratch that slower warps are
 //! still reading (the previous tile of a persistent kernel).
 //!
+//! A `transposed` copy (a tile the kernel transposes before its dot: the ring holds the
+//! transpose) places element (r, c) where the ring keeps (c, r).
+//!
 //! An asynchronous copy moves each thread's vector of the pointer layout (the width a load would
 //! use, [`crate::memory::vector_width`]) with one `cp.async` into the slot at the element's
 //! padded offset. A masked-off vector reads no global memory and writes zeros (`src-size` 0),
@@ -133,8 +136,11 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     let width = crate::memory::vector_width(e, ptr_v, data.operands.get(3).copied(), d)?;
     let copy_bytes = width as i64 * ring.elem_bytes;
     // Row-major with padded rows: element (r, c) at r * row_stride + c; column-major: at
-    // c * row_stride + r.
-    let coeffs = if ring.column_major { vec![1, ring.row_stride] } else { vec![ring.row_stride, 1] };
+    // c * row_stride + r. A `transposed` copy moves the transpose of the ring's tile, whose
+    // (r, c) is the tile's (c, r).
+    let transposed = data.attrs.bool("transposed") == Some(true);
+    let coeffs =
+        if ring.column_major != transposed { vec![1, ring.row_stride] } else { vec![ring.row_stride, 1] };
     let place = Affine { coeffs, offset: 0 };
     let thread = e.affine_base(&layout, &place);
     let addr = e.reg(Class::B32);

@@ -1,8 +1,11 @@
 # compile: --kernel attention_block_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
+# compile: --kernel attention_block_kt_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
 """The inner loop of flash attention: two chained dots with an online softmax between them.
 The goldens show what the tensor-core path makes of it: both dots in one MMA layout with every
 warp along M (so a score row lives in one warp, and the loop carries the accumulator without a
-layout conversion), and the K and V tiles copied asynchronously into shared-memory rings."""
+layout conversion), and the K and V tiles copied asynchronously into shared-memory rings. K^T
+loaded with d contiguous takes a column-major ring; K loaded row by row and transposed (`k.T`,
+the second kernel) is copied as it is into the same kind of ring (`transposed` copies)."""
 import triton
 import triton.language as tl
 
@@ -28,3 +31,17 @@ def attention_block_kernel(q_ptr, k_ptr, v_ptr, o_ptr, N_CTX,
         acc = tl.dot(p.to(tl.float16), v, acc * alpha[:, None])
         m_i = m_new
     tl.store(o_ptr + rows[:, None] * HEAD_DIM + d[None, :], (acc / l_i[:, None]).to(tl.float16))
+
+
+@triton.jit
+def attention_block_kt_kernel(q_ptr, k_ptr, o_ptr, N_CTX,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    d = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + rows[:, None] * HEAD_DIM + d[None, :])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for n0 in tl.range(0, N_CTX, BLOCK_N):
+        cols = n0 + tl.arange(0, BLOCK_N)
+        k = tl.load(k_ptr + cols[:, None] * HEAD_DIM + d[None, :])
+        acc = tl.dot(q, k.T, acc)
+    tl.store(o_ptr + rows[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :], acc.to(tl.float16))

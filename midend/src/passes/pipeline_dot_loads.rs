@@ -131,14 +131,15 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
         let fits = |slots: u64| {
             let ring = |l: Op| {
                 let order = ring_order(body, &users, l).expect("checked by copies_asynchronously");
-                ring_bytes(body.ty(body.op(l).results[0]), slots, order)
+                ring_bytes(body.ty(operand_of(body, &users, l)), slots, order)
             };
             loads.iter().map(|&l| ring(l)).sum::<u64>() + SCRATCH_RESERVE <= target.shared_memory_bytes as u64
         };
         if let Some(stages) = (2..=target.num_stages as u64).rev().find(|&slots| fits(slots)) {
             let orders: Vec<RingOrder> =
                 loads.iter().map(|&l| ring_order(body, &users, l).expect("checked above")).collect();
-            rewrite_async(body, lp, &loads, &orders, &carried, stages as i64);
+            let operands: Vec<Value> = loads.iter().map(|&l| operand_of(body, &users, l)).collect();
+            rewrite_async(body, lp, &loads, &operands, &orders, &carried, stages as i64);
             return;
         }
     }
@@ -158,19 +159,49 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
 /// fastest. Row-major tiles (`[rows][cols + pad]`) suit either dot operand; column-major ones
 /// (`[cols][rows + pad]`, such as attention's `K^T` loaded with `d` contiguous) only B, which
 /// the dot then reads with plain `ldmatrix` instead of `.trans`. `None` for other layouts.
+///
+/// A row-major tile that reaches the dot through a transpose ([`transposed_by`], a descriptor
+/// load of `K` used as `k.T`) is the column-major B tile of the transposed shape.
 fn ring_order(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<RingOrder> {
     let result = body.op(load).results[0];
     let Some(Encoding::Blocked(blocked)) = body.ty(result).encoding() else { return None };
+    let only_b = |v: Value| {
+        users.get(&v).is_some_and(|uses| {
+            uses.iter().all(|&(user, slot)| body.opcode(user) != Opcode::Dot || slot == 1)
+        })
+    };
+    if let Some(trans) = transposed_by(body, users, load) {
+        let fastest_last = blocked.order.first() == Some(&1);
+        return (fastest_last && only_b(body.op(trans).results[0])).then_some(RingOrder::ColumnMajor);
+    }
     match blocked.order.first() {
         Some(1) => Some(RingOrder::RowMajor),
-        Some(0) => {
-            let only_b = users.get(&result).is_some_and(|uses| {
-                uses.iter().all(|&(user, slot)| body.opcode(user) != Opcode::Dot || slot == 1)
-            });
-            only_b.then_some(RingOrder::ColumnMajor)
-        }
+        Some(0) => only_b(result).then_some(RingOrder::ColumnMajor),
         _ => None,
     }
+}
+
+/// The `tt.trans` through which `load`'s tile reaches its dot, when that is its only use (dead
+/// conversions aside).
+fn transposed_by(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<Op> {
+    let uses = users.get(&body.op(load).results[0])?;
+    let live: Vec<Op> = uses
+        .iter()
+        .map(|&(user, _)| user)
+        .filter(|&user| {
+            body.opcode(user) != Opcode::ConvertLayout || users.contains_key(&body.op(user).results[0])
+        })
+        .collect();
+    match live[..] {
+        [trans] if body.opcode(trans) == Opcode::Trans => Some(trans),
+        _ => None,
+    }
+}
+
+/// The value the dot reads for `load`'s tile: the transpose's result, or the load's own.
+fn operand_of(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Value {
+    let trans = transposed_by(body, users, load);
+    body.op(trans.unwrap_or(load)).results[0]
 }
 
 /// The order of a ring's tiles in shared memory (see [`ring_order`]).
@@ -195,7 +226,7 @@ fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, 
                 && value.is_some_and(|v| v.as_float() == Some(0.0) || v.as_int() == Some(0))
         }),
     };
-    let to_mma_dots = users.get(&data.results[0]).is_some_and(|uses| {
+    let to_mma_dots = users.get(&operand_of(body, users, load)).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot => {
                 slot < 2 && matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)))
@@ -261,10 +292,13 @@ fn next_iteration(
 
 /// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `stages` slots: the
 /// copies run `stages - 1` iterations ahead of the dot.
+/// `operands` are the values the dots read for each load: its result, or the transpose of it
+/// (then the copies are marked `transposed`).
 fn rewrite_async(
     body: &mut Body,
     lp: Op,
     loads: &[Op],
+    operands: &[Value],
     orders: &[RingOrder],
     carried: &[usize],
     stages: i64,
@@ -288,11 +322,11 @@ fn rewrite_async(
     let index = position(body, parent, lp);
     let mut b = Builder::at(body, parent, index);
     b.span = span;
-    let rings: Vec<Value> = loads
+    let rings: Vec<Value> = operands
         .iter()
         .zip(orders)
-        .map(|(&l, &order)| {
-            let ty = b.body.ty(b.body.op(l).results[0]).clone();
+        .map(|(&operand, &order)| {
+            let ty = b.body.ty(operand).clone();
             let mut attrs = Attrs::new()
                 .with("slots", Attr::Int(stages))
                 .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
@@ -311,8 +345,8 @@ fn rewrite_async(
         }
         let live = b.cmpi("slt", at[&args[0]], ub);
         let slot = b.const_int(DType::I32, j);
-        for (&load, &ring) in loads.iter().zip(&rings) {
-            async_copy(&mut b, &in_body, load, ring, slot, live, &mut at);
+        for ((&load, &operand), &ring) in loads.iter().zip(operands).zip(&rings) {
+            async_copy(&mut b, &in_body, load, operand, ring, slot, live, &mut at);
         }
         b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     }
@@ -340,16 +374,15 @@ fn rewrite_async(
         ahead = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut ahead);
     }
     let live = b.cmpi("slt", ahead[&args[0]], ub);
-    for (&load, &ring) in loads.iter().zip(&rings) {
-        async_copy(&mut b, &in_body, load, ring, write_slot, live, &mut ahead);
+    for ((&load, &operand), &ring) in loads.iter().zip(operands).zip(&rings) {
+        async_copy(&mut b, &in_body, load, operand, ring, write_slot, live, &mut ahead);
     }
     b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     let mut map = HashMap::new();
-    for (&load, &ring) in loads.iter().zip(&rings) {
-        let result = b.body.op(load).results[0];
-        let ty = b.body.ty(result).clone();
+    for (&operand, &ring) in operands.iter().zip(&rings) {
+        let ty = b.body.ty(operand).clone();
         let tile = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
-        map.insert(result, tile);
+        map.insert(operand, tile);
     }
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.push(next_slot);
@@ -367,11 +400,14 @@ fn rewrite_async(
 }
 
 /// An asynchronous copy of the tile `load` reads (through `map`) into `slot` of `ring`, masked
-/// by `live` as well.
+/// by `live` as well; `transposed` when the ring holds the transpose of the tile (`operand` is
+/// not the load's result).
+#[allow(clippy::too_many_arguments)]
 fn async_copy(
     b: &mut Builder,
     in_body: &HashSet<Op>,
     load: Op,
+    operand: Value,
     ring: Value,
     slot: Value,
     live: Value,
@@ -388,7 +424,12 @@ fn async_copy(
         }
         None => live,
     };
-    b.op(Opcode::AsyncCopyGlobalToLocal, vec![ring, slot, ptr, mask], &[], Attrs::new());
+    let attrs = if operand == data.results[0] {
+        Attrs::new()
+    } else {
+        Attrs::new().with("transposed", Attr::Bool(true))
+    };
+    b.op(Opcode::AsyncCopyGlobalToLocal, vec![ring, slot, ptr, mask], &[], attrs);
 }
 
 /// Every use of the values the ops define, as (user, operand index), among `ops`.
@@ -403,12 +444,15 @@ fn users_in(body: &Body, ops: &[Op]) -> HashMap<Value, Vec<(Op, usize)>> {
 }
 
 /// Whether `v` is used, and only as a `tt.dot` A or B operand (directly or through layout
-/// conversions; an unused conversion, left for DCE, does not count).
+/// conversions or a 2-D transpose; an unused conversion, left for DCE, does not count).
 fn feeds_only_dot_operands(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
     fn only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
         users.get(&v).into_iter().flatten().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot => slot < 2,
             Opcode::ConvertLayout => only_dots(body, users, body.op(user).results[0]),
+            Opcode::Trans if body.ty(v).shape().len() == 2 => {
+                only_dots(body, users, body.op(user).results[0])
+            }
             _ => false,
         })
     }
