@@ -181,8 +181,8 @@ fn ring_order(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -
     }
 }
 
-/// The `tt.trans` through which `load`'s tile reaches its dot, when that is its only use (dead
-/// conversions aside).
+/// The `tt.trans` (order `[1, 0]`: an identity permutation moves nothing) through which
+/// `load`'s tile reaches its dot, when that is its only use (dead conversions aside).
 fn transposed_by(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<Op> {
     let uses = users.get(&body.op(load).results[0])?;
     let live: Vec<Op> = uses
@@ -193,7 +193,12 @@ fn transposed_by(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op
         })
         .collect();
     match live[..] {
-        [trans] if body.opcode(trans) == Opcode::Trans => Some(trans),
+        [trans]
+            if body.opcode(trans) == Opcode::Trans
+                && body.op(trans).attrs.ints("order") == Some(&[1, 0][..]) =>
+        {
+            Some(trans)
+        }
         _ => None,
     }
 }
