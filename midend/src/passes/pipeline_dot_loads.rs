@@ -52,6 +52,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value};
 use crate::layout::Encoding;
+use crate::passes::uses::users_in;
 use crate::target::Target;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined
@@ -435,17 +436,6 @@ fn async_copy(
         Attrs::new().with("transposed", Attr::Bool(true))
     };
     b.op(Opcode::AsyncCopyGlobalToLocal, vec![ring, slot, ptr, mask], &[], attrs);
-}
-
-/// Every use of the values the ops define, as (user, operand index), among `ops`.
-fn users_in(body: &Body, ops: &[Op]) -> HashMap<Value, Vec<(Op, usize)>> {
-    let mut users: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
-    for &op in ops {
-        for (slot, &v) in body.op(op).operands.iter().enumerate() {
-            users.entry(v).or_default().push((op, slot));
-        }
-    }
-    users
 }
 
 /// Whether `v` is used, and only as a `tt.dot` A or B operand (directly or through layout

@@ -29,6 +29,7 @@ use crate::analysis::axis_info;
 use crate::ir::{Attrs, Body, Builder, Module, Op, Opcode, Type, Value};
 use crate::layout::Encoding;
 use crate::passes::coalesce::coalesced_layout;
+use crate::passes::uses::users_in;
 
 pub fn run(module: &mut Module) {
     let num_warps = module.attrs.int("ttg.num-warps").unwrap_or(4) as u32;
@@ -37,7 +38,7 @@ pub fn run(module: &mut Module) {
         let infos = axis_info::analyze(function);
         let body = &mut function.body;
         let ops = body.walk(function.entry);
-        let users = users_of(body, &ops);
+        let users = users_in(body, &ops);
         let loads: Vec<Op> = ops.into_iter().filter(|&op| body.opcode(op) == Opcode::Load).collect();
         for load in loads {
             if !feeds_only_dots(body, &users, body.op(load).results[0]) {
@@ -209,17 +210,6 @@ fn elementwise(opcode: Opcode) -> bool {
     )
 }
 
-/// Every use of every value defined or used in `ops`, as (user, operand index).
-fn users_of(body: &Body, ops: &[Op]) -> HashMap<Value, Vec<(Op, usize)>> {
-    let mut users: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
-    for &op in ops {
-        for (i, &v) in body.op(op).operands.iter().enumerate() {
-            users.entry(v).or_default().push((op, i));
-        }
-    }
-    users
-}
-
 /// Whether `v` is used only as a `tt.dot` A or B operand, directly or through layout
 /// conversions. Only such loads are worth re-coalescing: the dot takes any layout, while any
 /// other user would need the result converted back through shared memory.
@@ -236,7 +226,7 @@ fn feeds_only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Val
 /// through shared memory from whatever layout they arrive in.
 fn drop_conversions_into_dots(body: &mut Body, entry: crate::ir::Block) {
     let ops = body.walk(entry);
-    let users = users_of(body, &ops);
+    let users = users_in(body, &ops);
     for op in ops {
         if body.opcode(op) != Opcode::ConvertLayout || body.op(op).parent.is_none() {
             continue;

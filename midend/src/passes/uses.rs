@@ -1,9 +1,12 @@
-//! Use counts: how many operands, in a whole function body, name each value.
+//! Use counts: how many operands, in a whole function body, name each value; and use lists of a
+//! set of ops ([`users_in`]).
 //!
 //! The IR keeps no use lists (values point to their definitions, never to their users), so the
 //! passes that need "is this value used" or "is this its only use" (DCE, combine)
 //! count uses once per sweep with [`UseCounts::compute`] and keep the counts current themselves
 //! (with [`UseCounts::remove_use`]) while they delete ops. Counting is one walk over the function, linear in its size.
+
+use std::collections::HashMap;
 
 use crate::ir::{Block, Body, Op, SecondaryMap, Value, ValueData};
 
@@ -43,4 +46,16 @@ impl UseCounts {
         let n = *self.counts.get(v);
         self.counts.set(v, n.saturating_sub(1));
     }
+}
+
+/// Every use, by one of `ops` (their own operands, not those of nested ops), of every value they
+/// name, as (user, operand index), in the order of `ops`.
+pub fn users_in(body: &Body, ops: &[Op]) -> HashMap<Value, Vec<(Op, usize)>> {
+    let mut users: HashMap<Value, Vec<(Op, usize)>> = HashMap::new();
+    for &op in ops {
+        for (slot, &v) in body.op(op).operands.iter().enumerate() {
+            users.entry(v).or_default().push((op, slot));
+        }
+    }
+    users
 }
