@@ -6,56 +6,14 @@
 //! is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` (a comma-separated list, set by
 //! CI to the devices it has) names it, which turns the SKIP into a failure.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{
+    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env, EXAMPLE,
+};
 use trident_runtime::npy;
-
-const EXAMPLE: &str = "examples/vector_add.py";
-
-fn trident(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_trident"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the trident binary runs")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// A fresh directory under the target directory for one test's outputs.
-fn scratch_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The example's launch flags (before `--out`).
-fn example_flags() -> Vec<&'static str> {
-    vec![
-        "--kernel",
-        "add_kernel",
-        "--grid",
-        "4",
-        "--const",
-        "BLOCK_SIZE=256",
-        "--arg",
-        "x_ptr=@examples/data/x.npy",
-        "--arg",
-        "y_ptr=@examples/data/y.npy",
-        "--arg",
-        "output_ptr=@examples/data/output.npy",
-        "--arg",
-        "n_elements=1000",
-    ]
-}
 
 fn read_f32(path: &Path) -> Vec<f32> {
     let buffer = npy::read(path, "b", None).unwrap_or_else(|e| panic!("{e}"));
@@ -64,7 +22,7 @@ fn read_f32(path: &Path) -> Vec<f32> {
 
 #[test]
 fn run_vector_add_on_interp() {
-    let out = scratch_dir("run");
+    let out = scratch_dir("cli-run");
     let out_text = out.to_str().unwrap();
     let mut args = vec!["run", EXAMPLE];
     args.extend(example_flags());
@@ -87,7 +45,7 @@ fn run_vector_add_on_interp() {
 
 #[test]
 fn auto_backend_says_which_backend_it_picks() {
-    let out = scratch_dir("auto");
+    let out = scratch_dir("cli-auto");
     let mut args = vec!["run", EXAMPLE];
     args.extend(example_flags());
     args.extend(["--backend", "auto", "--out", out.to_str().unwrap()]);
@@ -132,7 +90,7 @@ fn compile_emits_ttir() {
 
 #[test]
 fn compile_reads_only_headers_and_writes_to_o() {
-    let dir = scratch_dir("compile-o");
+    let dir = scratch_dir("cli-compile-o");
     let path = dir.join("k.ttir");
     let mut args = vec!["compile", EXAMPLE];
     args.extend(example_flags());
@@ -160,9 +118,7 @@ fn spirv_runs_or_says_why() {
     }
     let text = stderr(&output);
     assert!(text.contains("needs a Vulkan adapter"), "{text}");
-    let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
-    assert!(!required.split(',').any(|d| d.trim() == "spirv"), "TRIDENT_REQUIRE_DEVICES names spirv: {text}");
-    println!("SKIP spirv run: no Vulkan adapter here (set TRIDENT_REQUIRE_DEVICES=spirv to require it)");
+    skip_unless_required("spirv", "spirv run", "no Vulkan adapter here");
 }
 
 /// Two f32 `tl.atomic_add` calls per element (tests/kernels/atomic_add_twice.py) on one program
@@ -172,7 +128,7 @@ fn spirv_runs_or_says_why() {
 /// Without a Vulkan adapter the spirv half is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names it.
 #[test]
 fn float_atomic_add_twice_lands_every_add() {
-    let dir = scratch_dir("atomic-add-twice");
+    let dir = scratch_dir("cli-atomic-add-twice");
     let zeros = dir.join("zeros.npy");
     let buffer = trident_runtime::Buffer::zeros("out_ptr", trident_midend::ir::DType::F32, 64);
     npy::write(&zeros, &buffer).unwrap();
@@ -203,13 +159,7 @@ fn float_atomic_add_twice_lands_every_add() {
                 && !output.status.success()
                 && stderr(&output).contains("needs a Vulkan adapter")
             {
-                let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
-                assert!(
-                    !required.split(',').any(|d| d.trim() == "spirv"),
-                    "TRIDENT_REQUIRE_DEVICES names spirv: {}",
-                    stderr(&output)
-                );
-                println!("SKIP spirv atomic_add_twice: no Vulkan adapter here");
+                skip_unless_required("spirv", "spirv atomic_add_twice", "no Vulkan adapter here");
                 return;
             }
             assert!(output.status.success(), "{backend}, grid {programs}:\n{}", stderr(&output));
@@ -239,7 +189,7 @@ fn write_npy(dir: &Path, name: &str, dtype: trident_midend::ir::DType, values: V
 #[test]
 fn wide_reductions_agree_with_interp() {
     use trident_midend::ir::DType;
-    let dir = scratch_dir("wide-reductions");
+    let dir = scratch_dir("cli-wide-reductions");
     let (rows, n) = (4usize, 2000usize);
     // Small integers: exact f32 sums, and many ties for argmax.
     let x: Vec<u8> = (0..rows * n).flat_map(|i| (((i * 7919) % 23) as f32 - 11.0).to_le_bytes()).collect();
@@ -278,12 +228,7 @@ fn wide_reductions_agree_with_interp() {
     let output = trident(&command);
     let text = stdout(&output);
     if text.lines().any(|l| l.starts_with("spirv") && l.contains("unavailable")) {
-        let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
-        assert!(
-            !required.split(',').any(|d| d.trim() == "spirv"),
-            "TRIDENT_REQUIRE_DEVICES names spirv:\n{text}"
-        );
-        println!("SKIP spirv wide reductions: no Vulkan adapter here");
+        skip_unless_required("spirv", "spirv wide reductions", "no Vulkan adapter here");
         return;
     }
     assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
@@ -302,7 +247,7 @@ fn wide_reductions_agree_with_interp() {
 #[test]
 fn windowed_buffers_agree_with_interp() {
     use trident_midend::ir::DType;
-    let dir = scratch_dir("windowed-buffers");
+    let dir = scratch_dir("cli-windowed-buffers");
     let n = 24000usize;
     let x: Vec<u8> = (0..n).map(|i| ((i * 37) % 251) as u8).collect();
     let y: Vec<u8> = (0..n / 8).flat_map(|i| (i as i64 * 1_000_003 - (1 << 33)).to_le_bytes()).collect();
@@ -333,21 +278,10 @@ fn windowed_buffers_agree_with_interp() {
     for arg in &args {
         command.extend(["--arg", arg.as_str()]);
     }
-    let output = Command::new(env!("CARGO_BIN_EXE_trident"))
-        .args(&command)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env(trident_runtime::wgpu::MAX_BINDING_ENV, "16384")
-        .output()
-        .expect("the trident binary runs");
+    let output = trident_with_env(&command, &[(trident_runtime::wgpu::MAX_BINDING_ENV, "16384")]);
     let text = stdout(&output);
     if stderr(&output).contains("needs a Vulkan adapter") {
-        let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
-        assert!(
-            !required.split(',').any(|d| d.trim() == "spirv"),
-            "TRIDENT_REQUIRE_DEVICES names spirv: {}",
-            stderr(&output)
-        );
-        println!("SKIP spirv windowed buffers: no Vulkan adapter here");
+        skip_unless_required("spirv", "spirv windowed buffers", "no Vulkan adapter here");
         return;
     }
     assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
@@ -402,7 +336,7 @@ fn bad_command_lines_name_the_argument() {
         (vec!["--num-warps", "3"], "--num-warps"),
         (vec!["--backend", "cuda"], "cuda"),
     ];
-    let out = scratch_dir("bad");
+    let out = scratch_dir("cli-bad");
     for (extra, needle) in cases {
         let mut args = vec!["run", EXAMPLE];
         let mut flags = example_flags();

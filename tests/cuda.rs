@@ -5,64 +5,9 @@
 //! Tests that need a CUDA GPU print `SKIP <name>: no CUDA GPU (<reason>)` when there is none,
 //! unless `TRIDENT_REQUIRE_DEVICES` (comma-separated) names `nvptx` or `cuda`: then they fail.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-const EXAMPLE: &str = "examples/vector_add.py";
-
-fn trident_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_trident"));
-    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    command.output().expect("the trident binary runs")
-}
-
-fn trident(args: &[&str]) -> Output {
-    trident_with_env(args, &[])
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn scratch_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cuda-{test}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn example_flags() -> Vec<&'static str> {
-    vec![
-        "--kernel",
-        "add_kernel",
-        "--grid",
-        "4",
-        "--const",
-        "BLOCK_SIZE=256",
-        "--arg",
-        "x_ptr=@examples/data/x.npy",
-        "--arg",
-        "y_ptr=@examples/data/y.npy",
-        "--arg",
-        "output_ptr=@examples/data/output.npy",
-        "--arg",
-        "n_elements=1000",
-    ]
-}
-
-fn gpu_required() -> bool {
-    std::env::var("TRIDENT_REQUIRE_DEVICES")
-        .unwrap_or_default()
-        .split(',')
-        .any(|device| matches!(device.trim(), "nvptx" | "cuda"))
-}
+use common::{example_flags, required, scratch_dir, stderr, stdout, trident, trident_with_env, EXAMPLE};
 
 /// `None` when `trident devices` lists a CUDA GPU, else why not.
 fn no_gpu_reason() -> Option<String> {
@@ -81,7 +26,10 @@ fn require_gpu(test: &str) -> bool {
     match no_gpu_reason() {
         None => true,
         Some(reason) => {
-            assert!(!gpu_required(), "{test}: TRIDENT_REQUIRE_DEVICES asks for a CUDA GPU, but: {reason}");
+            assert!(
+                !required(&["nvptx", "cuda"]),
+                "{test}: TRIDENT_REQUIRE_DEVICES asks for a CUDA GPU, but: {reason}"
+            );
             println!("SKIP {test}: no CUDA GPU ({reason})");
             false
         }
@@ -201,7 +149,7 @@ fn compile_cubin_through_ptxas() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("give -o FILE"), "{}", stderr(&output));
 
-    let dir = scratch_dir("cubin");
+    let dir = scratch_dir("cuda-cubin");
     let cubin = dir.join("add_kernel.cubin");
     args.extend(["--target", "sm_90a", "--verbose", "-o", cubin.to_str().unwrap()]);
     let output = trident(&args);
