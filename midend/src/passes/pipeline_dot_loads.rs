@@ -85,6 +85,44 @@ fn registers(ty: &Type, threads: u64) -> u64 {
     (ty.numel() * ty.dtype().bits() as u64).div_ceil(32 * threads)
 }
 
+/// The pieces of an `scf.for` the rewrites read: its body block and the ops in it, the block
+/// arguments (induction variable first), bounds and step, initial carried values, the yield and
+/// what it yields, and where the loop sits.
+struct LoopParts {
+    region: Block,
+    in_body: HashSet<Op>,
+    args: Vec<Value>,
+    lb: Value,
+    ub: Value,
+    step: Value,
+    inits: Vec<Value>,
+    yield_op: Op,
+    yields: Vec<Value>,
+    span: crate::ir::Span,
+    parent: Block,
+}
+
+impl LoopParts {
+    fn of(body: &Body, lp: Op) -> LoopParts {
+        let region = body.op(lp).regions[0];
+        let operands = &body.op(lp).operands;
+        let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
+        LoopParts {
+            region,
+            in_body: body.blocks[region].ops.iter().copied().collect(),
+            args: body.blocks[region].args.clone(),
+            lb: operands[0],
+            ub: operands[1],
+            step: operands[2],
+            inits: operands[3..].to_vec(),
+            yield_op,
+            yields: body.op(yield_op).operands.clone(),
+            span: body.span(lp),
+            parent: body.op(lp).parent.expect("the loop is in a block"),
+        }
+    }
+}
+
 /// One loop: finds its eligible loads and, if there are any and they fit the register budget,
 /// rewrites the loop.
 fn pipeline(body: &mut Body, lp: Op, target: &Target) {
@@ -126,21 +164,18 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
     let carried: Vec<usize> =
         (1..args.len()).filter(|&k| checked.get(&args[k]).copied().unwrap_or(false)).collect();
     // Shared-memory rings of as many slots as num_stages asks and shared memory allows.
-    if target.compute_capability.is_some_and(|cc| cc >= 80)
-        && loads.iter().all(|&l| copies_asynchronously(body, &users, l))
-    {
+    let tiles: Option<Vec<RingTile>> = target
+        .compute_capability
+        .is_some_and(|cc| cc >= 80)
+        .then(|| loads.iter().map(|&l| ring_tile(body, &users, l)).collect())
+        .flatten();
+    if let Some(tiles) = tiles {
         let fits = |slots: u64| {
-            let ring = |l: Op| {
-                let order = ring_order(body, &users, l).expect("checked by copies_asynchronously");
-                ring_bytes(body.ty(operand_of(body, &users, l)), slots, order)
-            };
-            loads.iter().map(|&l| ring(l)).sum::<u64>() + SCRATCH_RESERVE <= target.shared_memory_bytes as u64
+            let rings: u64 = tiles.iter().map(|t| ring_bytes(body.ty(t.operand), slots, t.order)).sum();
+            rings + SCRATCH_RESERVE <= target.shared_memory_bytes as u64
         };
         if let Some(stages) = (2..=target.num_stages as u64).rev().find(|&slots| fits(slots)) {
-            let orders: Vec<RingOrder> =
-                loads.iter().map(|&l| ring_order(body, &users, l).expect("checked above")).collect();
-            let operands: Vec<Value> = loads.iter().map(|&l| operand_of(body, &users, l)).collect();
-            rewrite_async(body, lp, &loads, &operands, &orders, &carried, stages as i64);
+            rewrite_async(body, lp, &loads, &tiles, &carried, stages as i64);
             return;
         }
     }
@@ -217,11 +252,19 @@ enum RingOrder {
     ColumnMajor,
 }
 
-/// Whether `load` can become an asynchronous copy into a dot's staging ring: 16-bit elements,
-/// two dims in an order a ring can store ([`ring_order`]), `other` absent or zero, and every use
-/// a direct A/B operand of a tensor-core dot (the layout passes may leave dead conversions
-/// behind).
-fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> bool {
+/// How a load's tile lives in its ring: the value the dot reads (the load's result, or its
+/// transpose) and the order the ring stores it in.
+#[derive(Clone, Copy, Debug)]
+struct RingTile {
+    operand: Value,
+    order: RingOrder,
+}
+
+/// The ring tile of `load`, if it can become an asynchronous copy into a dot's staging ring:
+/// 16-bit elements, two dims in an order a ring can store ([`ring_order`]), `other` absent or
+/// zero, and every use a direct A/B operand of a tensor-core dot (the layout passes may leave
+/// dead conversions behind).
+fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<RingTile> {
     let data = body.op(load);
     let ty = body.ty(data.results[0]);
     let zero_other = match data.operands.get(2) {
@@ -232,7 +275,8 @@ fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, 
                 && value.is_some_and(|v| v.as_float() == Some(0.0) || v.as_int() == Some(0))
         }),
     };
-    let to_mma_dots = users.get(&operand_of(body, users, load)).is_some_and(|uses| {
+    let operand = operand_of(body, users, load);
+    let to_mma_dots = users.get(&operand).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot => {
                 slot < 2 && matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)))
@@ -242,12 +286,13 @@ fn copies_asynchronously(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, 
             _ => false,
         })
     });
-    matches!(ty.dtype(), DType::F16 | DType::BF16)
+    let eligible = matches!(ty.dtype(), DType::F16 | DType::BF16)
         && ty.shape().len() == 2
-        && ring_order(body, users, load).is_some()
         && data.attrs.bool("volatile") != Some(true)
         && zero_other
-        && to_mma_dots
+        && to_mma_dots;
+    let order = ring_order(body, users, load).filter(|_| eligible)?;
+    Some(RingTile { operand, order })
 }
 
 /// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging; a
@@ -298,29 +343,11 @@ fn next_iteration(
 
 /// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `stages` slots: the
 /// copies run `stages - 1` iterations ahead of the dot.
-/// `operands` are the values the dots read for each load: its result, or the transpose of it
-/// (then the copies are marked `transposed`).
-fn rewrite_async(
-    body: &mut Body,
-    lp: Op,
-    loads: &[Op],
-    operands: &[Value],
-    orders: &[RingOrder],
-    carried: &[usize],
-    stages: i64,
-) {
-    let region = body.op(lp).regions[0];
-    let in_body: HashSet<Op> = body.blocks[region].ops.iter().copied().collect();
-    let args = body.blocks[region].args.clone();
-    let (lb, ub, step) = {
-        let o = &body.op(lp).operands;
-        (o[0], o[1], o[2])
-    };
-    let inits: Vec<Value> = body.op(lp).operands[3..].to_vec();
-    let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
-    let yields = body.op(yield_op).operands.clone();
-    let span = body.span(lp);
-    let parent = body.op(lp).parent.expect("the loop is in a block");
+/// `tiles` say what each load's ring holds: the load's result, or its transpose (then the
+/// copies are marked `transposed`).
+fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], tiles: &[RingTile], carried: &[usize], stages: i64) {
+    let LoopParts { region, in_body, args, lb, ub, step, inits, yield_op, yields, span, parent } =
+        LoopParts::of(body, lp);
     let i32_ty = Type::scalar(DType::I32);
 
     // Before the loop: the rings, and the copies of the first `stages - 1` iterations into slots
@@ -328,16 +355,15 @@ fn rewrite_async(
     let index = position(body, parent, lp);
     let mut b = Builder::at(body, parent, index);
     b.span = span;
-    let rings: Vec<Value> = operands
+    let rings: Vec<Value> = tiles
         .iter()
-        .zip(orders)
-        .map(|(&operand, &order)| {
-            let ty = b.body.ty(operand).clone();
+        .map(|tile| {
+            let ty = b.body.ty(tile.operand).clone();
             let mut attrs = Attrs::new()
                 .with("slots", Attr::Int(stages))
                 .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
                 .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
-            if order == RingOrder::ColumnMajor {
+            if tile.order == RingOrder::ColumnMajor {
                 attrs = attrs.with("column_major", Attr::Bool(true));
             }
             b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
@@ -351,8 +377,8 @@ fn rewrite_async(
         }
         let live = b.cmpi("slt", at[&args[0]], ub);
         let slot = b.const_int(DType::I32, j);
-        for ((&load, &operand), &ring) in loads.iter().zip(operands).zip(&rings) {
-            async_copy(&mut b, &in_body, load, operand, ring, slot, live, &mut at);
+        for ((&load, tile), &ring) in loads.iter().zip(tiles).zip(&rings) {
+            async_copy(&mut b, &in_body, load, tile.operand, ring, slot, live, &mut at);
         }
         b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     }
@@ -380,15 +406,15 @@ fn rewrite_async(
         ahead = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut ahead);
     }
     let live = b.cmpi("slt", ahead[&args[0]], ub);
-    for ((&load, &operand), &ring) in loads.iter().zip(operands).zip(&rings) {
-        async_copy(&mut b, &in_body, load, operand, ring, write_slot, live, &mut ahead);
+    for ((&load, tile), &ring) in loads.iter().zip(tiles).zip(&rings) {
+        async_copy(&mut b, &in_body, load, tile.operand, ring, write_slot, live, &mut ahead);
     }
     b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     let mut map = HashMap::new();
-    for (&operand, &ring) in operands.iter().zip(&rings) {
-        let ty = b.body.ty(operand).clone();
-        let tile = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
-        map.insert(operand, tile);
+    for (tile, &ring) in tiles.iter().zip(&rings) {
+        let ty = b.body.ty(tile.operand).clone();
+        let loaded = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
+        map.insert(tile.operand, loaded);
     }
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.push(next_slot);
@@ -536,18 +562,8 @@ fn rewrite(
     carried: &[usize],
     users: &HashMap<Value, Vec<(Op, usize)>>,
 ) {
-    let region = body.op(lp).regions[0];
-    let in_body: HashSet<Op> = body.blocks[region].ops.iter().copied().collect();
-    let args = body.blocks[region].args.clone();
-    let (lb, ub, step) = {
-        let o = &body.op(lp).operands;
-        (o[0], o[1], o[2])
-    };
-    let inits: Vec<Value> = body.op(lp).operands[3..].to_vec();
-    let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
-    let yields = body.op(yield_op).operands.clone();
-    let span = body.span(lp);
-    let parent = body.op(lp).parent.expect("the loop is in a block");
+    let LoopParts { region, in_body, args, lb, ub, step, inits, yield_op, yields, span, parent } =
+        LoopParts::of(body, lp);
 
     // Prologue: the loads of the first iteration, off memory when the loop runs zero times.
     let index = position(body, parent, lp);
