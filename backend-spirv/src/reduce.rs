@@ -128,29 +128,15 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
         let t = e.s.op(Op::IAdd, Class::U32, &[t, wi]);
         let row = e.s.op(Op::IMul, Class::U32, &[t, width]);
         let col0 = e.s.op(Op::IMul, Class::U32, &[base, w_words]);
+        let partials = Partials { nonaxis, w, words, slots };
         e.barrier();
-        for (key, regs) in &groups {
-            let off = nonaxis.eval(key) * w * words;
-            for (k, &r) in regs.iter().enumerate() {
-                e.st_shared(row, off + k as i64 * slots * words, r);
-            }
-        }
+        partials.publish(e, row, &groups);
         e.barrier();
         if w <= UNROLLED_PARTIALS {
             for group in groups.iter_mut() {
-                let off = nonaxis.eval(&group.0) * w * words;
-                let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
-                let mut acc: Vec<Reg> = classes
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
-                    .collect();
+                let mut acc = partials.read(e, col0, group, 0);
                 for j in 1..w {
-                    let other: Vec<Reg> = classes
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &c)| e.ld_shared(c, col0, off + j * words + k as i64 * slots * words))
-                        .collect();
+                    let other = partials.read(e, col0, group, j);
                     acc = combine(e, region, &acc, &other)?;
                 }
                 group.1 = acc;
@@ -169,35 +155,18 @@ fn reduce(e: &mut Emitter, op: IrOp) -> EResult<()> {
                 let t = e.s.op(Op::IAdd, Class::U32, &[t, partner]);
                 let partner_row = e.s.op(Op::IMul, Class::U32, &[t, width]);
                 for group in groups.iter_mut() {
-                    let off = nonaxis.eval(&group.0) * w * words;
-                    let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
-                    let other: Vec<Reg> = classes
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &c)| e.ld_shared(c, partner_row, off + k as i64 * slots * words))
-                        .collect();
+                    let other = partials.read(e, partner_row, group, 0);
                     let acc = group.1.clone();
                     group.1 = combine(e, region, &acc, &other)?;
                 }
                 e.barrier();
-                for (key, regs) in &groups {
-                    let off = nonaxis.eval(key) * w * words;
-                    for (k, &r) in regs.iter().enumerate() {
-                        e.st_shared(row, off + k as i64 * slots * words, r);
-                    }
-                }
+                partials.publish(e, row, &groups);
                 e.barrier();
                 stride /= 2;
             }
             // Thread 0 of each group now holds the whole reduction: everyone reads it.
             for group in groups.iter_mut() {
-                let off = nonaxis.eval(&group.0) * w * words;
-                let classes: Vec<Class> = group.1.iter().map(|r| r.class).collect();
-                group.1 = classes
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &c)| e.ld_shared(c, col0, off + k as i64 * slots * words))
-                    .collect();
+                group.1 = partials.read(e, col0, group, 0);
             }
         }
     }
@@ -299,4 +268,38 @@ fn scan(e: &mut Emitter, op: IrOp) -> EResult<()> {
         e.set(r, outs[k].clone());
     }
     Ok(())
+}
+
+/// Where a reduction's partials sit in workgroup memory: one array per operand, `slots` slots of
+/// `words` words each; a group's `w` threads take consecutive slots from `nonaxis(key) * w`.
+struct Partials {
+    nonaxis: Affine,
+    w: i64,
+    words: i64,
+    slots: i64,
+}
+
+impl Partials {
+    /// The word offset of operand `k` of group `key`, from a thread's slot address.
+    fn offset(&self, key: &[u32], k: usize) -> i64 {
+        self.nonaxis.eval(key) * self.w * self.words + k as i64 * self.slots * self.words
+    }
+
+    /// Every thread stores its partial of every group at its slot address `row`.
+    fn publish(&self, e: &mut Emitter, row: Reg, groups: &[(Vec<u32>, Vec<Reg>)]) {
+        for (key, regs) in groups {
+            for (k, &r) in regs.iter().enumerate() {
+                e.st_shared(row, self.offset(key, k), r);
+            }
+        }
+    }
+
+    /// The partials of `group` at slot address `at`, `j` slots further (in the group's classes).
+    fn read(&self, e: &mut Emitter, at: Reg, group: &(Vec<u32>, Vec<Reg>), j: i64) -> Vec<Reg> {
+        let (key, regs) = group;
+        regs.iter()
+            .enumerate()
+            .map(|(k, r)| e.ld_shared(r.class, at, self.offset(key, k) + j * self.words))
+            .collect()
+    }
 }
