@@ -204,8 +204,7 @@ fn wide_reductions_agree_with_interp() {
         write_npy(&dir, "arg_ptr", DType::I32, vec![0; rows * 4]),
         write_npy(&dir, "isum_ptr", DType::I64, vec![0; rows * 8]),
     ];
-    let mut command = vec![
-        "check",
+    let launch = [
         "tests/kernels/row_reductions.py",
         "--kernel",
         "row_reductions_kernel",
@@ -217,25 +216,38 @@ fn wide_reductions_agree_with_interp() {
         "BLOCK=2048",
         "--arg",
         "N=2000",
-        "--atol",
-        "0",
-        "--rtol",
-        "0",
     ];
-    for arg in &args {
+    let compared = ["sum_ptr", "max_ptr", "arg_ptr", "isum_ptr"];
+    spirv_agrees_exactly("spirv wide reductions", &launch, &args, &[], &compared);
+}
+
+/// Runs `trident check --backend spirv` on `launch` plus the buffer `args` with zero tolerance
+/// (and `env`): every output must match interp exactly, and each buffer of `compared` must have
+/// been compared. Without a Vulkan adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES`
+/// names spirv.
+fn spirv_agrees_exactly(
+    test: &str,
+    launch: &[&str],
+    args: &[String],
+    env: &[(&str, &str)],
+    compared: &[&str],
+) {
+    let mut command = vec!["check", "--backend", "spirv", "--atol", "0", "--rtol", "0"];
+    command.extend(launch);
+    for arg in args {
         command.extend(["--arg", arg.as_str()]);
     }
-    let output = trident(&command);
+    let output = trident_with_env(&command, env);
     let text = stdout(&output);
-    if text.lines().any(|l| l.starts_with("spirv") && l.contains("unavailable")) {
-        skip_unless_required("spirv", "spirv wide reductions", "no Vulkan adapter here");
+    if stderr(&output).contains("needs a Vulkan adapter") {
+        skip_unless_required("spirv", test, "no Vulkan adapter here");
         return;
     }
-    assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
-    for buffer in ["sum_ptr", "max_ptr", "arg_ptr", "isum_ptr"] {
+    assert!(output.status.success(), "{test}: check failed:\n{text}\n{}", stderr(&output));
+    for buffer in compared {
         assert!(
             text.lines().any(|l| l.starts_with("spirv") && l.contains(buffer)),
-            "{buffer} not compared:\n{text}"
+            "{test}: {buffer} not compared:\n{text}"
         );
     }
 }
@@ -257,40 +269,19 @@ fn windowed_buffers_agree_with_interp() {
         write_npy(&dir, "out_ptr", DType::I64, vec![0; n]),
         write_npy(&dir, "acc_ptr", DType::F32, vec![0; n]),
     ];
-    let mut command = vec![
-        "check",
+    let launch = [
         "tests/kernels/windowed_buffers.py",
         "--kernel",
         "windowed_buffers_kernel",
-        "--backend",
-        "spirv",
         "--grid",
         "47",
         "--const",
         "BLOCK=512",
         "--arg",
         "N=24000",
-        "--atol",
-        "0",
-        "--rtol",
-        "0",
     ];
-    for arg in &args {
-        command.extend(["--arg", arg.as_str()]);
-    }
-    let output = trident_with_env(&command, &[(trident_runtime::wgpu::MAX_BINDING_ENV, "16384")]);
-    let text = stdout(&output);
-    if stderr(&output).contains("needs a Vulkan adapter") {
-        skip_unless_required("spirv", "spirv windowed buffers", "no Vulkan adapter here");
-        return;
-    }
-    assert!(output.status.success(), "check failed:\n{text}\n{}", stderr(&output));
-    for buffer in ["x_ptr", "out_ptr", "acc_ptr"] {
-        assert!(
-            text.lines().any(|l| l.starts_with("spirv") && l.contains(buffer)),
-            "{buffer} not compared:\n{text}"
-        );
-    }
+    let env = [(trident_runtime::wgpu::MAX_BINDING_ENV, "16384")];
+    spirv_agrees_exactly("spirv windowed buffers", &launch, &args, &env, &["x_ptr", "out_ptr", "acc_ptr"]);
 }
 
 #[test]
