@@ -7,7 +7,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use trident_midend::layout::{project_out, slice, Blocked, InDim, LinearLayout, Slice, SwizzledShared};
+use trident_midend::layout::{
+    project_out, slice, Blocked, InDim, LinearLayout, Mma, MmaVersion, Slice, SwizzledShared,
+};
 
 /// Every hardware index of a distributed layout, as `apply` inputs.
 fn all_inputs(layout: &LinearLayout) -> Vec<Vec<(InDim, u32)>> {
@@ -439,4 +441,62 @@ fn swizzle_mma_v2_operand_parameters() {
         let got = SwizzledShared::for_mma_v2_operand(op_idx, k_width, &shape, &order, bits, need_trans);
         assert_eq!([got.vec, got.per_phase, got.max_phase], expected, "{got}");
     }
+}
+
+/// MMA v3 (wgmma): every register of every lane of every warp holds the element the PTX ISA's
+/// m64nNk16 accumulator fragment puts there (warpgroup `w / 4` along M, then N).
+#[test]
+fn mma_v3_matches_the_wgmma_fragment() {
+    for (shape, warps, instr_n) in [
+        ([128u32, 256u32], [8u32, 1u32], 256u32),
+        ([64, 64], [4, 1], 64),
+        ([128, 128], [4, 2], 64),
+        ([256, 64], [4, 1], 64),
+    ] {
+        let mma = Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k: 16 } };
+        let layout = mma.to_linear(&shape).unwrap();
+        let m_groups = warps[0] / 4;
+        let regs_per_instr = instr_n / 2;
+        let n_reps = shape[1] / (instr_n * warps[1]);
+        let mut seen = BTreeSet::new();
+        for warp in 0..warps[0] * warps[1] {
+            let group = warp / 4;
+            let (mg, ng) = (group % m_groups, group / m_groups);
+            for lane in 0..32 {
+                for reg in 0..layout.num_registers() {
+                    let i = reg % regs_per_instr;
+                    let rep = reg / regs_per_instr;
+                    let (ni, mi) = (rep % n_reps, rep / n_reps);
+                    let row = mi * 16 * warps[0] + mg * 64 + 16 * (warp % 4) + lane / 4 + 8 * ((i / 2) % 2);
+                    let col = ni * instr_n * warps[1] + ng * instr_n + 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+                    let got = layout.apply(&[
+                        (InDim::Register, reg),
+                        (InDim::Lane, lane),
+                        (InDim::Warp, warp),
+                        (InDim::Block, 0),
+                    ]);
+                    assert_eq!(
+                        got,
+                        vec![row, col],
+                        "{shape:?} warps {warps:?} warp {warp} lane {lane} reg {reg}"
+                    );
+                    assert!(seen.insert(got));
+                }
+            }
+        }
+        assert_eq!(seen.len() as u64, numel(&shape));
+        assert!(mma.to_string().starts_with("#ttg.nvidia_mma<{versionMajor = 3"));
+    }
+}
+
+/// Triton's instruction N and warps for version 3: the 128x256 fp16 tile of the matmul
+/// tutorial over 8 warps is two warpgroups of m64n256k16.
+#[test]
+fn mma_v3_instruction_and_warps() {
+    assert_eq!(Mma::v3_instr_n([128, 256], 8), Some(256));
+    assert_eq!(Mma::choose_warps_v3([128, 256], 8), [8, 1]);
+    assert_eq!(Mma::v3_instr_n([64, 64], 4), Some(64));
+    assert_eq!(Mma::choose_warps_v3([64, 64], 4), [4, 1]);
+    assert_eq!(Mma::v3_instr_n([64, 128], 8), Some(64));
+    assert_eq!(Mma::choose_warps_v3([64, 128], 8), [4, 2]);
 }

@@ -82,6 +82,11 @@ macro_rules! define_ops {
                 self.info().name
             }
 
+            /// `tt.dot` or its Hopper form `ttng.warp_group_dot`: the ops computing `a @ b + c`.
+            pub fn is_dot(self) -> bool {
+                matches!(self, Opcode::Dot | Opcode::WarpGroupDot)
+            }
+
             pub fn from_name(name: &str) -> Option<Opcode> {
                 match name {
                     $( $name => Some(Opcode::$variant), )*
@@ -229,7 +234,7 @@ define_ops! {
     ConvertLayout = "ttg.convert_layout", ops Exactly(1), res Exactly(1), regions 0, Pure, false,
         "The same tensor in another layout (encoding); the only op that changes a value's layout.";
     LocalAlloc = "ttg.local_alloc", ops Exactly(0), res Exactly(1), regions 0, Write, false,
-        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands (padded columns with `column_major`); the i32 result names the ring.";
+        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands (padded columns with `column_major`), or, with `swizzle_bytes`, as #ttg.nvmma_shared tiles of that swizzle (wgmma operands, 1024-byte aligned); the i32 result names the ring.";
     LocalDealloc = "ttg.local_dealloc", ops Exactly(1), res Exactly(0), regions 0, Write, false,
         "trident: release the ring (the last one reserved first).";
     AsyncCopyGlobalToLocal = "ttg.async_copy_global_to_local", ops Between(3, 4), res Exactly(0), regions 0, Write, false,
@@ -240,6 +245,13 @@ define_ops! {
         "Wait until at most `num` committed groups of asynchronous copies are still in flight (this thread's copies).";
     LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
         "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
+
+    WarpGroupDot = "ttng.warp_group_dot", ops Exactly(3), res Exactly(1), regions 0, Read, false,
+        "Hopper warpgroup MMA (wgmma): d = a @ b + c with the MMA v3 result layout; `is_async` leaves it in flight until a ttng.warp_group_dot_wait. Operands read from shared-memory rings (ttg.local_load) stay there; others are staged by the backend.";
+    FenceAsyncShared = "ttng.fence_async_shared", ops Exactly(0), res Exactly(0), regions 0, Write, false,
+        "Order this thread's earlier shared-memory writes (generic proxy: st.shared, cp.async) before later reads by the async proxy (wgmma, TMA).";
+    WarpGroupDotWait = "ttng.warp_group_dot_wait", ops AtLeast(1), res AtLeast(1), regions 0, Write, false,
+        "Wait until at most `pendings` groups of asynchronous warpgroup dots are in flight; yields its operands (the dot results, now complete).";
 
     // ---- structured control flow -------------------------------------------------------------------
     For = "scf.for", ops AtLeast(3), res AtLeast(0), regions 1, Write, false,

@@ -23,6 +23,7 @@ use super::attrs::Attrs;
 use super::body::{Block, Body, Function, Module, Op, Value, ValueDef};
 use super::opcode::{Arity, Opcode};
 use super::types::{DType, Elem, Type};
+use crate::layout::{Encoding, Mma, MmaVersion};
 
 /// An internal-compiler-error description: what is wrong, in which function.
 #[derive(Debug, Clone, PartialEq)]
@@ -472,6 +473,20 @@ impl<'a> FunctionVerifier<'a> {
             DescriptorLoad => descriptor_access(operands[0], results[0], &operands[1..]),
             DescriptorStore => descriptor_access(operands[0], operands[1], &operands[2..]),
             Dot => dot(&operands, results[0]),
+            WarpGroupDot => {
+                dot(&operands, results[0])?;
+                match results[0].encoding() {
+                    Some(Encoding::Mma(Mma { version: MmaVersion::V3 { .. }, .. })) => Ok(()),
+                    _ => Err(format!("the result {} of a warpgroup dot has no MMA v3 layout", results[0])),
+                }
+            }
+            WarpGroupDotWait => {
+                expect_types("results", &results, &operands)?;
+                if data.attrs.int("pendings").is_none() {
+                    return Err("warp_group_dot_wait needs `pendings`".to_string());
+                }
+                Ok(())
+            }
             Reduce | Scan => self.reduce_or_scan(op, &operands, &results),
             Histogram => {
                 let x_shape = shape_of(operands[0])?;
@@ -548,7 +563,7 @@ impl<'a> FunctionVerifier<'a> {
                 }
                 Ok(())
             }
-            AsyncCommitGroup | AsyncWait => Ok(()),
+            AsyncCommitGroup | AsyncWait | FenceAsyncShared => Ok(()),
             Yield | ReduceReturn | ScanReturn | Print | Barrier => Ok(()),
         }
     }

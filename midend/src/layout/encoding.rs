@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::{Blocked, LayoutError, LinearLayout, Mma, Slice};
+use super::{Blocked, LayoutError, LinearLayout, Mma, MmaVersion, Slice};
 
 /// A distributed (register) layout attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -18,7 +18,7 @@ pub enum Encoding {
         dim: u32,
         parent: Box<Encoding>,
     },
-    /// The accumulator layout of `mma.sync` (tensor cores, version 2).
+    /// The accumulator layout of the tensor cores (`mma.sync`, version 2; `wgmma`, version 3).
     Mma(Mma),
 }
 
@@ -181,10 +181,19 @@ impl Cursor<'_> {
             self.eat(",")?;
             let instr = self.field("instrShape")?;
             self.eat("}>")?;
-            if major != 2 || warps.len() != 2 || instr != [16, 8] {
-                return Err("only MMA version 2 layouts with instrShape [16, 8] are supported".into());
+            let version = match (major, &instr[..]) {
+                (2, [16, 8]) => MmaVersion::V2,
+                (3, &[16, instr_n, instr_k]) => MmaVersion::V3 { instr_n, instr_k },
+                _ => {
+                    return Err("an MMA layout is version 2 with instrShape [16, 8] or version 3 with \
+                                instrShape [16, N, K]"
+                        .into())
+                }
+            };
+            if warps.len() != 2 {
+                return Err("an MMA layout has two warpsPerCTA".into());
             }
-            Ok(Encoding::Mma(Mma { warps_per_cta: [warps[0], warps[1]] }))
+            Ok(Encoding::Mma(Mma { warps_per_cta: [warps[0], warps[1]], version }))
         } else {
             Err("expected a layout (#ttg.blocked<...>, #ttg.slice<...> or #ttg.nvidia_mma<...>)".into())
         }

@@ -65,6 +65,7 @@ mod blocked;
 mod encoding;
 mod linear;
 mod mma;
+mod nvmma_shared;
 pub mod registers;
 mod shared;
 mod slice;
@@ -74,7 +75,8 @@ use std::fmt;
 pub use blocked::Blocked;
 pub use encoding::{parse_encoding, Encoding};
 pub use linear::{InDim, LayoutError, LinearLayout};
-pub use mma::Mma;
+pub use mma::{Mma, MmaVersion};
+pub use nvmma_shared::NvmmaShared;
 pub use shared::SwizzledShared;
 pub use slice::{project_out, slice, Slice};
 

@@ -12,6 +12,14 @@
 //! dots split the warps by the tile shares. The dot then produces `#ttg.nvidia_mma`; its accumulator operand is converted
 //! to that layout before it and its result converted back after it.
 //!
+//! On Hopper (compute capability 9.0, `sm_90a`), a 16-bit dot (f16 or bf16) that is not chained
+//! becomes a warpgroup MMA instead (`ttng.warp_group_dot`, Triton's MMA v3): warps in
+//! warpgroups of 4 along M (`num_warps` a multiple of 4), the instruction's N chosen as Triton's
+//! `mmaVersionToInstrShape` does (up to 256), `[wm, wn]` as its `warpsPerTileV3`. trident takes
+//! version 3 only where every warp lies along M (`wn = 1`), so that each warpgroup's B columns
+//! start on a swizzle block in shared memory; other shapes, chained dots (attention, until
+//! the register-A form exists) and tf32 keep version 2.
+//!
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
 //! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
 //! per iteration become one before and one after the loop. For `acc = tl.dot(a, b, acc)` this
@@ -22,7 +30,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Type, Value};
-use crate::layout::{Encoding, Mma};
+use crate::layout::{Encoding, Mma, MmaVersion};
 use crate::target::Target;
 
 /// Applies both phases to every function.
@@ -37,7 +45,9 @@ pub fn run(module: &mut Module, target: &Target) {
         let chained = chained_dots(body, &dots);
         let mut replaced = HashMap::new();
         for dot in dots {
-            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps, chained.contains(&dot)) {
+            let chained = chained.contains(&dot);
+            let hopper = target.compute_capability.unwrap_or(0) >= 90;
+            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps, chained, hopper) {
                 replaced.insert(old, new);
             }
         }
@@ -92,6 +102,22 @@ fn chained_dots(body: &Body, dots: &[Op]) -> HashSet<Op> {
     chained
 }
 
+/// The MMA v3 (warpgroup) layout a dot can use on Hopper, if any (see the module docs).
+fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Mma> {
+    let data = body.op(dot);
+    let (a, b, c) = (body.ty(data.operands[0]), body.ty(data.operands[1]), body.ty(data.operands[2]));
+    let sixteen_bit = matches!((a.dtype(), b.dtype()), (DType::F16, DType::F16) | (DType::BF16, DType::BF16));
+    if a.shape().len() != 2 || c.dtype() != DType::F32 || !sixteen_bit || !num_warps.is_multiple_of(4) {
+        return None;
+    }
+    let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
+    let instr_n = Mma::v3_instr_n([m, n], num_warps)?;
+    let warps = Mma::choose_warps_v3([m, n], num_warps);
+    // Rows of both operand tiles must fill a 32-byte swizzle row (K and N at least 16).
+    let fits = warps[1] == 1 && m.is_multiple_of(16 * warps[0]) && k.is_multiple_of(16) && k >= 16 && n >= 16;
+    fits.then_some(Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k: 16 } })
+}
+
 /// The MMA layout a dot can use, if any. A chained dot takes all warps along its larger
 /// dimension where the shape allows, else the split of [`Mma::choose_warps`].
 fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<Encoding> {
@@ -113,7 +139,7 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<E
     let candidates =
         chained.then_some(along_larger).into_iter().chain([Mma::choose_warps([m, n], num_warps)]);
     candidates
-        .map(|warps| Mma { warps_per_cta: warps })
+        .map(Mma::v2)
         .find(|mma| {
             let [tm, tn] = mma.cta_tile();
             m % tm == 0 && n % tn == 0
@@ -121,9 +147,23 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<E
         .map(Encoding::Mma)
 }
 
-/// Rewrites one dot to the MMA layout; returns (old result, converted result).
-fn use_tensor_cores(body: &mut Body, dot: Op, num_warps: u32, chained: bool) -> Option<(Value, Value)> {
-    let enc = mma_encoding(body, dot, num_warps, chained)?;
+/// Rewrites one dot to the MMA layout (a warpgroup dot for version 3); returns (old result,
+/// converted result).
+fn use_tensor_cores(
+    body: &mut Body,
+    dot: Op,
+    num_warps: u32,
+    chained: bool,
+    hopper: bool,
+) -> Option<(Value, Value)> {
+    let v3 = (hopper && !chained).then(|| mma_v3_encoding(body, dot, num_warps)).flatten();
+    if v3.is_some() {
+        body.ops[dot].opcode = Opcode::WarpGroupDot;
+    }
+    let enc = match v3 {
+        Some(mma) => Encoding::Mma(mma),
+        None => mma_encoding(body, dot, num_warps, chained)?,
+    };
     let block = body.op(dot).parent?;
     let index = body.blocks[block].ops.iter().position(|&o| o == dot)?;
     let span = body.span(dot);

@@ -43,6 +43,20 @@
 //! does not apply; the rings must leave [`SCRATCH_RESERVE`] bytes of shared memory to the other
 //! ops of the loop.
 //!
+//! # Hopper: rings for warpgroup dots
+//!
+//! When the dots reading the rings are warpgroup dots (`ttng.warp_group_dot`, MMA v3), each ring
+//! tile is stored as `wgmma` reads it, a `#ttg.nvmma_shared` tile (`swizzle_bytes` on the ring,
+//! no padding), and the loop keeps one dot in flight, as Triton's `pipelineWgmma` does: a dot
+//! whose accumulator is carried by the loop (and used by nothing else in it) becomes
+//! `is_async`, followed by `ttng.warp_group_dot_wait {pendings = 1}` (the previous iteration's
+//! dot has finished), and the loop's result passes a `pendings = 0` wait. Since the dot of
+//! iteration `k - 1` may still read its slot while iteration `k` runs, the ring has one slot more
+//! than `num_stages` and iteration `k` copies into the slot iteration `k - 2` read (finished in
+//! every warpgroup: each passed its wait before this iteration's barrier). The copies are plain
+//! stores of the generic proxy and `wgmma` reads through the async proxy, so each thread fences
+//! (`ttng.fence_async_shared`) after its copies land and before the barrier.
+//!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
 //! (masked-off copies touch none); in the register form, one more set of operand registers live
@@ -51,7 +65,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Opcode, Type, Value};
-use crate::layout::Encoding;
+use crate::layout::{Encoding, NvmmaShared};
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -170,18 +184,17 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
         .then(|| loads.iter().map(|&l| ring_tile(body, &users, l)).collect())
         .flatten();
     if let Some(tiles) = tiles {
-        let fits = |slots: u64| {
-            let rings: u64 = tiles.iter().map(|t| ring_bytes(body.ty(t.operand), slots, t.order)).sum();
-            rings + SCRATCH_RESERVE <= target.shared_memory_bytes as u64
-        };
-        if let Some(stages) = (2..=target.num_stages as u64).rev().find(|&slots| fits(slots)) {
-            rewrite_async(body, lp, &loads, &tiles, &carried, stages as i64);
+        if let Some(plan) = plan_rings(body, &top, &tiles, target) {
+            rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
+            if plan.async_dots {
+                keep_dots_in_flight(body, lp);
+            }
             return;
         }
     }
     let accumulators: u64 = top
         .iter()
-        .filter(|&&op| body.opcode(op) == Opcode::Dot)
+        .filter(|&&op| body.opcode(op).is_dot())
         .map(|&op| registers(body.ty(body.op(op).results[0]), threads))
         .sum();
     let operands: u64 = loads.iter().map(|&l| registers(body.ty(body.op(l).results[0]), threads)).sum();
@@ -189,6 +202,126 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
         return;
     }
     rewrite(body, lp, &loads, &carried, &users);
+}
+
+/// How a loop's rings are laid out and run (see the module docs).
+struct RingPlan {
+    /// Tiles per ring.
+    slots: i64,
+    /// How many iterations ahead of the dot the copies run.
+    ahead: i64,
+    /// Per ring: the `#ttg.nvmma_shared` tile of a warpgroup dot's operand, else padded rows.
+    swizzles: Vec<Option<NvmmaShared>>,
+    /// The warpgroup dots of the loop stay in flight for one iteration.
+    async_dots: bool,
+}
+
+/// The rings' plan: as many slots as `num_stages` asks and shared memory allows (one more for
+/// asynchronous warpgroup dots), leaving [`SCRATCH_RESERVE`] to ops of the loop that need
+/// scratch. `None` when not even two slots fit.
+fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> Option<RingPlan> {
+    let dots: Vec<Op> = top.iter().copied().filter(|&op| body.opcode(op).is_dot()).collect();
+    let warpgroup = !dots.is_empty() && dots.iter().all(|&d| body.opcode(d) == Opcode::WarpGroupDot);
+    let swizzles: Vec<Option<NvmmaShared>> = tiles
+        .iter()
+        .map(|tile| {
+            let ty = body.ty(tile.operand);
+            let row = if tile.order == RingOrder::ColumnMajor { ty.shape()[0] } else { ty.shape()[1] };
+            warpgroup.then(|| NvmmaShared::for_row(row, ty.dtype().bits() / 8)).flatten()
+        })
+        .collect();
+    if warpgroup && swizzles.iter().any(Option::is_none) {
+        return None;
+    }
+    let async_dots = warpgroup && dots.iter().all(|&d| carried_accumulator(body, d).is_some());
+    // Warpgroup dots read their rings in place and need no scratch; conversions, reductions
+    // and other dots do.
+    let needs_scratch = |op: Op| {
+        let opcode = body.opcode(op);
+        matches!(opcode, Opcode::ConvertLayout | Opcode::Reduce | Opcode::Scan | Opcode::Dot)
+    };
+    let reserve = if warpgroup && !top.iter().any(|&op| needs_scratch(op)) { 0 } else { SCRATCH_RESERVE };
+    let fits = |slots: i64| {
+        let rings: u64 = tiles
+            .iter()
+            .zip(&swizzles)
+            .map(|(t, swizzle)| ring_bytes(body.ty(t.operand), slots as u64, t.order, swizzle.is_some()))
+            .sum();
+        rings + reserve <= target.shared_memory_bytes as u64
+    };
+    let stages = target.num_stages as i64;
+    let keep = async_dots as i64;
+    let slots = (2 + keep..=stages + keep).rev().find(|&slots| fits(slots))?;
+    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, async_dots })
+}
+
+/// For a warpgroup dot that can stay in flight: the index of the loop's carried value that is
+/// its accumulator, when the dot reads it from the body's argument (nothing else in the body
+/// does) and only the yield, at the same position, uses its result.
+fn carried_accumulator(body: &Body, dot: Op) -> Option<usize> {
+    let region = body.op(dot).parent?;
+    let args = &body.blocks[region].args;
+    let acc = body.op(dot).operands[2];
+    let k = args.iter().position(|&a| a == acc)?.checked_sub(1)?;
+    let ops = body.blocks[region].ops.clone();
+    let users = users_in(body, &ops);
+    let yield_op = *ops.last()?;
+    // Conversions nothing reads (left for DCE by the layout passes) do not count.
+    let live = |v: Value| -> Vec<(Op, usize)> {
+        let dead = |user: Op| {
+            body.opcode(user) == Opcode::ConvertLayout && !users.contains_key(&body.op(user).results[0])
+        };
+        users.get(&v).into_iter().flatten().copied().filter(|&(user, _)| !dead(user)).collect()
+    };
+    let acc_only_here = live(acc).iter().all(|&(user, _)| user == dot);
+    let result = body.op(dot).results[0];
+    let result_only_yielded = live(result) == [(yield_op, k)];
+    (acc_only_here && result_only_yielded).then_some(k)
+}
+
+/// Makes the warpgroup dots of loop `lp` asynchronous: each waits for its predecessor
+/// (`pendings = 1`) right after issuing, and the loop's results wait for the last one.
+fn keep_dots_in_flight(body: &mut Body, lp: Op) {
+    let region = body.op(lp).regions[0];
+    let dots: Vec<Op> = body.blocks[region]
+        .ops
+        .iter()
+        .copied()
+        .filter(|&op| body.opcode(op) == Opcode::WarpGroupDot)
+        .collect();
+    let span = body.span(lp);
+    let parent = body.op(lp).parent.expect("the loop is in a block");
+    for dot in dots {
+        let Some(k) = carried_accumulator(body, dot) else { continue };
+        body.ops[dot].attrs = body.op(dot).attrs.clone().with("is_async", Attr::Bool(true));
+        let result = body.op(dot).results[0];
+        let ty = body.ty(result).clone();
+        let index = position(body, region, dot) + 1;
+        let mut b = Builder::at(body, region, index);
+        b.span = span;
+        let pendings = Attrs::new().with("pendings", Attr::Int(1));
+        let waited = b.value(Opcode::WarpGroupDotWait, vec![result], ty.clone(), pendings);
+        let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
+        body.ops[yield_op].operands[k] = waited;
+        // After the loop: every dot finished before the accumulator is read.
+        let loop_result = body.op(lp).results[k];
+        let index = position(body, parent, lp) + 1;
+        let mut b = Builder::at(body, parent, index);
+        b.span = span;
+        let drained = Attrs::new().with("pendings", Attr::Int(0));
+        let done = b.value(Opcode::WarpGroupDotWait, vec![loop_result], ty, drained);
+        let wait_op = body.def_op(done).expect("the wait defines its result");
+        for op in body.walk(parent) {
+            if op == wait_op {
+                continue;
+            }
+            for operand in body.ops[op].operands.iter_mut() {
+                if *operand == loop_result {
+                    *operand = done;
+                }
+            }
+        }
+    }
 }
 
 /// How a ring stores the tile of `load`: along the dim its copies' vectors run, the layout's
@@ -202,9 +335,9 @@ fn ring_order(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -
     let result = body.op(load).results[0];
     let Some(Encoding::Blocked(blocked)) = body.ty(result).encoding() else { return None };
     let only_b = |v: Value| {
-        users.get(&v).is_some_and(|uses| {
-            uses.iter().all(|&(user, slot)| body.opcode(user) != Opcode::Dot || slot == 1)
-        })
+        users
+            .get(&v)
+            .is_some_and(|uses| uses.iter().all(|&(user, slot)| !body.opcode(user).is_dot() || slot == 1))
     };
     if let Some(trans) = transposed_by(body, users, load) {
         let fastest_last = blocked.order.first() == Some(&1);
@@ -278,7 +411,7 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
     let operand = operand_of(body, users, load);
     let to_mma_dots = users.get(&operand).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
-            Opcode::Dot => {
+            Opcode::Dot | Opcode::WarpGroupDot => {
                 slot < 2 && matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)))
             }
             // A conversion left unused for DCE.
@@ -296,13 +429,17 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
 }
 
 /// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging; a
-/// column-major tile pads its columns instead).
-fn ring_bytes(ty: &Type, slots: u64, order: RingOrder) -> u64 {
+/// column-major tile pads its columns instead), or unpadded swizzled tiles (`swizzled`), plus
+/// the alignment the backend may add.
+fn ring_bytes(ty: &Type, slots: u64, order: RingOrder, swizzled: bool) -> u64 {
     let (mut rows, mut cols) = (ty.shape()[0] as u64, ty.shape()[1] as u64);
     if order == RingOrder::ColumnMajor {
         std::mem::swap(&mut rows, &mut cols);
     }
     let bytes = ty.dtype().bits() as u64 / 8;
+    if swizzled {
+        return slots * (rows * cols * bytes).next_multiple_of(1024) + 1024;
+    }
     slots * rows * (cols * bytes + 16)
 }
 
@@ -341,11 +478,19 @@ fn next_iteration(
     next
 }
 
-/// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `stages` slots: the
-/// copies run `stages - 1` iterations ahead of the dot.
+/// Rewrites loop `lp` with `loads` as asynchronous copies into rings of `plan.slots` slots: the
+/// copies run `plan.ahead` iterations ahead of the dot.
 /// `tiles` say what each load's ring holds: the load's result, or its transpose (then the
 /// copies are marked `transposed`).
-fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], tiles: &[RingTile], carried: &[usize], stages: i64) {
+fn rewrite_async(
+    body: &mut Body,
+    lp: Op,
+    loads: &[Op],
+    tiles: &[RingTile],
+    carried: &[usize],
+    plan: &RingPlan,
+) {
+    let (slots, ahead) = (plan.slots, plan.ahead);
     let LoopParts { region, in_body, args, lb, ub, step, inits, yield_op, yields, span, parent } =
         LoopParts::of(body, lp);
     let i32_ty = Type::scalar(DType::I32);
@@ -357,21 +502,25 @@ fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], tiles: &[RingTile], carr
     b.span = span;
     let rings: Vec<Value> = tiles
         .iter()
-        .map(|tile| {
+        .zip(&plan.swizzles)
+        .map(|(tile, swizzle)| {
             let ty = b.body.ty(tile.operand).clone();
             let mut attrs = Attrs::new()
-                .with("slots", Attr::Int(stages))
+                .with("slots", Attr::Int(slots))
                 .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
                 .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
             if tile.order == RingOrder::ColumnMajor {
                 attrs = attrs.with("column_major", Attr::Bool(true));
+            }
+            if let Some(swizzle) = swizzle {
+                attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
             }
             b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
         })
         .collect();
     let mut at: HashMap<Value, Value> = HashMap::from([(args[0], lb)]);
     at.extend(carried.iter().map(|&k| (args[k], inits[k - 1])));
-    for j in 0..stages - 1 {
+    for j in 0..ahead {
         if j > 0 {
             at = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut at);
         }
@@ -388,26 +537,29 @@ fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], tiles: &[RingTile], carr
     let (slot, _) = body.add_iter_arg(lp, slot0, i32_ty.clone());
 
     // Body start: wait for this iteration's tiles (later groups may still be in flight), then
-    // copy iteration k + stages - 1 into the slot iteration k - 1 read.
+    // copy iteration k + ahead into the slot `ahead` after this one (the one iteration
+    // k + ahead - slots read, finished by every warp past the barrier).
     let mut b = Builder::at(body, region, 0);
     b.span = span;
-    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(stages - 2)));
+    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(ahead - 1)));
+    if plan.swizzles.iter().any(Option::is_some) {
+        b.op(Opcode::FenceAsyncShared, vec![], &[], Attrs::new());
+    }
     b.op(Opcode::Barrier, vec![], &[], Attrs::new());
-    let (zero, one, last) =
-        (b.const_int(DType::I32, 0), b.const_int(DType::I32, 1), b.const_int(DType::I32, stages - 1));
-    let at_start = b.cmpi("eq", slot, zero);
-    let before = b.value(Opcode::SubI, vec![slot, one], i32_ty.clone(), Attrs::new());
-    let write_slot = b.select(at_start, last, before);
+    let (zero, one, count) =
+        (b.const_int(DType::I32, 0), b.const_int(DType::I32, 1), b.const_int(DType::I32, slots));
+    let write_slot = ring_step(&mut b, slot, ahead, count);
+    let last = b.const_int(DType::I32, slots - 1);
     let at_end = b.cmpi("eq", slot, last);
     let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
     let next_slot = b.select(at_end, zero, after);
-    let mut ahead: HashMap<Value, Value> = HashMap::new();
-    for _ in 0..stages - 1 {
-        ahead = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut ahead);
+    let mut later: HashMap<Value, Value> = HashMap::new();
+    for _ in 0..ahead {
+        later = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut later);
     }
-    let live = b.cmpi("slt", ahead[&args[0]], ub);
+    let live = b.cmpi("slt", later[&args[0]], ub);
     for ((&load, tile), &ring) in loads.iter().zip(tiles).zip(&rings) {
-        async_copy(&mut b, &in_body, load, tile.operand, ring, write_slot, live, &mut ahead);
+        async_copy(&mut b, &in_body, load, tile.operand, ring, write_slot, live, &mut later);
     }
     b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     let mut map = HashMap::new();
@@ -429,6 +581,16 @@ fn rewrite_async(body: &mut Body, lp: Op, loads: &[Op], tiles: &[RingTile], carr
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
     }
+}
+
+/// `(slot + distance) % count` for `0 < distance < count`: one add and one conditional wrap.
+fn ring_step(b: &mut Builder, slot: Value, distance: i64, count: Value) -> Value {
+    let ty = b.ty(slot);
+    let distance = b.const_int(DType::I32, distance);
+    let sum = b.value(Opcode::AddI, vec![slot, distance], ty.clone(), Attrs::new());
+    let wraps = b.cmpi("sge", sum, count);
+    let wrapped = b.value(Opcode::SubI, vec![sum, count], ty, Attrs::new());
+    b.select(wraps, wrapped, sum)
 }
 
 /// An asynchronous copy of the tile `load` reads (through `map`) into `slot` of `ring`, masked
@@ -469,7 +631,7 @@ fn async_copy(
 fn feeds_only_dot_operands(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
     fn only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
         users.get(&v).into_iter().flatten().all(|&(user, slot)| match body.opcode(user) {
-            Opcode::Dot => slot < 2,
+            Opcode::Dot | Opcode::WarpGroupDot => slot < 2,
             Opcode::ConvertLayout => only_dots(body, users, body.op(user).results[0]),
             Opcode::Trans if body.ty(v).shape().len() == 2 => {
                 only_dots(body, users, body.op(user).results[0])
@@ -506,7 +668,7 @@ fn recomputable(
                 info.effect == Effect::Pure
                     && info.regions == 0
                     && data.results.len() == 1
-                    && data.opcode != Opcode::Dot
+                    && !data.opcode.is_dot()
                     && data.operands.iter().all(|&x| recomputable(body, in_body, args, yields, x, checked))
             }
             // Defined outside the loop, or an argument of an enclosing block.

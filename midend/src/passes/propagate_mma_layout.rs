@@ -143,7 +143,7 @@ fn flexible(body: &Body, op: Op, enc: Option<&Encoding>) -> bool {
             matches!(enc, Some(Encoding::Slice { dim, .. }) if *dim as i64 == axis)
         }
         Opcode::ConvertLayout => true,
-        Opcode::Dot => data.operands.len() == 3,
+        op if op.is_dot() => data.operands.len() == 3,
         _ => false,
     }
 }
@@ -221,11 +221,11 @@ fn propagate(body: &mut Body, seed: Op) {
             if body.op(user).parent.is_none() || body.op(user).operands.get(i) != Some(&v) {
                 continue;
             }
-            let accumulator = body.opcode(user) == Opcode::Dot && i == 2;
+            let accumulator = body.opcode(user).is_dot() && i == 2;
             if !accumulator && !retyped.contains(&user) && flexible(body, user, enc.as_ref()) {
                 if let Some(changed) = retype(body, user, v, enc.as_ref()) {
                     // Conversions and dots can meet the value again through another operand.
-                    if !matches!(body.opcode(user), Opcode::ConvertLayout | Opcode::Dot) {
+                    if !(body.opcode(user) == Opcode::ConvertLayout || body.opcode(user).is_dot()) {
                         retyped.insert(user);
                     }
                     for (r, before) in changed {
@@ -264,7 +264,7 @@ fn retype(body: &mut Body, op: Op, v: Value, enc: Option<&Encoding>) -> Option<V
             }
             Some(Vec::new())
         }
-        Opcode::Dot => {
+        Opcode::Dot | Opcode::WarpGroupDot => {
             // Dot operands are staged through shared memory from whatever layout they have.
             Some(Vec::new())
         }

@@ -216,7 +216,7 @@ fn elementwise(opcode: Opcode) -> bool {
 fn feeds_only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Value) -> bool {
     let Some(uses) = users.get(&v) else { return false };
     uses.iter().all(|&(u, i)| match body.opcode(u) {
-        Opcode::Dot => i < 2,
+        op if op.is_dot() => i < 2,
         Opcode::ConvertLayout => feeds_only_dots(body, users, body.op(u).results[0]),
         _ => false,
     })
@@ -233,7 +233,7 @@ fn drop_conversions_into_dots(body: &mut Body, entry: crate::ir::Block) {
         }
         let r = body.op(op).results[0];
         let Some(uses) = users.get(&r) else { continue };
-        if uses.iter().all(|&(u, i)| body.opcode(u) == Opcode::Dot && i < 2) {
+        if uses.iter().all(|&(u, i)| body.opcode(u).is_dot() && i < 2) {
             let src = body.op(op).operands[0];
             for &(u, i) in uses {
                 body.ops[u].operands[i] = src;

@@ -16,7 +16,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Block, Body, Effect, Module, Op, Opcode, Value};
+use crate::ir::{Block, Body, Effect, Module, Op, Value};
 
 pub fn run(module: &mut Module) {
     for function in &mut module.functions {
@@ -57,7 +57,7 @@ fn sink_block(body: &mut Body, block: Block) {
         let info = data.opcode.info();
         // A dot may read its operands in place from a shared ring (`ttg.local_load`) that later
         // asynchronous copies overwrite: it stays where the pipeliner put it.
-        let stays = data.opcode == Opcode::Dot;
+        let stays = data.opcode.is_dot();
         if info.effect != Effect::Pure
             || info.regions != 0
             || info.terminator

@@ -160,63 +160,66 @@ tt.func public @dot_loop(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %b_ptr: !t
     gpu.barrier
     %80 = arith.constant {value = 0} : i32
     %81 = arith.constant {value = 1} : i32
-    %82 = arith.constant {value = 2} : i32
-    %83 = arith.cmpi %79, %80 {predicate = "eq"} : i1
-    %84 = arith.subi %79, %81 : i32
-    %85 = arith.select %83, %82, %84 : i32
-    %86 = arith.cmpi %79, %82 {predicate = "eq"} : i1
-    %87 = arith.addi %79, %81 : i32
-    %88 = arith.select %86, %80, %87 : i32
-    %89 = arith.addi %75, %6 : i32
-    %90 = arith.addi %77, %13 : i64
-    %91 = arith.addi %78, %14 : i64
-    %92 = arith.addi %89, %6 : i32
-    %93 = arith.addi %90, %13 : i64
-    %94 = arith.addi %91, %14 : i64
-    %95 = arith.cmpi %92, %K {predicate = "slt"} : i1
-    %96 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %97 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-    %98 = tt.expand_dims %97 {axis = 1} : tensor<32x1xi32, #blocked3>
-    %99 = tt.splat %K : tensor<32x1xi32, #blocked3>
-    %100 = arith.muli %98, %99 : tensor<32x1xi32, #blocked3>
-    %101 = tt.addptr %96, %100 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %102 = tt.broadcast %101 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %103 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-    %104 = tt.expand_dims %103 {axis = 0} : tensor<1x32xi32, #blocked3>
-    %105 = tt.broadcast %104 : tensor<32x32xi32, #blocked3>
-    %106 = tt.addptr %102, %105 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %107 = tt.splat %93 : tensor<32x32xi64, #blocked3>
-    %108 = tt.addptr %106, %107 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %109 = tt.splat %95 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %15, %85, %108, %109
-    %110 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %111 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-    %112 = arith.muli %98, %111 : tensor<32x1xi32, #blocked3>
-    %113 = tt.addptr %110, %112 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %114 = tt.broadcast %113 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %115 = tt.addptr %114, %105 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %116 = tt.splat %94 : tensor<32x32xi64, #blocked3>
-    %117 = tt.addptr %115, %116 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %118 = tt.splat %95 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %16, %85, %117, %118
+    %82 = arith.constant {value = 3} : i32
+    %83 = arith.constant {value = 2} : i32
+    %84 = arith.addi %79, %83 : i32
+    %85 = arith.cmpi %84, %82 {predicate = "sge"} : i1
+    %86 = arith.subi %84, %82 : i32
+    %87 = arith.select %85, %86, %84 : i32
+    %88 = arith.constant {value = 2} : i32
+    %89 = arith.cmpi %79, %88 {predicate = "eq"} : i1
+    %90 = arith.addi %79, %81 : i32
+    %91 = arith.select %89, %80, %90 : i32
+    %92 = arith.addi %75, %6 : i32
+    %93 = arith.addi %77, %13 : i64
+    %94 = arith.addi %78, %14 : i64
+    %95 = arith.addi %92, %6 : i32
+    %96 = arith.addi %93, %13 : i64
+    %97 = arith.addi %94, %14 : i64
+    %98 = arith.cmpi %95, %K {predicate = "slt"} : i1
+    %99 = tt.splat %a_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %100 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+    %101 = tt.expand_dims %100 {axis = 1} : tensor<32x1xi32, #blocked3>
+    %102 = tt.splat %K : tensor<32x1xi32, #blocked3>
+    %103 = arith.muli %101, %102 : tensor<32x1xi32, #blocked3>
+    %104 = tt.addptr %99, %103 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %105 = tt.broadcast %104 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %106 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+    %107 = tt.expand_dims %106 {axis = 0} : tensor<1x32xi32, #blocked3>
+    %108 = tt.broadcast %107 : tensor<32x32xi32, #blocked3>
+    %109 = tt.addptr %105, %108 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %110 = tt.splat %96 : tensor<32x32xi64, #blocked3>
+    %111 = tt.addptr %109, %110 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %112 = tt.splat %98 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %15, %87, %111, %112
+    %113 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %114 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+    %115 = arith.muli %101, %114 : tensor<32x1xi32, #blocked3>
+    %116 = tt.addptr %113, %115 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %117 = tt.broadcast %116 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %118 = tt.addptr %117, %108 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %119 = tt.splat %97 : tensor<32x32xi64, #blocked3>
+    %120 = tt.addptr %118, %119 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %121 = tt.splat %98 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %16, %87, %120, %121
     ttg.async_commit_group
-    %119 = ttg.local_load %15, %79 : tensor<32x32xf16, #blocked3>
-    %120 = ttg.local_load %16, %79 : tensor<32x32xf16, #blocked3>
-    %121 = tt.dot %119, %120, %76 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
-    %122 = arith.addi %77, %13 : i64
-    %123 = arith.addi %78, %14 : i64
-    scf.yield %121, %122, %123, %88
+    %122 = ttg.local_load %15, %79 : tensor<32x32xf16, #blocked3>
+    %123 = ttg.local_load %16, %79 : tensor<32x32xf16, #blocked3>
+    %124 = tt.dot %122, %123, %76 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
+    %125 = arith.addi %77, %13 : i64
+    %126 = arith.addi %78, %14 : i64
+    scf.yield %124, %125, %126, %91
   }
   ttg.async_wait {num = 0}
   gpu.barrier
   ttg.local_dealloc %16
   ttg.local_dealloc %15
-  %124 = ttg.convert_layout %71 : tensor<32x32xf32, #blocked2>
-  %125 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %126 = tt.addptr %125, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
-  %127 = ttg.convert_layout %126 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %128 = tt.broadcast %127 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  %129 = tt.addptr %128, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
-  tt.store %129, %124
+  %127 = ttg.convert_layout %71 : tensor<32x32xf32, #blocked2>
+  %128 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %129 = tt.addptr %128, %8 : tensor<32x1x!tt.ptr<f32>, #blocked1>
+  %130 = ttg.convert_layout %129 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %131 = tt.broadcast %130 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  %132 = tt.addptr %131, %5 : tensor<32x32x!tt.ptr<f32>, #blocked2>
+  tt.store %132, %127
   tt.return
 }

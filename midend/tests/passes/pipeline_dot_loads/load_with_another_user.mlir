@@ -152,62 +152,65 @@ tt.func public @dot_and_sum(%a_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %b_ptr:
     gpu.barrier
     %67 = arith.constant {value = 0} : i32
     %68 = arith.constant {value = 1} : i32
-    %69 = arith.constant {value = 2} : i32
-    %70 = arith.cmpi %66, %67 {predicate = "eq"} : i1
-    %71 = arith.subi %66, %68 : i32
-    %72 = arith.select %70, %69, %71 : i32
-    %73 = arith.cmpi %66, %69 {predicate = "eq"} : i1
-    %74 = arith.addi %66, %68 : i32
-    %75 = arith.select %73, %67, %74 : i32
-    %76 = arith.addi %61, %6 : i32
-    %77 = arith.addi %65, %0 : i64
-    %78 = arith.addi %76, %6 : i32
-    %79 = arith.addi %77, %0 : i64
-    %80 = arith.cmpi %78, %K {predicate = "slt"} : i1
-    %81 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %82 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
-    %83 = tt.expand_dims %82 {axis = 1} : tensor<32x1xi32, #blocked3>
-    %84 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
-    %85 = arith.muli %83, %84 : tensor<32x1xi32, #blocked3>
-    %86 = tt.addptr %81, %85 : tensor<32x1x!tt.ptr<f16>, #blocked3>
-    %87 = tt.broadcast %86 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %88 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
-    %89 = tt.expand_dims %88 {axis = 0} : tensor<1x32xi32, #blocked3>
-    %90 = tt.broadcast %89 : tensor<32x32xi32, #blocked3>
-    %91 = tt.addptr %87, %90 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %92 = tt.splat %79 : tensor<32x32xi64, #blocked3>
-    %93 = tt.addptr %91, %92 : tensor<32x32x!tt.ptr<f16>, #blocked3>
-    %94 = tt.splat %80 : tensor<32x32xi1, #blocked3>
-    ttg.async_copy_global_to_local %20, %72, %93, %94
+    %69 = arith.constant {value = 3} : i32
+    %70 = arith.constant {value = 2} : i32
+    %71 = arith.addi %66, %70 : i32
+    %72 = arith.cmpi %71, %69 {predicate = "sge"} : i1
+    %73 = arith.subi %71, %69 : i32
+    %74 = arith.select %72, %73, %71 : i32
+    %75 = arith.constant {value = 2} : i32
+    %76 = arith.cmpi %66, %75 {predicate = "eq"} : i1
+    %77 = arith.addi %66, %68 : i32
+    %78 = arith.select %76, %67, %77 : i32
+    %79 = arith.addi %61, %6 : i32
+    %80 = arith.addi %65, %0 : i64
+    %81 = arith.addi %79, %6 : i32
+    %82 = arith.addi %80, %0 : i64
+    %83 = arith.cmpi %81, %K {predicate = "slt"} : i1
+    %84 = tt.splat %b_ptr : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %85 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice2>
+    %86 = tt.expand_dims %85 {axis = 1} : tensor<32x1xi32, #blocked3>
+    %87 = arith.constant {value = 32} : tensor<32x1xi32, #blocked3>
+    %88 = arith.muli %86, %87 : tensor<32x1xi32, #blocked3>
+    %89 = tt.addptr %84, %88 : tensor<32x1x!tt.ptr<f16>, #blocked3>
+    %90 = tt.broadcast %89 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %91 = tt.make_range {start = 0, end = 32} : tensor<32xi32, #slice3>
+    %92 = tt.expand_dims %91 {axis = 0} : tensor<1x32xi32, #blocked3>
+    %93 = tt.broadcast %92 : tensor<32x32xi32, #blocked3>
+    %94 = tt.addptr %90, %93 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %95 = tt.splat %82 : tensor<32x32xi64, #blocked3>
+    %96 = tt.addptr %94, %95 : tensor<32x32x!tt.ptr<f16>, #blocked3>
+    %97 = tt.splat %83 : tensor<32x32xi1, #blocked3>
+    ttg.async_copy_global_to_local %20, %74, %96, %97
     ttg.async_commit_group
-    %95 = ttg.local_load %20, %66 : tensor<32x32xf16, #blocked3>
-    %96 = tt.splat %64 : tensor<32x32xi64, #blocked>
-    %97 = tt.addptr %19, %96 : tensor<32x32x!tt.ptr<f16>, #blocked>
-    %98 = tt.load %97 : tensor<32x32xf16, #blocked>
-    %99 = arith.addi %65, %0 : i64
-    %100 = arith.addi %64, %1 : i64
-    %101 = arith.extf %98 : tensor<32x32xf32, #blocked>
-    %102 = arith.addf %63, %101 : tensor<32x32xf32, #blocked>
-    %103 = tt.dot %98, %95, %62 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
-    scf.yield %103, %102, %100, %99, %75
+    %98 = ttg.local_load %20, %66 : tensor<32x32xf16, #blocked3>
+    %99 = tt.splat %64 : tensor<32x32xi64, #blocked>
+    %100 = tt.addptr %19, %99 : tensor<32x32x!tt.ptr<f16>, #blocked>
+    %101 = tt.load %100 : tensor<32x32xf16, #blocked>
+    %102 = arith.addi %65, %0 : i64
+    %103 = arith.addi %64, %1 : i64
+    %104 = arith.extf %101 : tensor<32x32xf32, #blocked>
+    %105 = arith.addf %63, %104 : tensor<32x32xf32, #blocked>
+    %106 = tt.dot %101, %98, %62 {input_precision = "tf32", max_num_imprecise_acc = 0} : tensor<32x32xf32, #mma>
+    scf.yield %106, %105, %103, %102, %78
   }
   ttg.async_wait {num = 0}
   gpu.barrier
   ttg.local_dealloc %20
-  %104 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %105 = arith.constant {value = 32} : tensor<32x1xi32, #blocked2>
-  %106 = arith.muli %14, %105 : tensor<32x1xi32, #blocked2>
-  %107 = tt.addptr %104, %106 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %108 = ttg.convert_layout %107 : tensor<32x1x!tt.ptr<f32>, #blocked>
-  %109 = tt.broadcast %108 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  %110 = tt.addptr %109, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  %111 = ttg.convert_layout %56 : tensor<32x32xf32, #blocked>
-  tt.store %110, %111
-  %112 = tt.splat %s_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %113 = tt.addptr %112, %106 : tensor<32x1x!tt.ptr<f32>, #blocked2>
-  %114 = ttg.convert_layout %113 : tensor<32x1x!tt.ptr<f32>, #blocked>
-  %115 = tt.broadcast %114 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  %116 = tt.addptr %115, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
-  tt.store %116, %57
+  %107 = tt.splat %c_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %108 = arith.constant {value = 32} : tensor<32x1xi32, #blocked2>
+  %109 = arith.muli %14, %108 : tensor<32x1xi32, #blocked2>
+  %110 = tt.addptr %107, %109 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %111 = ttg.convert_layout %110 : tensor<32x1x!tt.ptr<f32>, #blocked>
+  %112 = tt.broadcast %111 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  %113 = tt.addptr %112, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  %114 = ttg.convert_layout %56 : tensor<32x32xf32, #blocked>
+  tt.store %113, %114
+  %115 = tt.splat %s_ptr : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %116 = tt.addptr %115, %109 : tensor<32x1x!tt.ptr<f32>, #blocked2>
+  %117 = ttg.convert_layout %116 : tensor<32x1x!tt.ptr<f32>, #blocked>
+  %118 = tt.broadcast %117 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  %119 = tt.addptr %118, %10 : tensor<32x32x!tt.ptr<f32>, #blocked>
+  tt.store %119, %57
   tt.return
 }
