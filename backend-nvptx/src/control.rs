@@ -38,22 +38,30 @@ fn fresh_like(e: &mut Emitter, template: &[Reg]) -> Vec<Reg> {
     template.iter().map(|r| e.reg(r.class)).collect()
 }
 
-/// Copies `from` into `to` as a parallel copy.
+/// Copies `from` into `to` as a parallel copy. A register copied onto itself is left alone: an
+/// asynchronous warpgroup dot accumulates in the loop's own registers, which no instruction may
+/// touch while it is in flight.
 fn parallel_copy(e: &mut Emitter, to: &[Vec<Reg>], from: &[Vec<Reg>]) {
     let mut temps = Vec::new();
     for (t, f) in to.iter().zip(from) {
         let mut row = Vec::new();
         for (i, &dst) in t.iter().enumerate() {
             let src = f[if f.len() == 1 { 0 } else { i }];
+            if src == dst {
+                row.push(None);
+                continue;
+            }
             let tmp = e.reg(dst.class);
             mov(e, tmp, src);
-            row.push(tmp);
+            row.push(Some(tmp));
         }
         temps.push(row);
     }
     for (t, row) in to.iter().zip(temps) {
         for (&dst, tmp) in t.iter().zip(row) {
-            mov(e, dst, tmp);
+            if let Some(tmp) = tmp {
+                mov(e, dst, tmp);
+            }
         }
     }
 }

@@ -507,7 +507,7 @@ mod tests {
 
     fn check_with(m: u32, k: u32, n: u32, warps: [u32; 2], bytes: i64, b_column_major: bool) {
         let num_warps = warps[0] * warps[1];
-        let mma = Mma { warps_per_cta: warps };
+        let mma = Mma::v2(warps);
         let st = Staging::new([m, k, n], warps, bytes, b_column_major);
         let (mi, ki, ni) = (m as usize, k as usize, n as usize);
         // Small integers: every product and sum is exact in f64.

@@ -59,6 +59,8 @@ pub struct Emitter<'a> {
     /// Bytes at the bottom of shared memory held by live rings (`ttg.local_alloc`); scratch
     /// (layout changes, reductions, dot staging) starts above them.
     pub ring_top: u32,
+    /// `ring_top` before each live ring was allocated (alignment may leave a gap below it).
+    pub ring_starts: Vec<u32>,
     /// Live rings by handle value: their place and geometry.
     pub rings: HashMap<Value, crate::shared_rings::Ring>,
     /// Values of `ttg.local_load`: the byte address of their tile in a ring slot (read in place
@@ -96,6 +98,7 @@ impl<'a> Emitter<'a> {
             smem: None,
             shared_bytes: 0,
             ring_top: 0,
+            ring_starts: Vec::new(),
             rings: HashMap::new(),
             in_shared: HashMap::new(),
             last_line: 0,
@@ -251,6 +254,45 @@ impl<'a> Emitter<'a> {
         }
         self.affine_bases.insert(key, r);
         r
+    }
+
+    /// The thread's part of a byte offset `f(coordinate)` that is linear over GF(2) (a swizzled
+    /// shared tile, [`trident_midend::layout::NvmmaShared::byte_offset`]): the XOR of `f` over
+    /// the lane and warp bases this thread's id selects, computed in the prologue, and the mask
+    /// of bits it may have. A register's offset is then `thread ^ f(reg_coords[i])`.
+    pub fn xor_linear_base(&mut self, l: &LayoutInfo, f: &dyn Fn(&[u32]) -> u32) -> (Reg, u32) {
+        let r = self.ptx.reg(Class::B32);
+        self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
+        let mut mask = 0;
+        for (bases, id) in [(l.lane_bases.clone(), self.lane), (l.warp_bases.clone(), self.warp)] {
+            for (b, v) in bases.iter().enumerate() {
+                let value = f(v);
+                if value == 0 {
+                    continue;
+                }
+                mask |= value;
+                let t = self.ptx.reg(Class::B32);
+                self.ptx.prologue_ins(format!("bfe.u32 {t}, {id}, {b}, 1"));
+                self.ptx.prologue_ins(format!("mul.lo.u32 {t}, {t}, {value}"));
+                self.ptx.prologue_ins(format!("xor.b32 {r}, {r}, {t}"));
+            }
+        }
+        (r, mask)
+    }
+
+    /// The address `base + (thread ^ offset)` as a register and an immediate: the immediate is
+    /// `offset` itself where its bits miss the thread's (then XOR is addition).
+    pub fn xor_address(&mut self, base: Reg, thread: (Reg, u32), offset: u32) -> (Reg, u32) {
+        let (t, mask) = thread;
+        if offset & mask == 0 {
+            let a = self.reg(Class::B32);
+            self.ins(format!("add.s32 {a}, {base}, {t}"));
+            return (a, offset);
+        }
+        let x = self.reg(Class::B32);
+        self.ins(format!("xor.b32 {x}, {t}, {offset}"));
+        self.ins(format!("add.s32 {x}, {base}, {x}"));
+        (x, 0)
     }
 
     /// Per register of a value: its element's coordinate along `dim` as a 32-bit register.
@@ -694,6 +736,7 @@ impl<'a> Emitter<'a> {
             LocalAlloc | LocalDealloc | AsyncCopyGlobalToLocal | AsyncCommitGroup | AsyncWait | LocalLoad => {
                 crate::shared_rings::lower(self, op)
             }
+            WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(self, op),
             Return => {
                 self.ins("ret");
                 Ok(())
@@ -776,7 +819,7 @@ impl<'a> Emitter<'a> {
             let _ = writeln!(out, ".file 1 {:?}", src.path);
         }
         if self.smem.is_some() {
-            let _ = writeln!(out, ".extern .shared .align 16 .b8 smem[];\n");
+            let _ = writeln!(out, ".extern .shared .align 1024 .b8 smem[];\n");
         }
         let _ = writeln!(
             out,

@@ -16,6 +16,7 @@ mod reduce;
 mod shared_rings;
 mod shared_vectors;
 mod sort;
+mod warp_group_dot;
 
 use std::fmt;
 

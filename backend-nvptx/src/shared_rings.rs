@@ -25,11 +25,17 @@
 //! Vectors of one 16-bit element (addresses not provably 4-byte aligned) are loaded and stored
 //! synchronously instead: `cp.async` has no 2-byte form.
 //!
+//! A ring with `swizzle_bytes` holds `#ttg.nvmma_shared` tiles for warpgroup dots (`wgmma`
+//! reads them through matrix descriptors, [`crate::warp_group_dot`]): no padding, slots and the
+//! ring aligned to 1024 bytes (the largest swizzle atom), and every copy lands at the swizzled
+//! offset, the thread's part XORed with the register's ([`Emitter::xor_linear_base`]).
+//!
 //! `ttg.local_load` emits nothing: it records the tile's address, and the dot reads the operand
 //! in place. Any other user of its value is an internal error.
 
 use trident_midend::ir::{Op, Opcode};
 use trident_midend::layout::registers::Affine;
+use trident_midend::layout::NvmmaShared;
 
 use crate::emit::{EResult, Emitter};
 use crate::ptx::Class;
@@ -44,6 +50,9 @@ pub struct Ring {
     pub row_stride: i64,
     pub elem_bytes: i64,
     pub column_major: bool,
+    /// The swizzled tile layout of a warpgroup dot's ring, and the stored shape `[rows, cols]`
+    /// (the tile's, transposed for `column_major`).
+    pub swizzle: Option<(NvmmaShared, [u32; 2])>,
 }
 
 /// A dot operand tile in shared memory (`ttg.local_load`'s result): its address and how the
@@ -53,6 +62,7 @@ pub struct SharedTile {
     pub addr: crate::ptx::Reg,
     pub row_stride: i64,
     pub column_major: bool,
+    pub swizzle: Option<(NvmmaShared, [u32; 2])>,
 }
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
@@ -65,15 +75,32 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let column_major = data.attrs.bool("column_major") == Some(true);
             let [rows, cols] = shape[..] else { return e.invalid("local_alloc of a tile that is not 2-D") };
             let (rows, cols) = if column_major { (cols, rows) } else { (rows, cols) };
-            let row_stride = cols + 16 / elem_bytes;
-            let slot_bytes = (rows * row_stride * elem_bytes) as u32;
+            let swizzle = match data.attrs.int("swizzle_bytes") {
+                Some(bytes) => {
+                    let layout = NvmmaShared { swizzle_bytes: bytes as u32, elem_bytes: elem_bytes as u32 };
+                    Some((layout, [rows as u32, cols as u32]))
+                }
+                None => None,
+            };
+            let (row_stride, slot_bytes, offset) = match swizzle {
+                Some((layout, stored)) => (
+                    cols,
+                    layout.tile_bytes(stored).next_multiple_of(1024),
+                    e.ring_top.next_multiple_of(1024),
+                ),
+                None => {
+                    let row_stride = cols + 16 / elem_bytes;
+                    (row_stride, (rows * row_stride * elem_bytes) as u32, e.ring_top)
+                }
+            };
             let bytes = (slots as u32 * slot_bytes).next_multiple_of(128);
-            let ring = Ring { offset: e.ring_top, bytes, slot_bytes, row_stride, elem_bytes, column_major };
+            let ring = Ring { offset, bytes, slot_bytes, row_stride, elem_bytes, column_major, swizzle };
             // The ring reuses shared memory that earlier ops may still be reading in slower
             // warps (a persistent kernel's previous tile converts its output pointers through
             // it): no copy may land there before every warp is past them.
             e.barrier();
-            e.ring_top += bytes;
+            e.ring_starts.push(e.ring_top);
+            e.ring_top = offset + bytes;
             e.need_shared(0)?;
             let start = e.smem_start();
             let r = e.reg(Class::B32);
@@ -90,7 +117,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             if ring.offset + ring.bytes != e.ring_top {
                 return e.invalid("rings must be released latest first");
             }
-            e.ring_top = ring.offset;
+            e.ring_top = e.ring_starts.pop().unwrap_or(ring.offset);
             Ok(())
         }
         Opcode::AsyncCopyGlobalToLocal => async_copy(e, op),
@@ -112,7 +139,12 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
             e.in_shared.insert(
                 result,
-                SharedTile { addr, row_stride: ring.row_stride, column_major: ring.column_major },
+                SharedTile {
+                    addr,
+                    row_stride: ring.row_stride,
+                    column_major: ring.column_major,
+                    swizzle: ring.swizzle,
+                },
             );
             Ok(())
         }
@@ -139,6 +171,51 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     // c * row_stride + r. A `transposed` copy moves the transpose of the ring's tile, whose
     // (r, c) is the tile's (c, r).
     let transposed = data.attrs.bool("transposed") == Some(true);
+    if let Some((swizzle, stored)) = ring.swizzle {
+        // The pointer tensor's (p0, p1) is stored at (p1, p0) when exactly one of the ring and
+        // the copy is transposed.
+        let swap = ring.column_major != transposed;
+        let place = move |c: &[u32]| {
+            let (row, col) = if swap { (c[1], c[0]) } else { (c[0], c[1]) };
+            swizzle.byte_offset(stored, row, col)
+        };
+        let thread = e.xor_linear_base(&layout, &place);
+        let slot_addr = e.reg(Class::B32);
+        e.ins(format!("mad.lo.s32 {slot_addr}, {slot}, {}, {base}", ring.slot_bytes));
+        let unique = layout.unique_registers();
+        let cache = if copy_bytes == 16 { "cg" } else { "ca" };
+        for first in (0..ptr.len()).step_by(width) {
+            if !unique[first] {
+                continue;
+            }
+            let (addr, offset) = e.xor_address(slot_addr, thread, place(&layout.reg_coords[first]));
+            let src = ptr[first];
+            if copy_bytes < 4 {
+                // As in padded rings: a lone 16-bit element goes through a register.
+                let r = e.reg(Class::B16);
+                e.ins(format!("mov.b16 {r}, 0"));
+                let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
+                let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
+                e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
+                e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
+                continue;
+            }
+            match &mask {
+                Some(m) => {
+                    let pred = m[if m.len() == 1 { 0 } else { first }];
+                    let size = e.reg(Class::B32);
+                    e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
+                    e.ins(format!(
+                        "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"
+                    ));
+                }
+                None => {
+                    e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}"))
+                }
+            }
+        }
+        return Ok(());
+    }
     let coeffs =
         if ring.column_major != transposed { vec![1, ring.row_stride] } else { vec![ring.row_stride, 1] };
     let place = Affine { coeffs, offset: 0 };

@@ -1,0 +1,255 @@
+//! Hopper warpgroup MMAs: `ttng.warp_group_dot` as `wgmma.mma_async` with both operands in
+//! shared memory, `ttng.warp_group_dot_wait` as `wgmma.wait_group`, and
+//! `ttng.fence_async_shared` as `fence.proxy.async.shared::cta`.
+//!
+//! Each warpgroup (warps `4g .. 4g + 3`) computes rows `64 g + 16 wm mi ..` of the result with
+//! one `wgmma.mma_async.m64nNk16` per M repetition `mi`, N repetition `ni` and K step, where `N`
+//! is the MMA v3 layout's instruction N; the accumulators are the layout's registers, in the
+//! order [`trident_midend::layout::Mma`] documents (register `i` of an instruction is the
+//! instruction's `d[i]`).
+//!
+//! The operands are `#ttg.nvmma_shared` tiles, read through 64-bit matrix descriptors (PTX ISA,
+//! "Matrix Descriptor Format"): bits 0-13 the start address >> 4, 16-29 the leading-dimension
+//! byte offset >> 4, 32-45 the stride-dimension byte offset >> 4, 62-63 the swizzle (1: 128 B,
+//! 2: 64 B, 3: 32 B). With a swizzle of `S` bytes and a tile stored `[rows][cols]`:
+//!
+//! - *K-major* (A stored `[M][K]`; B stored `[N][K]`, a `column_major` ring): the stride offset
+//!   is `8 S` (from one 8-row group to the next), the leading offset is unused; K step `k0`
+//!   starts at column block `k0 / (S / e)` and byte `(k0 % (S / e)) e` inside the swizzle row
+//!   (the hardware swizzles absolute addresses, so an offset inside the atom is legal).
+//! - *MN-major* (B stored `[K][N]`, `imm-trans-b = 1`; 16-bit types only): the leading offset is
+//!   the distance between column blocks (`K S`), the stride offset `8 S` between 8-row groups of
+//!   K; K step `k0` starts at row `k0`.
+//!
+//! Operands that are not read in place from a ring (`ttg.local_load`) are staged into scratch
+//! shared memory first, A K-major and B MN-major, each thread writing its registers at the
+//! swizzled offsets, then fenced for the async proxy.
+//!
+//! An `is_async` dot accumulates in its accumulator's registers (the loop's carried registers,
+//! which the midend made sure nothing else reads meanwhile) and returns without waiting; a
+//! synchronous one works on a copy and waits for itself.
+
+use trident_midend::ir::{DType, Op, Opcode};
+use trident_midend::layout::{Encoding, Mma, MmaVersion, NvmmaShared};
+
+use crate::emit::{EResult, Emitter};
+use crate::ptx::{Class, Reg};
+use crate::shared_rings::SharedTile;
+
+pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op);
+    match data.opcode {
+        Opcode::FenceAsyncShared => {
+            e.ins("fence.proxy.async.shared::cta");
+            Ok(())
+        }
+        Opcode::WarpGroupDotWait => {
+            let pendings = data.attrs.int("pendings").unwrap_or(0);
+            e.ins(format!("wgmma.wait_group.sync.aligned {pendings}"));
+            for (&operand, &result) in data.operands.iter().zip(&data.results) {
+                let regs = e.get(operand)?;
+                e.set(result, regs);
+            }
+            Ok(())
+        }
+        _ => warp_group_dot(e, op),
+    }
+}
+
+/// Where an operand tile sits and how `wgmma` reads it.
+struct Operand {
+    /// The tile's byte address in shared memory.
+    addr: Reg,
+    layout: NvmmaShared,
+    /// The stored shape `[rows, cols]`.
+    stored: [u32; 2],
+    /// Stored with K contiguous.
+    k_major: bool,
+}
+
+impl Operand {
+    fn of_ring(tile: SharedTile, is_b: bool) -> Option<Operand> {
+        let (layout, stored) = tile.swizzle?;
+        // A row-major tile has its second dim contiguous: K for A, N for B.
+        let k_major = if is_b { tile.column_major } else { !tile.column_major };
+        Some(Operand { addr: tile.addr, layout, stored, k_major })
+    }
+
+    /// The swizzle field of the descriptor.
+    fn mode(&self) -> u64 {
+        match self.layout.swizzle_bytes {
+            128 => 1,
+            64 => 2,
+            _ => 3,
+        }
+    }
+
+    /// The descriptor's constant bits: leading and stride offsets and the swizzle.
+    fn descriptor_high(&self) -> u64 {
+        let s = self.layout.swizzle_bytes as u64;
+        let leading = if self.k_major { 16 } else { self.stored[0] as u64 * s };
+        let stride = 8 * s;
+        ((leading >> 4) << 16) | ((stride >> 4) << 32) | (self.mode() << 62)
+    }
+
+    /// The byte offset, from the tile's start, of the instruction operand at row (M or N)
+    /// `mn0` and K step `k0`.
+    fn start(&self, mn0: u32, k0: u32) -> EResult<u32> {
+        let s = self.layout.swizzle_bytes;
+        let block_cols = self.layout.block_cols();
+        let e = self.layout.elem_bytes;
+        if self.k_major {
+            Ok((k0 / block_cols) * self.stored[0] * s + mn0 * s + (k0 % block_cols) * e)
+        } else if mn0.is_multiple_of(block_cols) {
+            Ok((mn0 / block_cols) * self.stored[0] * s + k0 * s)
+        } else {
+            Err(crate::Error::Invalid(format!(
+                "a wgmma operand starting at column {mn0} of a {}-column swizzle block",
+                block_cols
+            )))
+        }
+    }
+}
+
+fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op).clone();
+    let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
+    let result = data.results[0];
+    let Some(Encoding::Mma(Mma { warps_per_cta: [wm, wn], version: MmaVersion::V3 { instr_n, instr_k } })) =
+        e.ty(result).encoding().cloned()
+    else {
+        return e.invalid("a warpgroup dot without an MMA v3 result layout");
+    };
+    let in_type = e.ty(a_v).dtype();
+    let ty_name = match in_type {
+        DType::F16 => "f16",
+        DType::BF16 => "bf16",
+        other => return e.unsupported(&format!("warpgroup dots on {other}")),
+    };
+    if wn != 1 || instr_k != 16 {
+        return e.invalid("warpgroup dots take every warp along M and 16-bit K steps");
+    }
+    let (m, k, n) = (e.ty(a_v).shape()[0], e.ty(a_v).shape()[1], e.ty(b_v).shape()[1]);
+    let staged = !e.in_shared.contains_key(&a_v) || !e.in_shared.contains_key(&b_v);
+    if staged {
+        // The scratch may still be read by slower warps.
+        e.barrier();
+    }
+    let a = match e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false)) {
+        Some(a) => a,
+        None => stage(e, a_v, [m, k], true, 0)?,
+    };
+    let a_bytes = a.layout.tile_bytes([m, k]).next_multiple_of(1024);
+    let b = match e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true)) {
+        Some(b) => b,
+        None => stage(e, b_v, [k, n], false, a_bytes)?,
+    };
+    if staged {
+        e.ins("fence.proxy.async.shared::cta");
+        e.barrier();
+    }
+    if !a.k_major {
+        return e.invalid("a warpgroup dot's A tile must be stored K-major");
+    }
+
+    // Accumulators: in place for an asynchronous dot, else a private copy.
+    let c_regs = e.get(c_v)?;
+    let is_async = data.attrs.bool("is_async") == Some(true);
+    let acc: Vec<Reg> = if is_async {
+        c_regs
+    } else {
+        c_regs
+            .iter()
+            .map(|&c| {
+                let r = e.reg(Class::F32);
+                e.ins(format!("mov.f32 {r}, {c}"));
+                r
+            })
+            .collect()
+    };
+
+    // This warpgroup's first row: 64 (warp / 4), as a byte offset into A's rows.
+    let group_row = e.reg(Class::B32);
+    e.ins(format!("shr.u32 {group_row}, {}, 2", e.warp));
+    let a_base = e.reg(Class::B32);
+    e.ins(format!("mad.lo.s32 {a_base}, {group_row}, {}, {}", 64 * a.layout.swizzle_bytes, a.addr));
+    let a_desc = descriptor(e, a_base, &a);
+    let b_desc = descriptor(e, b.addr, &b);
+    let scale_d = e.reg(Class::Pred);
+    e.ins(format!("setp.eq.u32 {scale_d}, 1, 1"));
+    let (trans_a, trans_b) = (0, if b.k_major { 0 } else { 1 });
+
+    let regs_per_instr = (instr_n / 2) as usize;
+    let n_reps = n / instr_n;
+    let m_reps = m / (16 * wm);
+    e.ins("wgmma.fence.sync.aligned");
+    for mi in 0..m_reps {
+        for ni in 0..n_reps {
+            let first = (ni + mi * n_reps) as usize * regs_per_instr;
+            let d = acc[first..first + regs_per_instr].iter().map(|r| r.to_string()).collect::<Vec<_>>();
+            let d = d.join(", ");
+            for k0 in (0..k).step_by(16) {
+                let a_off = a.start(16 * wm * mi, k0)?;
+                let b_off = b.start(instr_n * ni, k0)?;
+                let (da, db) = (e.reg(Class::B64), e.reg(Class::B64));
+                e.ins(format!("add.s64 {da}, {a_desc}, {}", a_off >> 4));
+                e.ins(format!("add.s64 {db}, {b_desc}, {}", b_off >> 4));
+                e.ins(format!(
+                    "wgmma.mma_async.sync.aligned.m64n{instr_n}k16.f32.{ty_name}.{ty_name} {{{d}}}, {da}, {db}, {scale_d}, 1, 1, {trans_a}, {trans_b}"
+                ));
+            }
+        }
+    }
+    e.ins("wgmma.commit_group.sync.aligned");
+    if !is_async {
+        e.ins("wgmma.wait_group.sync.aligned 0");
+    }
+    e.set(result, acc);
+    Ok(())
+}
+
+/// The descriptor of the tile at `addr`: its start address field plus the constant bits; an
+/// instruction adds its start offset >> 4 (addresses stay under 256 KiB, so the 14-bit field
+/// never carries).
+fn descriptor(e: &mut Emitter, addr: Reg, operand: &Operand) -> Reg {
+    let (wide, desc) = (e.reg(Class::B64), e.reg(Class::B64));
+    e.ins(format!("cvt.u64.u32 {wide}, {addr}"));
+    e.ins(format!("shr.u64 {wide}, {wide}, 4"));
+    e.ins(format!("and.b64 {wide}, {wide}, 16383"));
+    e.ins(format!("or.b64 {desc}, {wide}, {}", operand.descriptor_high()));
+    desc
+}
+
+/// Writes an operand held in registers to scratch shared memory at byte `offset` (past the
+/// live rings, 1024-aligned) as a swizzled tile: A (`is_a`) K-major `[M][K]`, B MN-major
+/// `[K][N]`. The caller synchronizes before and fences after.
+fn stage(
+    e: &mut Emitter,
+    v: trident_midend::ir::Value,
+    shape: [u32; 2],
+    is_a: bool,
+    offset: u32,
+) -> EResult<Operand> {
+    let elem_bytes = e.ty(v).dtype().bits() / 8;
+    let Some(layout) = NvmmaShared::for_row(shape[1], elem_bytes) else {
+        return e.invalid("a warpgroup dot operand with rows under 32 bytes");
+    };
+    let regs = e.get(v)?;
+    let l = e.layout(v)?;
+    let gap = e.ring_top.next_multiple_of(1024) - e.ring_top;
+    e.need_shared((gap + offset + layout.tile_bytes(shape)) as u64)?;
+    let scratch = e.smem_base();
+    let addr = e.reg(Class::B32);
+    e.ins(format!("add.s32 {addr}, {scratch}, {}", gap + offset));
+    let place = move |c: &[u32]| layout.byte_offset(shape, c[0], c[1]);
+    let thread = e.xor_linear_base(&l, &place);
+    let unique = l.unique_registers();
+    for (i, &r) in regs.iter().enumerate() {
+        if !unique[i] {
+            continue;
+        }
+        let (at, imm) = e.xor_address(addr, thread, place(&l.reg_coords[i]));
+        e.st_shared(at, imm as i64, r);
+    }
+    Ok(Operand { addr, layout, stored: shape, k_major: is_a })
+}
