@@ -38,7 +38,7 @@ use trident_midend::layout::registers::Affine;
 use trident_midend::layout::NvmmaShared;
 
 use crate::emit::{EResult, Emitter};
-use crate::ptx::Class;
+use crate::ptx::{Class, Reg};
 
 /// One ring: where it starts (bytes from the start of shared memory) and its geometry.
 #[derive(Clone, Copy, Debug)]
@@ -183,36 +183,13 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
         let slot_addr = e.reg(Class::B32);
         e.ins(format!("mad.lo.s32 {slot_addr}, {slot}, {}, {base}", ring.slot_bytes));
         let unique = layout.unique_registers();
-        let cache = if copy_bytes == 16 { "cg" } else { "ca" };
         for first in (0..ptr.len()).step_by(width) {
             if !unique[first] {
                 continue;
             }
             let (addr, offset) = e.xor_address(slot_addr, thread, place(&layout.reg_coords[first]));
-            let src = ptr[first];
-            if copy_bytes < 4 {
-                // As in padded rings: a lone 16-bit element goes through a register.
-                let r = e.reg(Class::B16);
-                e.ins(format!("mov.b16 {r}, 0"));
-                let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
-                let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
-                e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
-                e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
-                continue;
-            }
-            match &mask {
-                Some(m) => {
-                    let pred = m[if m.len() == 1 { 0 } else { first }];
-                    let size = e.reg(Class::B32);
-                    e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
-                    e.ins(format!(
-                        "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"
-                    ));
-                }
-                None => {
-                    e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}"))
-                }
-            }
+            let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
+            issue_copy(e, (addr, offset as i64), ptr[first], pred, copy_bytes);
         }
         return Ok(());
     }
@@ -224,35 +201,37 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
     e.ins(format!("mad.lo.s32 {addr}, {thread}, {}, {addr}", ring.elem_bytes));
     let unique = layout.unique_registers();
-    let cache = if copy_bytes == 16 { "cg" } else { "ca" };
     for first in (0..ptr.len()).step_by(width) {
         if !unique[first] {
             continue;
         }
         let offset = place.eval(&layout.reg_coords[first]) * ring.elem_bytes;
-        let src = ptr[first];
         let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
-        if copy_bytes < 4 {
-            // cp.async moves 4, 8 or 16 bytes: a lone 16-bit element goes through a register
-            // (visible to the dot after the barrier that follows the wait).
-            let r = e.reg(Class::B16);
-            e.ins(format!("mov.b16 {r}, 0"));
-            let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
-            e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
-            e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
-            continue;
-        }
-        match &mask {
-            Some(m) => {
-                let pred = m[if m.len() == 1 { 0 } else { first }];
-                let size = e.reg(Class::B32);
-                e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
-                e.ins(format!(
-                    "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"
-                ));
-            }
-            None => e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}")),
-        }
+        issue_copy(e, (addr, offset), ptr[first], pred, copy_bytes);
     }
     Ok(())
+}
+
+/// One vector's copy from global `src` to shared `[addr + offset]`: `cp.async` (zero-filling
+/// when `pred` is false; 16-byte copies bypass L1), or for a lone 16-bit element, which
+/// `cp.async` cannot move, a load and a store through a register (visible to the dot after the
+/// barrier that follows the wait).
+fn issue_copy(e: &mut Emitter, (addr, offset): (Reg, i64), src: Reg, pred: Option<Reg>, copy_bytes: i64) {
+    if copy_bytes < 4 {
+        let r = e.reg(Class::B16);
+        e.ins(format!("mov.b16 {r}, 0"));
+        let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
+        e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
+        e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
+        return;
+    }
+    let cache = if copy_bytes == 16 { "cg" } else { "ca" };
+    match pred {
+        Some(pred) => {
+            let size = e.reg(Class::B32);
+            e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
+            e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"));
+        }
+        None => e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}")),
+    }
 }
