@@ -234,13 +234,21 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
         return None;
     }
     let async_dots = warpgroup && dots.iter().all(|&d| carried_accumulator(body, d).is_some());
-    // Warpgroup dots read their rings in place and need no scratch; conversions, reductions
-    // and other dots do.
-    let needs_scratch = |op: Op| {
-        let opcode = body.opcode(op);
-        matches!(opcode, Opcode::ConvertLayout | Opcode::Reduce | Opcode::Scan | Opcode::Dot)
+    // Warpgroup dots read their rings in place and need no scratch. A live conversion in the
+    // loop needs its tensor's bytes (at most 8 per element); reductions, scans and other dots
+    // the general reserve (the dead conversions the layout passes leave for DCE need nothing).
+    let users = users_in(body, top);
+    let scratch = |op: Op| -> u64 {
+        match body.opcode(op) {
+            Opcode::ConvertLayout if users.contains_key(&body.op(op).results[0]) => {
+                body.ty(body.op(op).results[0]).numel() * 8
+            }
+            Opcode::Reduce | Opcode::Scan | Opcode::Dot => SCRATCH_RESERVE,
+            _ => 0,
+        }
     };
-    let reserve = if warpgroup && !top.iter().any(|&op| needs_scratch(op)) { 0 } else { SCRATCH_RESERVE };
+    let needed = top.iter().map(|&op| scratch(op)).max().unwrap_or(0);
+    let reserve = if warpgroup { needed.min(SCRATCH_RESERVE) } else { SCRATCH_RESERVE };
     let fits = |slots: i64| {
         let rings: u64 = tiles
             .iter()
