@@ -253,3 +253,85 @@ fn stage(
     }
     Ok(Operand { addr, layout, stored: shape, k_major: is_a })
 }
+
+#[cfg(test)]
+mod tests {
+    //! Replays, on the CPU, the addresses `wgmma` reads through trident's descriptors (the
+    //! canonical layouts of the PTX ISA / CUTLASS `make_gmma_desc`, swizzle applied to the
+    //! absolute address of a 1024-aligned tile) and checks that each is where the ring or the
+    //! staging put the element ([`NvmmaShared::byte_offset`]). The layouts were verified on an
+    //! H100 (every corpus case); this pins them.
+
+    use super::Operand;
+    use crate::ptx::{Class, Reg};
+    use trident_midend::layout::NvmmaShared;
+
+    fn operand(stored: [u32; 2], k_major: bool) -> Operand {
+        let layout = NvmmaShared::for_row(stored[1], 2).unwrap();
+        Operand { addr: Reg { class: Class::B32, id: 0 }, layout, stored, k_major }
+    }
+
+    /// The byte the hardware reads for (mn, k) of an instruction whose start is `start`.
+    fn hardware_address(op: &Operand, start: u32, mn: u32, k: u32) -> u32 {
+        let high = op.descriptor_high();
+        let leading = ((high >> 16) & 0x3fff) as u32 * 16;
+        let stride = ((high >> 32) & 0x3fff) as u32 * 16;
+        let s = op.layout.swizzle_bytes;
+        let plain = if op.k_major {
+            start + (mn / 8) * stride + (mn % 8) * s + k * 2
+        } else {
+            let block_cols = op.layout.block_cols();
+            start + (mn / block_cols) * leading + (mn % block_cols) * 2 + (k / 8) * stride + (k % 8) * s
+        };
+        plain ^ (((plain >> 7) & (s / 16 - 1)) << 4)
+    }
+
+    #[test]
+    fn descriptors_address_the_swizzled_tiles() {
+        // A [M][K] K-major; B [N][K] K-major; B [K][N] MN-major: the perf and corpus shapes.
+        for (rows, k, instr_mn) in
+            [(128u32, 64u32, 64u32), (64, 32, 64), (128, 16, 64), (256, 64, 256), (64, 128, 64)]
+        {
+            let a = operand([rows, k], true);
+            for r0 in (0..rows).step_by(instr_mn as usize) {
+                for k0 in (0..k).step_by(16) {
+                    let start = a.start(r0, k0).unwrap();
+                    for i in 0..instr_mn.min(rows) {
+                        for kk in 0..16 {
+                            let want = a.layout.byte_offset([rows, k], r0 + i, k0 + kk);
+                            assert_eq!(hardware_address(&a, start, i, kk), want, "K-major {rows}x{k}");
+                        }
+                    }
+                }
+            }
+        }
+        for (k, n, instr_n) in
+            [(64u32, 256u32, 256u32), (32, 64, 64), (16, 16, 16), (64, 512, 256), (32, 32, 32)]
+        {
+            let b = operand([k, n], false);
+            for n0 in (0..n).step_by(instr_n as usize) {
+                for k0 in (0..k).step_by(16) {
+                    let start = b.start(n0, k0).unwrap();
+                    for j in 0..instr_n {
+                        for kk in 0..16 {
+                            let want = b.layout.byte_offset([k, n], k0 + kk, n0 + j);
+                            assert_eq!(hardware_address(&b, start, j, kk), want, "MN-major {k}x{n}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reading an MN-major tile as if it were K-major lands elsewhere.
+    #[test]
+    fn a_wrong_descriptor_reads_elsewhere() {
+        let b = operand([64, 256], false);
+        let start = b.start(0, 16).unwrap();
+        let want = b.layout.byte_offset([64, 256], 16 + 9, 70);
+        let mut wrong = operand([64, 256], true);
+        wrong.layout = b.layout;
+        assert_ne!(hardware_address(&wrong, start, 70, 9), want);
+        assert_eq!(hardware_address(&b, start, 70, 9), want);
+    }
+}
