@@ -51,6 +51,8 @@ pub struct Emitter<'a> {
     layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
     thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<Reg>>>,
     affine_bases: HashMap<(String, Vec<u32>, Vec<i64>), Reg>,
+    /// [`Emitter::xor_linear_base`] results by the values of `f` on the lane and warp bases.
+    xor_bases: HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>,
     pub tid: Reg,
     pub lane: Reg,
     pub warp: Reg,
@@ -59,8 +61,6 @@ pub struct Emitter<'a> {
     /// Bytes at the bottom of shared memory held by live rings (`ttg.local_alloc`); scratch
     /// (layout changes, reductions, dot staging) starts above them.
     pub ring_top: u32,
-    /// `ring_top` before each live ring was allocated (alignment may leave a gap below it).
-    pub ring_starts: Vec<u32>,
     /// Live rings by handle value: their place and geometry.
     pub rings: HashMap<Value, crate::shared_rings::Ring>,
     /// Values of `ttg.local_load`: the byte address of their tile in a ring slot (read in place
@@ -92,13 +92,13 @@ impl<'a> Emitter<'a> {
             layouts: HashMap::new(),
             thread_coords: HashMap::new(),
             affine_bases: HashMap::new(),
+            xor_bases: HashMap::new(),
             tid,
             lane,
             warp,
             smem: None,
             shared_bytes: 0,
             ring_top: 0,
-            ring_starts: Vec::new(),
             rings: HashMap::new(),
             in_shared: HashMap::new(),
             last_line: 0,
@@ -261,12 +261,18 @@ impl<'a> Emitter<'a> {
     /// the lane and warp bases this thread's id selects, computed in the prologue, and the mask
     /// of bits it may have. A register's offset is then `thread ^ f(reg_coords[i])`.
     pub fn xor_linear_base(&mut self, l: &LayoutInfo, f: &dyn Fn(&[u32]) -> u32) -> (Reg, u32) {
+        // The values of `f` on the lane and warp bases determine the result: the cache key.
+        let lane_values: Vec<u32> = l.lane_bases.iter().map(|v| f(v)).collect();
+        let warp_values: Vec<u32> = l.warp_bases.iter().map(|v| f(v)).collect();
+        let key = (lane_values, warp_values);
+        if let Some(&cached) = self.xor_bases.get(&key) {
+            return cached;
+        }
         let r = self.ptx.reg(Class::B32);
         self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
         let mut mask = 0;
-        for (bases, id) in [(l.lane_bases.clone(), self.lane), (l.warp_bases.clone(), self.warp)] {
-            for (b, v) in bases.iter().enumerate() {
-                let value = f(v);
+        for (values, id) in [(&key.0, self.lane), (&key.1, self.warp)] {
+            for (b, &value) in values.iter().enumerate() {
                 if value == 0 {
                     continue;
                 }
@@ -277,6 +283,7 @@ impl<'a> Emitter<'a> {
                 self.ptx.prologue_ins(format!("xor.b32 {r}, {r}, {t}"));
             }
         }
+        self.xor_bases.insert(key, (r, mask));
         (r, mask)
     }
 

@@ -99,7 +99,6 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             // warps (a persistent kernel's previous tile converts its output pointers through
             // it): no copy may land there before every warp is past them.
             e.barrier();
-            e.ring_starts.push(e.ring_top);
             e.ring_top = offset + bytes;
             e.need_shared(0)?;
             let start = e.smem_start();
@@ -117,7 +116,8 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             if ring.offset + ring.bytes != e.ring_top {
                 return e.invalid("rings must be released latest first");
             }
-            e.ring_top = e.ring_starts.pop().unwrap_or(ring.offset);
+            // The end of the highest live ring (alignment may have left a gap below this one).
+            e.ring_top = e.rings.values().map(|r| r.offset + r.bytes).max().unwrap_or(0);
             Ok(())
         }
         Opcode::AsyncCopyGlobalToLocal => async_copy(e, op),

@@ -130,17 +130,19 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
         return e.invalid("warpgroup dots take every warp along M and 16-bit K steps");
     }
     let (m, k, n) = (e.ty(a_v).shape()[0], e.ty(a_v).shape()[1], e.ty(b_v).shape()[1]);
-    let staged = !e.in_shared.contains_key(&a_v) || !e.in_shared.contains_key(&b_v);
+    let a_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false));
+    let b_ring = e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true));
+    let staged = a_ring.is_none() || b_ring.is_none();
     if staged {
         // The scratch may still be read by slower warps.
         e.barrier();
     }
-    let a = match e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false)) {
+    let a = match a_ring {
         Some(a) => a,
         None => stage(e, a_v, [m, k], true, 0)?,
     };
     let a_bytes = a.layout.tile_bytes([m, k]).next_multiple_of(1024);
-    let b = match e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true)) {
+    let b = match b_ring {
         Some(b) => b,
         None => stage(e, b_v, [k, n], false, a_bytes)?,
     };

@@ -61,13 +61,18 @@ impl NvmmaShared {
         8 * self.swizzle_bytes
     }
 
+    /// The chunk XOR of row `row`: `(row / (128 / S)) % (S / 16)`.
+    fn phase(&self, row: u32) -> u32 {
+        let s = self.swizzle_bytes;
+        (row / (128 / s)) % (s / 16)
+    }
+
     /// The byte offset of element `(row, col)` in a tile of `shape = [rows, cols]`.
     pub fn byte_offset(&self, shape: [u32; 2], row: u32, col: u32) -> u32 {
         let s = self.swizzle_bytes;
         let block = col / self.block_cols();
         let in_row = (col % self.block_cols()) * self.elem_bytes;
-        let phase = (row / (128 / s)) % (s / 16);
-        let chunk = (in_row / 16) ^ phase;
+        let chunk = (in_row / 16) ^ self.phase(row);
         block * shape[0] * s + row * s + chunk * 16 + in_row % 16
     }
 
@@ -77,57 +82,31 @@ impl NvmmaShared {
     }
 
     /// The map from element offset to `(row, col)`, as a linear layout with one `offset` input
-    /// (plus an empty `block`), like [`super::SwizzledShared::to_linear`].
+    /// (plus an empty `block`), like [`super::SwizzledShared::to_linear`]. The offset's bits are,
+    /// from the lowest: the columns of one swizzle row (row 0 has phase 0, so they are the
+    /// columns themselves), the rows (a row bit lands on chunk 0 of that row, which holds the
+    /// logical chunk `phase(row)`), then the column blocks.
     pub fn to_linear(&self, shape: [u32; 2]) -> Result<LinearLayout, LayoutError> {
         log2_exact("rows", shape[0])?;
         log2_exact("cols", shape[1])?;
         log2_exact("swizzlingByteWidth", self.swizzle_bytes)?;
-        if !shape[1].is_multiple_of(self.block_cols()) || shape[0] < 8 {
+        let block_cols = self.block_cols();
+        if !shape[1].is_multiple_of(block_cols) || shape[0] < 8 {
             return Err(LayoutError::Mismatch(format!("{self} on a {}x{} tile", shape[0], shape[1])));
         }
-        // Offset bit k is byte bit k + log2(elem_bytes); find the coordinate whose offset is
-        // exactly that bit (the map is a bijection, so one coordinate bit each).
+        let chunk_cols = 16 / self.elem_bytes;
         let mut bases = Vec::new();
-        let numel = shape[0] * shape[1];
-        let mut by_offset = std::collections::HashMap::new();
+        for bit in 0..block_cols.trailing_zeros() {
+            bases.push(vec![0, 1 << bit]);
+        }
         for bit in 0..shape[0].trailing_zeros() {
-            by_offset.insert(self.byte_offset(shape, 1 << bit, 0), (1u32 << bit, 0u32));
+            let row = 1 << bit;
+            bases.push(vec![row, self.phase(row) * chunk_cols]);
         }
-        for bit in 0..shape[1].trailing_zeros() {
-            by_offset.insert(self.byte_offset(shape, 0, 1 << bit), (0, 1u32 << bit));
-        }
-        for bit in 0..numel.trailing_zeros() {
-            let byte = (1u32 << bit) * self.elem_bytes;
-            // A row bit also moves chunks: the coordinate of a pure offset bit is the XOR of
-            // the row bit and the column bits that undo its swizzle.
-            let coord = self.coordinate_of(shape, byte, &by_offset);
-            bases.push(vec![coord.0, coord.1]);
+        for bit in 0..(shape[1] / block_cols).trailing_zeros() {
+            bases.push(vec![0, block_cols << bit]);
         }
         LinearLayout::new(vec![(InDim::Offset, bases), (InDim::Block, vec![])], shape.to_vec())
-    }
-
-    /// The coordinate stored at `byte`, from the offsets of single coordinate bits (linearity).
-    fn coordinate_of(
-        &self,
-        shape: [u32; 2],
-        byte: u32,
-        by_offset: &std::collections::HashMap<u32, (u32, u32)>,
-    ) -> (u32, u32) {
-        // Gaussian elimination over the coordinate bits: pick bits from the highest offset down.
-        let mut rest = byte;
-        let mut coord = (0u32, 0u32);
-        let mut entries: Vec<(&u32, &(u32, u32))> = by_offset.iter().collect();
-        entries.sort_by_key(|(offset, _)| std::cmp::Reverse(**offset));
-        while rest != 0 {
-            let top = 31 - rest.leading_zeros();
-            let Some((&offset, &(r, c))) = entries.iter().find(|(o, _)| 31 - o.leading_zeros() == top) else {
-                break;
-            };
-            rest ^= offset;
-            coord = (coord.0 ^ r, coord.1 ^ c);
-        }
-        debug_assert_eq!(self.byte_offset(shape, coord.0, coord.1), byte);
-        coord
     }
 }
 

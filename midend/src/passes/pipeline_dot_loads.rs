@@ -319,16 +319,8 @@ fn keep_dots_in_flight(body: &mut Body, lp: Op) {
         let drained = Attrs::new().with("pendings", Attr::Int(0));
         let done = b.value(Opcode::WarpGroupDotWait, vec![loop_result], ty, drained);
         let wait_op = body.def_op(done).expect("the wait defines its result");
-        for op in body.walk(parent) {
-            if op == wait_op {
-                continue;
-            }
-            for operand in body.ops[op].operands.iter_mut() {
-                if *operand == loop_result {
-                    *operand = done;
-                }
-            }
-        }
+        body.replace_uses(parent, &HashMap::from([(loop_result, done)]));
+        body.ops[wait_op].operands[0] = loop_result;
     }
 }
 
