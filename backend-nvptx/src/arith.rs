@@ -20,15 +20,6 @@ use trident_midend::ir::{DType, Op, Opcode};
 use crate::emit::{class_of, EResult, Emitter};
 use crate::ptx::{f32_lit, Class, Reg};
 
-/// The 16-bit pattern of a constant in an f16, bf16 or fp8 register.
-pub fn float_bits_16(d: DType, v: f64) -> u32 {
-    match d {
-        DType::F16 => half::f16::from_f64(v).to_bits() as u32,
-        DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
-        _ => 0,
-    }
-}
-
 /// PTX type suffix of an integer dtype in its register (32-bit for narrow types).
 fn int_suffix(d: DType) -> &'static str {
     match d {

@@ -173,7 +173,7 @@ impl<'a> Emitter<'a> {
             }
             Class::B16 => {
                 let v = value.as_float().unwrap_or(0.0);
-                let bits = crate::arith::float_bits_16(d, v);
+                let bits = d.small_float_bits(v);
                 self.ins(format!("mov.b16 {r}, {bits}"));
             }
         }

@@ -21,43 +21,9 @@ use trident_midend::ir::{DType, Op as IrOp, Opcode};
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{glsl, Class, Reg};
 
-/// The bits of a constant of a 16- or 8-bit float type.
-pub fn float_bits_small(d: DType, v: f64) -> u32 {
-    match d {
-        DType::F16 => half::f16::from_f64(v).to_bits() as u32,
-        DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
-        DType::F8E4M3 | DType::F8E5M2 => fp8_bits(d, v),
-        _ => 0,
-    }
-}
-
 /// The parameters of an fp8 format: mantissa bits, exponent bias, largest finite value.
 fn fp8_format(d: DType) -> (u32, i32, f64) {
-    if d == DType::F8E4M3 {
-        (3, 7, 448.0)
-    } else {
-        (2, 15, 57344.0)
-    }
-}
-
-/// The fp8 code of `v` on the host, rounded as [`f32_to_fp8`] rounds on the device.
-fn fp8_bits(d: DType, v: f64) -> u32 {
-    let (mbits, bias, max) = fp8_format(d);
-    let sign = if v.is_sign_negative() { 0x80 } else { 0 };
-    if v.is_nan() {
-        return 0x7f;
-    }
-    let a = (v.abs() as f32).min(max as f32);
-    let min_normal = 2f32.powi(1 - bias);
-    let code = if a < min_normal {
-        (a * 2f32.powi(bias - 1 + mbits as i32)).round_ties_even() as u32
-    } else {
-        let shift = 23 - mbits;
-        let bits = a.to_bits();
-        let rounded = bits + (1 << (shift - 1)) - 1 + ((bits >> shift) & 1);
-        (rounded >> shift) - (((127 - bias) as u32) << mbits)
-    };
-    code | sign
+    d.fp8_format().unwrap_or((2, 15, 57344.0))
 }
 
 /// An integer constant as its 32-bit register holds it (narrow types extended).

@@ -153,7 +153,7 @@ impl<'a> Emitter<'a> {
             Class::Bool => self.s.const_of(Class::Bool, value.as_bool().unwrap_or(false) as u64),
             Class::U32 => {
                 let v = match d {
-                    d if d.is_float() => crate::arith::float_bits_small(d, value.as_float().unwrap_or(0.0)),
+                    d if d.is_float() => d.small_float_bits(value.as_float().unwrap_or(0.0)),
                     _ => crate::arith::normalize_const(value.as_int().unwrap_or(0), d),
                 };
                 self.s.const_of(Class::U32, v as u64)

@@ -163,6 +163,44 @@ impl DType {
         matches!(self, DType::U8 | DType::U16 | DType::U32 | DType::U64)
     }
 
+    /// An 8-bit float format: mantissa bits, exponent bias, largest finite value.
+    pub fn fp8_format(self) -> Option<(u32, i32, f64)> {
+        match self {
+            DType::F8E4M3 => Some((3, 7, 448.0)),
+            DType::F8E5M2 => Some((2, 15, 57344.0)),
+            _ => None,
+        }
+    }
+
+    /// The bit pattern of the constant `v` of a 16- or 8-bit float type (0 for other types), as
+    /// the devices round: to nearest even, fp8 magnitudes saturated to the largest finite value,
+    /// NaN to the all-ones code.
+    pub fn small_float_bits(self, v: f64) -> u32 {
+        match self {
+            DType::F16 => half::f16::from_f64(v).to_bits() as u32,
+            DType::BF16 => half::bf16::from_f64(v).to_bits() as u32,
+            DType::F8E4M3 | DType::F8E5M2 => {
+                let Some((mbits, bias, max)) = self.fp8_format() else { return 0 };
+                let sign = if v.is_sign_negative() { 0x80 } else { 0 };
+                if v.is_nan() {
+                    return 0x7f;
+                }
+                let a = (v.abs() as f32).min(max as f32);
+                let min_normal = 2f32.powi(1 - bias);
+                let code = if a < min_normal {
+                    (a * 2f32.powi(bias - 1 + mbits as i32)).round_ties_even() as u32
+                } else {
+                    let shift = 23 - mbits;
+                    let bits = a.to_bits();
+                    let rounded = bits + (1 << (shift - 1)) - 1 + ((bits >> shift) & 1);
+                    (rounded >> shift) - (((127 - bias) as u32) << mbits)
+                };
+                code | sign
+            }
+            _ => 0,
+        }
+    }
+
     /// Mantissa bits (without the implicit one) of a float type; used by Triton's promotion of
     /// float division operands.
     pub fn mantissa_bits(self) -> u32 {
@@ -360,5 +398,29 @@ impl fmt::Display for Type {
                 write!(f, "{dtype}>>")
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DType;
+
+    /// Codes from the OCP 8-bit float specification (e4m3fn and e5m2 tables).
+    #[test]
+    fn fp8_constants_encode_as_the_formats_say() {
+        let e4m3 = |v: f64| DType::F8E4M3.small_float_bits(v);
+        let e5m2 = |v: f64| DType::F8E5M2.small_float_bits(v);
+        assert_eq!(e4m3(1.0), 0x38);
+        assert_eq!(e4m3(-2.0), 0xc0);
+        assert_eq!(e4m3(448.0), 0x7e);
+        assert_eq!(e4m3(1e6), 0x7e, "saturates");
+        assert_eq!(e4m3(2f64.powi(-9)), 0x01, "smallest subnormal");
+        assert_eq!(e4m3(1.0625), 0x38, "ties to even");
+        assert_eq!(e4m3(1.1875), 0x3a, "ties to even, upward");
+        assert_eq!(e5m2(1.0), 0x3c);
+        assert_eq!(e5m2(57344.0), 0x7b);
+        assert_eq!(e5m2(2f64.powi(-16)), 0x01);
+        assert_eq!(DType::F16.small_float_bits(1.0), 0x3c00);
+        assert_eq!(DType::BF16.small_float_bits(1.0), 0x3f80);
     }
 }

@@ -250,7 +250,7 @@ impl Sweep<'_> {
                 let signed = self.body.opcode(op) == Opcode::FPToSI;
                 float_in_type(&value, from).and_then(|x| float_to_int(x, to, signed))
             }
-            Opcode::ExtF | Opcode::TruncF => {
+            Opcode::ExtF | Opcode::TruncF | Opcode::FpToFp => {
                 float_in_type(&value, from).and_then(|x| round_float_to(x, to)).map(Attr::Float)
             }
             Opcode::NegF => float_in_type(&value, from)
@@ -492,7 +492,9 @@ fn float_in_type(attr: &Attr, dtype: DType) -> Option<f64> {
     match dtype {
         DType::F64 => Some(x),
         DType::F32 => Some(x as f32 as f64),
-        DType::F16 | DType::BF16 if exactly_representable(x, dtype) => Some(x),
+        DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 if exactly_representable(x, dtype) => {
+            Some(x)
+        }
         _ => None,
     }
 }
@@ -502,7 +504,7 @@ fn round_float_to(x: f64, to: DType) -> Option<f64> {
     match to {
         DType::F64 => Some(x),
         DType::F32 => Some(x as f32 as f64),
-        DType::F16 | DType::BF16 if exactly_representable(x, to) => Some(x),
+        DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 if exactly_representable(x, to) => Some(x),
         _ => None,
     }
 }
@@ -510,6 +512,7 @@ fn round_float_to(x: f64, to: DType) -> Option<f64> {
 /// Whether the f64 `x` is a value of the float type `dtype` (NaN and infinities included).
 fn exactly_representable(x: f64, dtype: DType) -> bool {
     if !x.is_finite() {
+        // fp8 conversions saturate or have no infinities: non-finite values stay unfolded.
         return matches!(dtype, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
     }
     let (mantissa_bits, min_exponent, max_finite) = match dtype {
@@ -517,6 +520,8 @@ fn exactly_representable(x: f64, dtype: DType) -> bool {
         DType::F32 => return x as f32 as f64 == x,
         DType::F16 => (10, -14, 65504.0),
         DType::BF16 => (7, -126, f32::MAX as f64),
+        DType::F8E4M3 => (3, -6, 448.0),
+        DType::F8E5M2 => (2, -14, 57344.0),
         _ => return false,
     };
     if x == 0.0 {
