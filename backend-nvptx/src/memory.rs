@@ -419,6 +419,18 @@ pub(crate) fn vector_width(e: &mut Emitter, pointer: Value, mask: Option<Value>,
         DType::I64 | DType::U64 | DType::F64 => 64,
         _ => return Ok(1),
     };
+    access_width(e, pointer, mask, elem_bits)
+}
+
+/// How many consecutive elements of `elem_bits` bits an access through `pointer` (masked by
+/// `mask`) may move at once, up to 16 bytes: a power of two, 1 when nothing is proven. Any
+/// width of element: asynchronous copies move 8-bit elements, which no register holds packed.
+pub(crate) fn access_width(
+    e: &mut Emitter,
+    pointer: Value,
+    mask: Option<Value>,
+    elem_bits: u64,
+) -> EResult<usize> {
     if !e.ty(pointer).is_tensor() {
         return Ok(1);
     }

@@ -16,14 +16,14 @@
 //! A `transposed` copy (a tile the kernel transposes before its dot: the ring holds the
 //! transpose) places element (r, c) where the ring keeps (c, r).
 //!
-//! An asynchronous copy moves each thread's vector of the pointer layout (the width a load would
-//! use, [`crate::memory::vector_width`]) with one `cp.async` into the slot at the element's
-//! padded offset. A masked-off vector reads no global memory and writes zeros (`src-size` 0),
-//! which is the load's `other`. 16-byte copies bypass L1 (`.cg`, as Triton emits them); narrower
+//! An asynchronous copy moves each thread's vector of the pointer layout (the widest access the
+//! pointers and mask allow, [`crate::memory::access_width`]) with one `cp.async` into the slot
+//! at the element's padded offset. A masked-off vector reads no global memory and writes zeros
+//! (`src-size` 0), which is the load's `other`. 16-byte copies bypass L1 (`.cg`, as Triton emits them); narrower
 //! ones can only go through it (`.ca`).
 //!
-//! Vectors of one 16-bit element (addresses not provably 4-byte aligned) are loaded and stored
-//! synchronously instead: `cp.async` has no 2-byte form.
+//! Vectors of one or two bytes (addresses not provably 4-byte aligned) are loaded and stored
+//! synchronously instead: `cp.async` has no such form.
 //!
 //! A ring with `swizzle_bytes` holds `#ttg.nvmma_shared` tiles for warpgroup dots (`wgmma`
 //! reads them through matrix descriptors, [`crate::warp_group_dot`]): no padding, slots and the
@@ -165,7 +165,7 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     };
     let layout = e.layout(ptr_v)?;
     let d = e.ty(ptr_v).dtype();
-    let width = crate::memory::vector_width(e, ptr_v, data.operands.get(3).copied(), d)?;
+    let width = crate::memory::access_width(e, ptr_v, data.operands.get(3).copied(), d.bits() as u64)?;
     let copy_bytes = width as i64 * ring.elem_bytes;
     // Row-major with padded rows: element (r, c) at r * row_stride + c; column-major: at
     // c * row_stride + r. A `transposed` copy moves the transpose of the ring's tile, whose
@@ -213,16 +213,17 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
 }
 
 /// One vector's copy from global `src` to shared `[addr + offset]`: `cp.async` (zero-filling
-/// when `pred` is false; 16-byte copies bypass L1), or for a lone 16-bit element, which
-/// `cp.async` cannot move, a load and a store through a register (visible to the dot after the
-/// barrier that follows the wait).
+/// when `pred` is false; 16-byte copies bypass L1), or for one or two bytes, which `cp.async`
+/// cannot move, a load and a store through a register (visible to the dot after the barrier
+/// that follows the wait).
 fn issue_copy(e: &mut Emitter, (addr, offset): (Reg, i64), src: Reg, pred: Option<Reg>, copy_bytes: i64) {
     if copy_bytes < 4 {
+        let bits = copy_bytes * 8;
         let r = e.reg(Class::B16);
         e.ins(format!("mov.b16 {r}, 0"));
         let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
-        e.ins(format!("{guard}ld.global.b16 {r}, [{src}]"));
-        e.ins(format!("st.shared.b16 [{addr}+{offset}], {r}"));
+        e.ins(format!("{guard}ld.global.b{bits} {r}, [{src}]"));
+        e.ins(format!("st.shared.b{bits} [{addr}+{offset}], {r}"));
         return;
     }
     let cache = if copy_bytes == 16 { "cg" } else { "ca" };

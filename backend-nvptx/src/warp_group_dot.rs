@@ -22,8 +22,12 @@
 //!   K; K step `k0` starts at row `k0`.
 //!
 //! Operands that are not read in place from a ring (`ttg.local_load`) are staged into scratch
-//! shared memory first, A K-major and B MN-major, each thread writing its registers at the
-//! swizzled offsets, then fenced for the async proxy.
+//! shared memory first, A K-major and B MN-major (K-major for 8-bit types, which `wgmma` cannot
+//! transpose), each thread writing its registers at the swizzled offsets, then fenced for the
+//! async proxy.
+//!
+//! 8-bit float operands (e4m3, e5m2) take `m64nNk32` instructions: a K step is 32 bytes of an
+//! operand row for every type, so the descriptors and start offsets are those of 16-bit tiles.
 //!
 //! An `is_async` dot accumulates in its accumulator's registers (the loop's carried registers,
 //! which the midend made sure nothing else reads meanwhile) and returns without waiting; a
@@ -120,14 +124,14 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     else {
         return e.invalid("a warpgroup dot without an MMA v3 result layout");
     };
-    let in_type = e.ty(a_v).dtype();
-    let ty_name = match in_type {
-        DType::F16 => "f16",
-        DType::BF16 => "bf16",
-        other => return e.unsupported(&format!("warpgroup dots on {other}")),
+    let (a_type, b_type) = (e.ty(a_v).dtype(), e.ty(b_v).dtype());
+    let (Some(a_name), Some(b_name)) = (wgmma_type(a_type), wgmma_type(b_type)) else {
+        return e.unsupported(&format!("warpgroup dots on {a_type} x {b_type}"));
     };
-    if wn != 1 || instr_k != 16 {
-        return e.invalid("warpgroup dots take every warp along M and 16-bit K steps");
+    // 16-bit operands may be read MN-major (transposed); the others only K-major.
+    let sixteen_bit = a_type.bits() == 16;
+    if wn != 1 || instr_k * a_type.bits() != 256 || a_type.bits() != b_type.bits() {
+        return e.invalid("warpgroup dots take every warp along M and K steps of 32 bytes");
     }
     let (m, k, n) = (e.ty(a_v).shape()[0], e.ty(a_v).shape()[1], e.ty(b_v).shape()[1]);
     let a_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false));
@@ -139,19 +143,22 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     }
     let a = match a_ring {
         Some(a) => a,
-        None => stage(e, a_v, [m, k], true, 0)?,
+        None => stage(e, a_v, [m, k], Staging::A, 0)?,
     };
     let a_bytes = a.layout.tile_bytes([m, k]).next_multiple_of(1024);
     let b = match b_ring {
         Some(b) => b,
-        None => stage(e, b_v, [k, n], false, a_bytes)?,
+        None => {
+            let staging = if sixteen_bit { Staging::BMnMajor } else { Staging::BKMajor };
+            stage(e, b_v, [k, n], staging, a_bytes)?
+        }
     };
     if staged {
         e.ins("fence.proxy.async.shared::cta");
         e.barrier();
     }
-    if !a.k_major {
-        return e.invalid("a warpgroup dot's A tile must be stored K-major");
+    if !a.k_major || (!sixteen_bit && !b.k_major) {
+        return e.invalid("a warpgroup dot's A tile (and an 8-bit B tile) must be stored K-major");
     }
 
     // Accumulators: in place for an asynchronous dot, else a private copy.
@@ -179,7 +186,8 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let b_desc = descriptor(e, b.addr, &b);
     let scale_d = e.reg(Class::Pred);
     e.ins(format!("setp.eq.u32 {scale_d}, 1, 1"));
-    let (trans_a, trans_b) = (0, if b.k_major { 0 } else { 1 });
+    // The transpose immediates exist for 16-bit types only.
+    let transposes = if sixteen_bit { format!(", 0, {}", u32::from(!b.k_major)) } else { String::new() };
 
     let regs_per_instr = (instr_n / 2) as usize;
     let n_reps = n / instr_n;
@@ -190,14 +198,14 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
             let first = (ni + mi * n_reps) as usize * regs_per_instr;
             let d = acc[first..first + regs_per_instr].iter().map(|r| r.to_string()).collect::<Vec<_>>();
             let d = d.join(", ");
-            for k0 in (0..k).step_by(16) {
+            for k0 in (0..k).step_by(instr_k as usize) {
                 let a_off = a.start(16 * wm * mi, k0)?;
                 let b_off = b.start(instr_n * ni, k0)?;
                 let (da, db) = (e.reg(Class::B64), e.reg(Class::B64));
                 e.ins(format!("add.s64 {da}, {a_desc}, {}", a_off >> 4));
                 e.ins(format!("add.s64 {db}, {b_desc}, {}", b_off >> 4));
                 e.ins(format!(
-                    "wgmma.mma_async.sync.aligned.m64n{instr_n}k16.f32.{ty_name}.{ty_name} {{{d}}}, {da}, {db}, {scale_d}, 1, 1, {trans_a}, {trans_b}"
+                    "wgmma.mma_async.sync.aligned.m64n{instr_n}k{instr_k}.f32.{a_name}.{b_name} {{{d}}}, {da}, {db}, {scale_d}, 1, 1{transposes}"
                 ));
             }
         }
@@ -208,6 +216,17 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     }
     e.set(result, acc);
     Ok(())
+}
+
+/// The PTX name of a `wgmma` operand type.
+fn wgmma_type(ty: DType) -> Option<&'static str> {
+    match ty {
+        DType::F16 => Some("f16"),
+        DType::BF16 => Some("bf16"),
+        DType::F8E4M3 => Some("e4m3"),
+        DType::F8E5M2 => Some("e5m2"),
+        _ => None,
+    }
 }
 
 /// The descriptor of the tile at `addr`: its start address field plus the constant bits; an
@@ -222,28 +241,44 @@ fn descriptor(e: &mut Emitter, addr: Reg, operand: &Operand) -> Reg {
     desc
 }
 
-/// Writes an operand held in registers to scratch shared memory at byte `offset` (past the
-/// live rings, 1024-aligned) as a swizzled tile: A (`is_a`) K-major `[M][K]`, B MN-major
-/// `[K][N]`. The caller synchronizes before and fences after.
+/// How a staged operand is stored.
+#[derive(Clone, Copy, PartialEq)]
+enum Staging {
+    /// A `[M][K]`, K-major.
+    A,
+    /// B `[K][N]`, MN-major (16-bit types).
+    BMnMajor,
+    /// B transposed to `[N][K]`, K-major (8-bit types).
+    BKMajor,
+}
+
+/// Writes an operand of `shape` held in registers to scratch shared memory at byte `offset`
+/// (past the live rings, 1024-aligned) as a swizzled tile stored as `staging` says. The caller
+/// synchronizes before and fences after.
 fn stage(
     e: &mut Emitter,
     v: trident_midend::ir::Value,
     shape: [u32; 2],
-    is_a: bool,
+    staging: Staging,
     offset: u32,
 ) -> EResult<Operand> {
     let elem_bytes = e.ty(v).dtype().bits() / 8;
-    let Some(layout) = NvmmaShared::for_row(shape[1], elem_bytes) else {
+    let transpose = staging == Staging::BKMajor;
+    let stored = if transpose { [shape[1], shape[0]] } else { shape };
+    let Some(layout) = NvmmaShared::for_row(stored[1], elem_bytes) else {
         return e.invalid("a warpgroup dot operand with rows under 32 bytes");
     };
     let regs = e.get(v)?;
     let l = e.layout(v)?;
     let gap = e.ring_top.next_multiple_of(1024) - e.ring_top;
-    e.need_shared((gap + offset + layout.tile_bytes(shape)) as u64)?;
+    e.need_shared((gap + offset + layout.tile_bytes(stored)) as u64)?;
     let scratch = e.smem_base();
     let addr = e.reg(Class::B32);
     e.ins(format!("add.s32 {addr}, {scratch}, {}", gap + offset));
-    let place = move |c: &[u32]| layout.byte_offset(shape, c[0], c[1]);
+    let place = move |c: &[u32]| {
+        let (row, col) = if transpose { (c[1], c[0]) } else { (c[0], c[1]) };
+        layout.byte_offset(stored, row, col)
+    };
     let thread = e.xor_linear_base(&l, &place);
     let unique = l.unique_registers();
     for (i, &r) in regs.iter().enumerate() {
@@ -251,9 +286,14 @@ fn stage(
             continue;
         }
         let (at, imm) = e.xor_address(addr, thread, place(&l.reg_coords[i]));
-        e.st_shared(at, imm as i64, r);
+        if elem_bytes == 1 {
+            // An 8-bit element sits in the low half of a 16-bit register.
+            e.ins(format!("st.shared.b8 [{at}+{imm}], {r}"));
+        } else {
+            e.st_shared(at, imm as i64, r);
+        }
     }
-    Ok(Operand { addr, layout, stored: shape, k_major: is_a })
+    Ok(Operand { addr, layout, stored, k_major: staging != Staging::BMnMajor })
 }
 
 #[cfg(test)]
@@ -268,8 +308,8 @@ mod tests {
     use crate::ptx::{Class, Reg};
     use trident_midend::layout::NvmmaShared;
 
-    fn operand(stored: [u32; 2], k_major: bool) -> Operand {
-        let layout = NvmmaShared::for_row(stored[1], 2).unwrap();
+    fn operand(stored: [u32; 2], k_major: bool, elem_bytes: u32) -> Operand {
+        let layout = NvmmaShared::for_row(stored[1], elem_bytes).unwrap();
         Operand { addr: Reg { class: Class::B32, id: 0 }, layout, stored, k_major }
     }
 
@@ -278,28 +318,39 @@ mod tests {
         let high = op.descriptor_high();
         let leading = ((high >> 16) & 0x3fff) as u32 * 16;
         let stride = ((high >> 32) & 0x3fff) as u32 * 16;
-        let s = op.layout.swizzle_bytes;
+        let (s, e) = (op.layout.swizzle_bytes, op.layout.elem_bytes);
         let plain = if op.k_major {
-            start + (mn / 8) * stride + (mn % 8) * s + k * 2
+            start + (mn / 8) * stride + (mn % 8) * s + k * e
         } else {
             let block_cols = op.layout.block_cols();
-            start + (mn / block_cols) * leading + (mn % block_cols) * 2 + (k / 8) * stride + (k % 8) * s
+            start + (mn / block_cols) * leading + (mn % block_cols) * e + (k / 8) * stride + (k % 8) * s
         };
         plain ^ (((plain >> 7) & (s / 16 - 1)) << 4)
     }
 
     #[test]
     fn descriptors_address_the_swizzled_tiles() {
-        // A [M][K] K-major; B [N][K] K-major; B [K][N] MN-major: the perf and corpus shapes.
-        for (rows, k, instr_mn) in
-            [(128u32, 64u32, 64u32), (64, 32, 64), (128, 16, 64), (256, 64, 256), (64, 128, 64)]
-        {
-            let a = operand([rows, k], true);
+        // A [M][K] K-major; B [N][K] K-major; B [K][N] MN-major: the perf and corpus shapes,
+        // 16-bit (K steps of 16) and 8-bit (K steps of 32, K-major only).
+        let k_major_cases = [
+            (128u32, 64u32, 64u32, 2u32),
+            (64, 32, 64, 2),
+            (128, 16, 64, 2),
+            (256, 64, 256, 2),
+            (64, 128, 64, 2),
+            (128, 128, 64, 1),
+            (256, 128, 256, 1),
+            (64, 64, 64, 1),
+            (32, 32, 32, 1),
+        ];
+        for (rows, k, instr_mn, elem_bytes) in k_major_cases {
+            let a = operand([rows, k], true, elem_bytes);
+            let instr_k = 32 / elem_bytes;
             for r0 in (0..rows).step_by(instr_mn as usize) {
-                for k0 in (0..k).step_by(16) {
+                for k0 in (0..k).step_by(instr_k as usize) {
                     let start = a.start(r0, k0).unwrap();
                     for i in 0..instr_mn.min(rows) {
-                        for kk in 0..16 {
+                        for kk in 0..instr_k {
                             let want = a.layout.byte_offset([rows, k], r0 + i, k0 + kk);
                             assert_eq!(hardware_address(&a, start, i, kk), want, "K-major {rows}x{k}");
                         }
@@ -310,7 +361,7 @@ mod tests {
         for (k, n, instr_n) in
             [(64u32, 256u32, 256u32), (32, 64, 64), (16, 16, 16), (64, 512, 256), (32, 32, 32)]
         {
-            let b = operand([k, n], false);
+            let b = operand([k, n], false, 2);
             for n0 in (0..n).step_by(instr_n as usize) {
                 for k0 in (0..k).step_by(16) {
                     let start = b.start(n0, k0).unwrap();
@@ -328,10 +379,10 @@ mod tests {
     /// Reading an MN-major tile as if it were K-major lands elsewhere.
     #[test]
     fn a_wrong_descriptor_reads_elsewhere() {
-        let b = operand([64, 256], false);
+        let b = operand([64, 256], false, 2);
         let start = b.start(0, 16).unwrap();
         let want = b.layout.byte_offset([64, 256], 16 + 9, 70);
-        let mut wrong = operand([64, 256], true);
+        let mut wrong = operand([64, 256], true, 2);
         wrong.layout = b.layout;
         assert_ne!(hardware_address(&wrong, start, 70, 9), want);
         assert_eq!(hardware_address(&b, start, 70, 9), want);

@@ -12,8 +12,8 @@
 //! dots split the warps by the tile shares. The dot then produces `#ttg.nvidia_mma`; its accumulator operand is converted
 //! to that layout before it and its result converted back after it.
 //!
-//! On Hopper (compute capability 9.0, `sm_90a`), a 16-bit dot (f16 or bf16) that is not chained
-//! becomes a warpgroup MMA instead (`ttng.warp_group_dot`, Triton's MMA v3): warps in
+//! On Hopper (compute capability 9.0, `sm_90a`), a 16-bit dot (f16 or bf16) or an 8-bit float
+//! one (e4m3, e5m2: instruction K 32) that is not chained becomes a warpgroup MMA instead (`ttng.warp_group_dot`, Triton's MMA v3): warps in
 //! warpgroups of 4 along M (`num_warps` a multiple of 4), the instruction's N chosen as Triton's
 //! `mmaVersionToInstrShape` does (up to 256), `[wm, wn]` as its `warpsPerTileV3`. trident takes
 //! version 3 only where every warp lies along M (`wn = 1`), so that each warpgroup's B columns
@@ -106,16 +106,26 @@ fn chained_dots(body: &Body, dots: &[Op]) -> HashSet<Op> {
 fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Mma> {
     let data = body.op(dot);
     let (a, b, c) = (body.ty(data.operands[0]), body.ty(data.operands[1]), body.ty(data.operands[2]));
-    let sixteen_bit = matches!((a.dtype(), b.dtype()), (DType::F16, DType::F16) | (DType::BF16, DType::BF16));
-    if a.shape().len() != 2 || c.dtype() != DType::F32 || !sixteen_bit || !num_warps.is_multiple_of(4) {
+    // The instruction's K covers 32 bytes of each operand row.
+    let instr_k = match (a.dtype(), b.dtype()) {
+        (DType::F16, DType::F16) | (DType::BF16, DType::BF16) => 16,
+        (x, y) if x.is_fp8() && y.is_fp8() => 32,
+        _ => return None,
+    };
+    if a.shape().len() != 2 || c.dtype() != DType::F32 || !num_warps.is_multiple_of(4) {
         return None;
     }
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
     let instr_n = Mma::v3_instr_n([m, n], num_warps)?;
     let warps = Mma::choose_warps_v3([m, n], num_warps);
-    // Rows of both operand tiles must fill a 32-byte swizzle row (K and N at least 16).
-    let fits = warps[1] == 1 && m.is_multiple_of(16 * warps[0]) && k.is_multiple_of(16) && k >= 16 && n >= 16;
-    fits.then_some(Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k: 16 } })
+    // Rows of both operand tiles must fill a 32-byte swizzle row (K and N at least 16 bytes'
+    // worth; an 8-bit B is read K-major, so its N rows need only be whole 8-row groups).
+    let fits = warps[1] == 1
+        && m.is_multiple_of(16 * warps[0])
+        && k.is_multiple_of(instr_k)
+        && n >= 16
+        && n.is_multiple_of(8);
+    fits.then_some(Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k } })
 }
 
 /// The MMA layout a dot can use, if any. A chained dot takes all warps along its larger

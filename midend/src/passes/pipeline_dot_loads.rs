@@ -29,11 +29,12 @@
 //!
 //! # Through shared memory (NVIDIA sm_80+)
 //!
-//! Where every pipelined load feeds a tensor-core dot directly with 16-bit elements, and `other`
-//! is absent or zero, the copies go to shared memory instead of registers, as Triton's pipeliner
-//! does: each operand gets a ring of `num_stages` staging tiles (row-major, or column-major for
-//! a B tile whose layout runs along K: `column_major` on the ring) (`ttg.local_alloc`; fewer, down
-//! to two, when shared memory is short), and the copies run `stages - 1` iterations ahead. The
+//! Where every pipelined load feeds a tensor-core dot directly with 16-bit elements (or 8-bit
+//! floats stored K-major for a warpgroup dot), and `other` is absent or zero, the copies go to
+//! shared memory instead of registers, as Triton's pipeliner does: each operand gets a ring of
+//! `num_stages` staging tiles (row-major, or column-major for a B tile whose layout runs along
+//! K: `column_major` on the ring) (`ttg.local_alloc`; fewer, down to two, when shared memory is
+//! short), and the copies run `stages - 1` iterations ahead. The
 //! prologue starts iterations `0 .. stages - 1`, one commit group each. Iteration `k` waits until
 //! its own group has landed (`ttg.async_wait {num = stages - 2}`) and passes a barrier, which also
 //! tells every warp that the slot iteration `k - 1` read is free; it then copies iteration
@@ -419,12 +420,21 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
             _ => false,
         })
     });
-    let eligible = matches!(ty.dtype(), DType::F16 | DType::BF16)
+    let eligible = (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8())
         && ty.shape().len() == 2
         && data.attrs.bool("volatile") != Some(true)
         && zero_other
         && to_mma_dots;
     let order = ring_order(body, users, load).filter(|_| eligible)?;
+    // `wgmma` reads 8-bit operands K-major only: A row-major, B column-major, and no ldmatrix
+    // path reads an 8-bit ring.
+    let k_major_wgmma = |&(user, slot): &(Op, usize)| {
+        let k_major = if slot == 0 { RingOrder::RowMajor } else { RingOrder::ColumnMajor };
+        body.opcode(user) != Opcode::Dot && (body.opcode(user) != Opcode::WarpGroupDot || order == k_major)
+    };
+    if ty.dtype().is_fp8() && !users.get(&operand).is_some_and(|uses| uses.iter().all(k_major_wgmma)) {
+        return None;
+    }
     Some(RingTile { operand, order })
 }
 
