@@ -14,7 +14,7 @@ use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, Value};
 
 use crate::ptx::{f32_lit, f64_lit, Class, Ptx, Reg};
-use crate::shared_vectors::{base_alignment, vector_runs};
+use crate::shared_vectors::{base_alignment, padded_rows, vector_runs};
 use crate::{Artifact, Error, Options, ParamAbi};
 use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
 
@@ -639,8 +639,18 @@ impl<'a> Emitter<'a> {
                 let src = self.get(data.operands[0])?;
                 let sl = self.layout(data.operands[0])?;
                 let dl = self.layout(data.results[0])?;
-                let read = Affine::row_major(&sl.shape);
-                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?;
+                if let Some(idx) = register_map(&dl, &sl, &|c| c.to_vec()) {
+                    let r = idx.into_iter().map(|i| src[i]).collect();
+                    self.set(data.results[0], r);
+                    return Ok(());
+                }
+                let scratch = padded_rows(&sl, &dl);
+                let class = src[0].class;
+                let elements = scratch.coeffs.first().map_or(1, |&k| k as u64 * sl.shape[0] as u64);
+                self.barrier();
+                self.write_shared(&src, &sl, &scratch, class, elements)?;
+                self.barrier();
+                let r = self.read_shared(&dl, &scratch, class);
                 self.set(data.results[0], r);
                 Ok(())
             }

@@ -30,6 +30,29 @@ pub fn base_alignment(l: &LayoutInfo, f: &Affine, elem_bytes: i64) -> i64 {
     align
 }
 
+/// The scratch layout of a layout conversion through shared memory, in elements: row-major,
+/// each row of the innermost dim padded by the longer of the two layouts' per-thread vectors
+/// along it (as Triton pads a conversion's scratch). Without padding, rows whose length is a
+/// multiple of 128 bytes all start in bank 0, and a layout whose lanes run down the rows (the
+/// MMA accumulators: 8 rows of 4 lanes per store) hits one bank from 8 lanes at once; the pad
+/// shifts each row by a whole vector, which keeps both sides' vectors aligned.
+pub fn padded_rows(src: &LayoutInfo, dst: &LayoutInfo) -> Affine {
+    let shape = &src.shape;
+    let mut scratch = Affine::row_major(shape);
+    let Some(last) = shape.len().checked_sub(1).filter(|&last| last > 0 && shape[last] > 1) else {
+        return scratch;
+    };
+    let vector = |l: &LayoutInfo| l.linear.register_contiguity(last).max(1) as i64;
+    let pad = vector(src).max(vector(dst));
+    let row = shape[last] as i64 + pad;
+    let mut stride = row;
+    for d in (0..last).rev() {
+        scratch.coeffs[d] = stride;
+        stride *= shape[d] as i64;
+    }
+    scratch
+}
+
 fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a
@@ -78,7 +101,79 @@ pub fn vector_runs(offsets: &[i64], elem_bytes: i64, align: i64) -> Vec<(i64, us
 
 #[cfg(test)]
 mod tests {
-    use super::vector_runs;
+    use super::{base_alignment, padded_rows, vector_runs};
+    use trident_midend::layout::registers::{Affine, LayoutInfo};
+    use trident_midend::layout::{Blocked, Encoding, Mma, MmaVersion};
+
+    fn info(encoding: Encoding, shape: &[u32]) -> LayoutInfo {
+        LayoutInfo::new(encoding.to_linear(shape).unwrap())
+    }
+
+    /// Shared-memory wavefronts warp 0 needs for all its accesses of `l` through `scratch`
+    /// (vectorized as the backend does), and the fewest possible: a vector access of `w` words
+    /// runs in `w` phases of `32 / w` lanes; a phase takes as many wavefronts as the most
+    /// distinct words any one bank holds.
+    fn wavefronts(l: &LayoutInfo, scratch: &Affine, elem_bytes: i64) -> (usize, usize) {
+        let thread = |lane: usize| -> Vec<u32> {
+            let mut c = vec![0u32; l.rank()];
+            for (bit, basis) in l.lane_bases.iter().enumerate() {
+                if lane >> bit & 1 == 1 {
+                    c.iter_mut().zip(basis).for_each(|(x, b)| *x += b);
+                }
+            }
+            c
+        };
+        let offsets: Vec<i64> = l.reg_coords.iter().map(|c| scratch.eval(c) * elem_bytes).collect();
+        let align = base_alignment(l, scratch, elem_bytes);
+        let (mut taken, mut ideal) = (0, 0);
+        for (first, width) in vector_runs(&offsets, elem_bytes, align) {
+            let words = ((width as i64 * elem_bytes) / 4).max(1) as usize;
+            let reg = offsets.iter().position(|&o| o == first).unwrap();
+            let lanes_per_phase = 32 / words;
+            for phase in 0..words {
+                let mut per_bank = vec![std::collections::HashSet::new(); 32];
+                for lane in phase * lanes_per_phase..(phase + 1) * lanes_per_phase {
+                    let c: Vec<u32> =
+                        thread(lane).iter().zip(&l.reg_coords[reg]).map(|(a, b)| a + b).collect();
+                    let byte = scratch.eval(&c) * elem_bytes;
+                    for w in 0..words as i64 {
+                        let word = byte / 4 + w;
+                        per_bank[(word % 32) as usize].insert(word);
+                    }
+                }
+                taken += per_bank.iter().map(|b| b.len()).max().unwrap();
+                ideal += 1;
+            }
+        }
+        (taken, ideal)
+    }
+
+    /// The matmul epilogue's conversion (the 128x256 MMA v3 accumulator, as f16, to 16-byte row
+    /// vectors): row-major scratch makes every store an 8-way bank conflict; the padded rows
+    /// take none, and the reads stay 16 bytes wide and conflict-free.
+    #[test]
+    fn padded_rows_keep_the_accumulator_conversion_free_of_bank_conflicts() {
+        let shape = [128u32, 256];
+        let mma = Mma { warps_per_cta: [8, 1], version: MmaVersion::V3 { instr_n: 256, instr_k: 16 } };
+        let src = info(Encoding::Mma(mma), &shape);
+        let blocked = Blocked {
+            size_per_thread: vec![1, 8],
+            threads_per_warp: vec![1, 32],
+            warps_per_cta: vec![8, 1],
+            order: vec![1, 0],
+        };
+        let dst = info(Encoding::Blocked(blocked), &shape);
+        let plain = Affine::row_major(&shape);
+        let (taken, ideal) = wavefronts(&src, &plain, 2);
+        assert_eq!(taken, 8 * ideal, "row-major scratch: 8 lanes on one bank per store");
+        let padded = padded_rows(&src, &dst);
+        assert_eq!(padded.coeffs, vec![264, 1]);
+        let (taken, ideal) = wavefronts(&src, &padded, 2);
+        assert_eq!(taken, ideal, "padded stores");
+        let (taken, ideal) = wavefronts(&dst, &padded, 2);
+        assert_eq!(taken, ideal, "padded loads");
+        assert_eq!(ideal, 4 * 16, "16 loads of 16 bytes, 4 phases each");
+    }
 
     #[test]
     fn vector_runs_need_alignment_and_consecutive_offsets() {

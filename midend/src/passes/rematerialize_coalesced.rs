@@ -20,6 +20,12 @@
 //! (atomics are layout anchors there): its pointer and mask are rebuilt as above, and its value
 //! (and a mask that cannot be rebuilt) is converted through shared memory.
 //!
+//! Stores likewise, where the stored value arrives through a `ttg.convert_layout` (a matmul
+//! epilogue: the accumulator leaves the MMA layout): remove-layout-conversions gave the store
+//! its neighbourhood's layout because the accumulator's class held the dot, but once the value
+//! is converted anyway, converting it to the coalesced layout costs the same and every thread
+//! stores whole vectors. The pointer and mask are rebuilt; the value's conversion is retargeted.
+//!
 //! Expects: TTGIR after the layout passes. Guarantees: the same values; loads vectorized where
 //! the addresses allow it.
 
@@ -78,6 +84,36 @@ pub fn run(module: &mut Module) {
             // The pointer is rebuilt; the value and the mask may travel through a conversion.
             rewrite(body, atomic, Encoding::Blocked(wanted), |slot| slot > 0);
         }
+        let stores: Vec<Op> =
+            body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Store).collect();
+        for store in stores {
+            let (ptr, value) = (body.op(store).operands[0], body.op(store).operands[1]);
+            let ty = body.ty(ptr).clone();
+            let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
+                continue;
+            };
+            // Only a value that arrives through a conversion: converting it to the wider layout
+            // instead costs the same.
+            let converted = body.def_op(value).filter(|&d| body.opcode(d) == Opcode::ConvertLayout);
+            if ty.shape().len() < 2 || converted.is_none() {
+                continue;
+            }
+            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
+            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
+            if width(&wanted) <= width(current) {
+                continue;
+            }
+            rewrite(body, store, Encoding::Blocked(wanted), |slot| slot == 1);
+            // convert(convert(x)): convert x itself.
+            let value = body.op(store).operands[1];
+            let outer = body.def_op(value).filter(|&d| body.opcode(d) == Opcode::ConvertLayout);
+            let inner = outer.and_then(|o| body.def_op(body.op(o).operands[0]));
+            if let (Some(outer), Some(inner)) =
+                (outer, inner.filter(|&i| body.opcode(i) == Opcode::ConvertLayout))
+            {
+                body.ops[outer].operands[0] = body.op(inner).operands[0];
+            }
+        }
         drop_conversions_into_dots(body, function.entry);
     }
 }
@@ -108,7 +144,7 @@ fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -
     }
     let inserted = b.position.unwrap_or(index) - index;
     body.ops[op].operands = rebuilt;
-    let result = body.op(op).results[0];
+    let Some(&result) = body.op(op).results.first() else { return };
     let old_ty = body.ty(result).clone();
     body.values[result].ty = old_ty.with_encoding(Some(enc));
     let mut b = Builder::at(body, block, index + inserted + 1);
