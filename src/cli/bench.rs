@@ -2,8 +2,8 @@
 //!
 //! Compilation is not timed. On interp: one warm-up launch, then timed launches (wall clock)
 //! until at least `MIN_RUNS` have run and either `MAX_RUNS` have or `BUDGET` has passed. On
-//! nvptx: the CUDA device's `bench` (warm-up, then CUDA events around each launch, buffers kept
-//! on the GPU); on spirv: timestamp queries around each compute pass where the device has them,
+//! nvptx: the CUDA device's `bench` (warm-up, then CUDA events around each launch, each launch
+//! after a 256 MB write that empties L2 as `do_bench` does, buffers kept on the GPU); on spirv: timestamp queries around each compute pass where the device has them,
 //! else the wall clock around submit and wait. The median is reported. Buffers are not reset
 //! between launches (as in Triton's `do_bench`). The last stdout line is `BENCH median_ms=<float>`,
 //! plus `GB/s=` and `TFLOP/s=` when `--bytes` and `--flops` are given.

@@ -233,6 +233,16 @@ impl Memory {
         })
     }
 
+    /// Enqueues, on the null stream, a write of zeros over the whole allocation (whole 32-bit
+    /// words).
+    pub fn zero_async(&self) -> Result<(), DriverError> {
+        self.context.make_current()?;
+        // SAFETY: the allocation holds `bytes` bytes, at least `bytes / 4` words; the null stream.
+        check("cuMemsetD32Async", unsafe {
+            sys::cuMemsetD32Async(self.pointer, 0, self.bytes / 4, std::ptr::null_mut())
+        })
+    }
+
     /// Copies the allocation back into `data` (exactly `bytes` long); synchronous.
     pub fn copy_to_host(&self, data: &mut [u8]) -> Result<(), DriverError> {
         if data.is_empty() {

@@ -231,6 +231,10 @@ pub struct BenchOptions {
     pub budget: Duration,
 }
 
+/// Bytes written before each timed launch to evict the inputs from L2 (Triton's do_bench
+/// clears a 256 MB buffer; an H100's L2 holds 50 MB).
+pub const L2_FLUSH_BYTES: usize = 256 << 20;
+
 impl Default for BenchOptions {
     fn default() -> Self {
         // Triton's do_bench warms up for 25 ms and measures for about 100 ms.
@@ -417,6 +421,11 @@ impl CudaDevice {
     /// Times `kernel`: warm-up launches, then launches bracketed by CUDA events until
     /// `options` says stop. Buffers stay on the device between launches (each launch sees the
     /// previous one's outputs, as in Triton's do_bench) and are copied back at the end.
+    ///
+    /// As in do_bench, each timed launch follows a write of [`L2_FLUSH_BYTES`] of zeros: the
+    /// launch starts with a cold L2, like Triton's, and the GPU is busy with the write while
+    /// the host enqueues the start event and the launch, so the host's launch latency is not
+    /// timed (an idle GPU would fire the start event before the launch had even been enqueued).
     pub fn bench(
         &self,
         kernel: &LoadedKernel,
@@ -446,11 +455,17 @@ impl CudaDevice {
             }
         }
 
+        // Without the flush buffer (a GPU short of memory) launches are still timed, from a
+        // warm L2 and with the launch latency.
+        let flush = Memory::alloc(&self.context, L2_FLUSH_BYTES).ok();
         let mut times_ms = Vec::new();
         let started = Instant::now();
         while times_ms.len() < options.min_runs.max(1)
             || (times_ms.len() < options.max_runs && started.elapsed() < options.budget)
         {
+            if let Some(flush) = &flush {
+                flush.zero_async().map_err(CudaError::driver)?;
+            }
             start.record().map_err(|e| fault(kernel, e))?;
             self.enqueue(kernel, grid, &mut params)?;
             end.record().map_err(|e| fault(kernel, e))?;
