@@ -156,10 +156,20 @@ pub fn lower_to_ttgir(
     spec: &Specialization,
     sm: u32,
 ) -> Result<Module, CompileError> {
+    lower_to_ttgir_with(ttir, path, spec, sm, &PipelineOptions::default())
+}
+
+/// [`lower_to_ttgir`] with pipeline knobs (`--dump-after` a TTGIR pass).
+pub fn lower_to_ttgir_with(
+    ttir: &Module,
+    path: &str,
+    spec: &Specialization,
+    sm: u32,
+    options: &PipelineOptions,
+) -> Result<Module, CompileError> {
     let mut module = ttir.clone();
     let target = Target { num_stages: spec.num_stages, ..Target::nvidia(sm, spec.num_warps) };
-    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, &PipelineOptions::default())
-    {
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &target, options) {
         let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
         let target_flag = if sm >= 90 { "sm_90a" } else { "sm_80" };
         return Err(CompileError::Internal {

@@ -49,7 +49,8 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
         Emit::Cubin => usage("--emit cubin writes a binary file: give -o FILE"),
         Emit::Ttgir => {
             let sm = target_sm(args.target);
-            let ttgir = crate::lower_to_ttgir(&module, &launch.path, &launch.spec, sm)?;
+            let ttgir =
+                crate::lower_to_ttgir_with(&module, &launch.path, &launch.spec, sm, &launch.pipeline)?;
             Ok(print_module(&ttgir))
         }
         Emit::Spirv => usage("--emit spirv writes a binary file: give -o FILE"),

@@ -87,7 +87,8 @@ pub struct SpecFlags {
     pub consts: Vec<String>,
     #[arg(long = "arg", value_name = "NAME=ARG", help = ARG_HELP)]
     pub args: Vec<String>,
-    /// Print the IR to stderr after the TTIR pass with this name (canonicalize, cse, dce, ...).
+    /// Print the IR to stderr after the pass with this name (TTIR: canonicalize, cse, dce, ...;
+    /// TTGIR, with `--emit ttgir`, ptx or cubin: coalesce, accelerate-matmul, ...).
     #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
 }
