@@ -58,6 +58,12 @@
 //! stores of the generic proxy and `wgmma` reads through the async proxy, so each thread fences
 //! (`ttng.fence_async_shared`) after its copies land and before the barrier.
 //!
+//! That extra slot is dropped when it would cost occupancy: if `num_stages` slots let more
+//! programs share an SM's shared memory than `num_stages + 1` (a 128x128x64 bf16 tile: 96 KiB
+//! against 128 KiB, two programs against one), the ring keeps `num_stages` slots, as Triton's
+//! does, and the copies move after the dots and their waits, behind a second barrier: by then
+//! every warpgroup's dot of iteration `k - 1` is done, and iteration `k` copies into its slot.
+//!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
 //! (masked-off copies touch none); in the register form, one more set of operand registers live
@@ -215,6 +221,9 @@ struct RingPlan {
     swizzles: Vec<Option<NvmmaShared>>,
     /// The warpgroup dots of the loop stay in flight for one iteration.
     async_dots: bool,
+    /// The copies come after the dots and their waits, behind a second barrier, into the slot
+    /// the previous iteration's dot read (asynchronous dots with `num_stages` slots).
+    copies_after_dots: bool,
 }
 
 /// The rings' plan: as many slots as `num_stages` asks and shared memory allows (one more for
@@ -261,7 +270,26 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     let stages = target.num_stages as i64;
     let keep = async_dots as i64;
     let slots = (2 + keep..=stages + keep).rev().find(|&slots| fits(slots))?;
-    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, async_dots })
+    // Programs per SM that shared memory allows (each also reserves 1 KiB).
+    let per_sm = |slots: i64| {
+        let rings: u64 = tiles
+            .iter()
+            .zip(&swizzles)
+            .map(|(t, swizzle)| ring_bytes(body.ty(t.operand), slots as u64, t.order, swizzle.is_some()))
+            .sum();
+        (target.shared_memory_bytes as u64 + 1024) / (rings + reserve + 1024)
+    };
+    if async_dots && slots == stages + 1 && per_sm(stages) > per_sm(slots) {
+        // One slot fewer lets another program share the SM: worth a second barrier.
+        return Some(RingPlan {
+            slots: stages,
+            ahead: stages - 1,
+            swizzles,
+            async_dots,
+            copies_after_dots: true,
+        });
+    }
+    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, async_dots, copies_after_dots: false })
 }
 
 /// For a warpgroup dot that can stay in flight: the index of the loop's carried value that is
@@ -563,6 +591,25 @@ fn rewrite_async(
     let at_end = b.cmpi("eq", slot, last);
     let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
     let next_slot = b.select(at_end, zero, after);
+    let local_loads = |b: &mut Builder| -> HashMap<Value, Value> {
+        let mut map = HashMap::new();
+        for (tile, &ring) in tiles.iter().zip(&rings) {
+            let ty = b.body.ty(tile.operand).clone();
+            let loaded = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
+            map.insert(tile.operand, loaded);
+        }
+        map
+    };
+    let mut map = HashMap::new();
+    if plan.copies_after_dots {
+        // The copies go after the body (the dots and their waits), past a barrier: then every
+        // warpgroup's previous dot is done with the slot they overwrite.
+        map = local_loads(&mut b);
+        let end = position(b.body, region, yield_op);
+        b = Builder::at(body, region, end);
+        b.span = span;
+        b.op(Opcode::Barrier, vec![], &[], Attrs::new());
+    }
     let mut later: HashMap<Value, Value> = HashMap::new();
     for _ in 0..ahead {
         later = next_iteration(&mut b, &in_body, &args, &yields, carried, step, &mut later);
@@ -572,11 +619,8 @@ fn rewrite_async(
         async_copy(&mut b, &in_body, load, tile.operand, ring, write_slot, live, &mut later);
     }
     b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
-    let mut map = HashMap::new();
-    for (tile, &ring) in tiles.iter().zip(&rings) {
-        let ty = b.body.ty(tile.operand).clone();
-        let loaded = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
-        map.insert(tile.operand, loaded);
+    if !plan.copies_after_dots {
+        map = local_loads(&mut b);
     }
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.push(next_slot);
