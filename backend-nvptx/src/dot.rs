@@ -1,10 +1,13 @@
 //! `tt.dot` by FMA through shared memory: the correct fallback every shape can take.
 //!
-//! Both operands are written to shared memory row-major, widened to f32 (rounded to tf32 first
-//! when `input_precision` is tf32 and the inputs are f32, as tensor cores would) or kept as 32-bit
-//! integers for int8 dots. Each thread then walks K once, and for every k loads the A values of
-//! its distinct rows and the B values of its distinct columns and updates all its accumulator
-//! registers with one FMA each (an outer product per k).
+//! Both operands are written to shared memory, widened to f32 (rounded to tf32 first when
+//! `input_precision` is tf32 and the inputs are f32, as tensor cores would) or kept as 32-bit
+//! integers for int8 dots: A transposed (`[K][M + 4]`, so that the rows one thread needs sit
+//! side by side, the pad keeping lanes along K off one bank), B row-major. Each thread then
+//! walks K once, and for every k loads the A values of its distinct rows and the B values of its
+//! distinct columns, as 16-byte vectors where they are consecutive and aligned, and updates all
+//! its accumulator registers with one FMA each (an outer product per k). The accumulator layout
+//! decides the ratio of loads to FMAs; accelerate-matmul gives FMA dots a register tile.
 //!
 //! Dots whose result has the MMA v2 layout (chosen by the accelerate-matmul pass) use tensor
 //! cores instead: the operands are staged in shared memory with padded rows (16-byte vector
@@ -22,6 +25,7 @@ use trident_midend::layout::{Encoding, Mma};
 use crate::control::CountedLoop;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
+use crate::shared_vectors::{base_alignment, vector_runs, MAX_VECTOR_BYTES};
 use trident_midend::layout::registers::Affine;
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
@@ -44,7 +48,6 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let rank = al.rank();
     let (m, k, n) = (al.shape[rank - 2] as i64, al.shape[rank - 1] as i64, bl.shape[rank - 1] as i64);
     let batch = if rank == 3 { al.shape[0] as i64 } else { 1 };
-    let a_elems = batch * m * k;
     let b_elems = batch * k * n;
     let a_regs = e.get(a_v)?;
     let b_regs = e.get(b_v)?;
@@ -53,17 +56,25 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let widened_b = widen(e, &b_regs, b_type, tf32)?;
     let class = if integer { Class::B32 } else { Class::F32 };
 
-    // A at element 0, B right after it.
+    // A transposed at element 0 (`[.., K][M + pad]`: a thread's rows are consecutive, and the
+    // pad keeps the writes of lanes along K off one bank), B row-major right after it.
+    let pad = if m % 4 == 0 { 4 } else { 0 };
+    let a_stride = m + pad;
+    let a_batch = k * a_stride;
+    let a_write =
+        Affine { coeffs: if rank == 3 { vec![a_batch, 1, a_stride] } else { vec![1, a_stride] }, offset: 0 };
+    let b_offset = batch * a_batch;
+    let total = (b_offset + b_elems) as u64;
     e.barrier();
-    e.write_shared(&widened_a, &al, &Affine::row_major(&al.shape), class, (a_elems + b_elems) as u64)?;
+    e.write_shared(&widened_a, &al, &a_write, class, total)?;
     let mut bw = Affine::row_major(&bl.shape);
-    bw.offset = a_elems;
-    e.write_shared(&widened_b, &bl, &bw, class, (a_elems + b_elems) as u64)?;
+    bw.offset = b_offset;
+    e.write_shared(&widened_b, &bl, &bw, class, total)?;
     e.barrier();
 
-    // For each result register: the element index of A[.., row, 0] and of B[.., 0, col].
-    let a_row = Affine { coeffs: if rank == 3 { vec![m * k, k, 0] } else { vec![k, 0] }, offset: 0 };
-    let b_col = Affine { coeffs: if rank == 3 { vec![k * n, 0, 1] } else { vec![0, 1] }, offset: a_elems };
+    // For each result register: the element index of A[.., 0, row] and of B[.., 0, col].
+    let a_row = Affine { coeffs: if rank == 3 { vec![a_batch, 1, 0] } else { vec![1, 0] }, offset: 0 };
+    let b_col = Affine { coeffs: if rank == 3 { vec![k * n, 0, 1] } else { vec![0, 1] }, offset: b_offset };
     let smem = e.smem_base();
     let a_base = e.affine_base(&cl, &a_row);
     let b_base = e.affine_base(&cl, &b_col);
@@ -80,34 +91,33 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             r
         })
         .collect();
+    // The runtime parts of the A and B addresses are aligned as the thread coordinates allow
+    // and as a whole row of K keeps them.
+    let a_align = base_alignment(&cl, &a_row, 4).min(gcd_bytes(a_stride * 4));
+    let b_align = base_alignment(&cl, &b_col, 4).min(gcd_bytes(n * 4));
     let k_loop = CountedLoop::open(e, "dot_k", k, 1);
     let kreg = k_loop.iv;
-    // k steps: A moves by one element, B by one row.
+    // k steps: A and B each move by one row.
     let a_k = e.reg(Class::B32);
     let b_k = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_k}, {kreg}, 4, {a_ptr}"));
+    e.ins(format!("mad.lo.s32 {a_k}, {kreg}, {}, {a_ptr}", a_stride * 4));
     e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", n * 4));
-    let mut a_vals: HashMap<i64, Reg> = HashMap::new();
-    let mut b_vals: HashMap<i64, Reg> = HashMap::new();
+    // The thread's distinct A rows and B columns of this k, in as few vector loads as they allow.
+    let vector_loads = |e: &mut Emitter, f: &Affine, base: Reg, align: i64| -> HashMap<i64, Reg> {
+        let offsets: Vec<i64> = cl.reg_coords.iter().map(|c| f.eval(c) * 4).collect();
+        let mut values = HashMap::new();
+        for (off, width) in vector_runs(&offsets, 4, align) {
+            for (j, r) in e.ld_shared_vec(class, base, off, width).into_iter().enumerate() {
+                values.insert(off + 4 * j as i64, r);
+            }
+        }
+        values
+    };
+    let a_vals = vector_loads(e, &a_row, a_k, a_align);
+    let b_vals = vector_loads(e, &b_col, b_k, b_align);
     for (i, c) in cl.reg_coords.iter().enumerate() {
-        let ao = a_row.eval(c) * 4;
-        let bo = b_col.eval(c) * 4;
-        let av = match a_vals.get(&ao) {
-            Some(&r) => r,
-            None => {
-                let r = e.ld_shared(class, a_k, ao);
-                a_vals.insert(ao, r);
-                r
-            }
-        };
-        let bv = match b_vals.get(&bo) {
-            Some(&r) => r,
-            None => {
-                let r = e.ld_shared(class, b_k, bo);
-                b_vals.insert(bo, r);
-                r
-            }
-        };
+        let av = a_vals[&(a_row.eval(c) * 4)];
+        let bv = b_vals[&(b_col.eval(c) * 4)];
         if integer {
             e.ins(format!("mad.lo.s32 {}, {av}, {bv}, {}", acc[i], acc[i]));
         } else {
@@ -117,6 +127,15 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     k_loop.close(e);
     e.set(result, acc);
     Ok(())
+}
+
+/// The largest power of two up to [`MAX_VECTOR_BYTES`] that divides `bytes`.
+fn gcd_bytes(bytes: i64) -> i64 {
+    let mut align = MAX_VECTOR_BYTES;
+    while bytes % align != 0 {
+        align /= 2;
+    }
+    align
 }
 
 /// Operand registers as f32 (tf32-rounded if asked) or as 32-bit integers.

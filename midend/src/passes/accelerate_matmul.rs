@@ -20,6 +20,11 @@
 //! start on a swizzle block in shared memory; other shapes, chained dots (attention, until
 //! the register-A form exists) and tf32 keep version 2.
 //!
+//! A dot that stays on FMAs (fp32 with `input_precision = "ieee"`, shapes or types the tensor
+//! cores do not take) gets a register-tile accumulator instead ([`fma_encoding`]): up to 8 x 8
+//! elements per thread, so that each K step of the backend's outer product loads a few vectors
+//! for many FMAs.
+//!
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
 //! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
 //! per iteration become one before and one after the loop. For `acc = tl.dot(a, b, acc)` this
@@ -30,7 +35,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Type, Value};
-use crate::layout::{Encoding, Mma, MmaVersion};
+use crate::layout::{Blocked, Encoding, Mma, MmaVersion};
 use crate::target::Target;
 
 /// Applies both phases to every function.
@@ -47,7 +52,16 @@ pub fn run(module: &mut Module, target: &Target) {
         for dot in dots {
             let chained = chained.contains(&dot);
             let hopper = target.compute_capability.unwrap_or(0) >= 90;
-            if let Some((old, new)) = use_tensor_cores(body, dot, target.num_warps, chained, hopper) {
+            let v3 = (hopper && !chained).then(|| mma_v3_encoding(body, dot, target.num_warps)).flatten();
+            if v3.is_some() {
+                body.ops[dot].opcode = Opcode::WarpGroupDot;
+            }
+            let encoding = match v3 {
+                Some(mma) => Some(Encoding::Mma(mma)),
+                None => mma_encoding(body, dot, target.num_warps, chained)
+                    .or_else(|| fma_encoding(body, dot, target.threads_per_warp, target.num_warps)),
+            };
+            if let Some((old, new)) = encoding.and_then(|enc| give_dot_layout(body, dot, enc)) {
                 replaced.insert(old, new);
             }
         }
@@ -157,23 +171,32 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<E
         .map(Encoding::Mma)
 }
 
-/// Rewrites one dot to the MMA layout (a warpgroup dot for version 3); returns (old result,
-/// converted result).
-fn use_tensor_cores(
-    body: &mut Body,
-    dot: Op,
-    num_warps: u32,
-    chained: bool,
-    hopper: bool,
-) -> Option<(Value, Value)> {
-    let v3 = (hopper && !chained).then(|| mma_v3_encoding(body, dot, num_warps)).flatten();
-    if v3.is_some() {
-        body.ops[dot].opcode = Opcode::WarpGroupDot;
+/// The accumulator layout of a dot that stays on FMAs: a register tile of up to 8 x 8
+/// elements per thread (columns first), as many as the tile has per thread, so that each K
+/// step reads a few vectors of A and B for many FMAs. The layout convert-to-gpu gave
+/// (one column of 32 rows per thread in a 64x64 tile over 4 warps) loads an A and a B value for
+/// nearly every FMA. `None` for shapes that are not powers of two or leave a thread under 4
+/// elements.
+fn fma_encoding(body: &Body, dot: Op, threads_per_warp: u32, num_warps: u32) -> Option<Encoding> {
+    let ty = body.ty(body.op(dot).results[0]);
+    let [m, n] = ty.shape()[..] else { return None };
+    let threads = threads_per_warp * num_warps;
+    let per_thread = (m * n) / threads;
+    if !m.is_power_of_two() || !n.is_power_of_two() || per_thread < 4 {
+        return None;
     }
-    let enc = match v3 {
-        Some(mma) => Encoding::Mma(mma),
-        None => mma_encoding(body, dot, num_warps, chained)?,
-    };
+    let cols = 8.min(n).min(per_thread);
+    let rows = 8.min(m).min(per_thread / cols);
+    let blocked = Blocked::for_shape(&[m, n], vec![rows, cols], vec![1, 0], threads_per_warp, num_warps);
+    Some(Encoding::Blocked(blocked))
+}
+
+/// Gives one dot the result layout `enc` (MMA, or an FMA register tile); returns (old result,
+/// converted result).
+fn give_dot_layout(body: &mut Body, dot: Op, enc: Encoding) -> Option<(Value, Value)> {
+    if body.ty(body.op(dot).results[0]).encoding() == Some(&enc) {
+        return None;
+    }
     let block = body.op(dot).parent?;
     let index = body.blocks[block].ops.iter().position(|&o| o == dot)?;
     let span = body.span(dot);
