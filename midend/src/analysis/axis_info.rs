@@ -6,13 +6,13 @@
 //! For every integer or pointer value (a scalar counts as a tensor of shape `[1]`), and for each
 //! dimension `d`, look at every 1-D slice of the tensor along `d`, cut into aligned blocks:
 //!
-//! - **contiguity[d] = c**: every aligned block of `c` elements holds consecutive values
+//! - **contiguity\[d\] = c**: every aligned block of `c` elements holds consecutive values
 //!   (`v, v+1, ..., v+c-1`; for pointers, consecutive *elements*, i.e. `p, p+1, ...` in
 //!   `tt.addptr` units).
-//! - **divisibility[d] = k**: the first element of every such contiguous block is a multiple of
+//! - **divisibility\[d\] = k**: the first element of every such contiguous block is a multiple of
 //!   `k` (a power of two; for pointers a number of **bytes**). With contiguity 1 it holds for every
 //!   element.
-//! - **constancy[d] = c**: every aligned block of `c` elements holds equal values.
+//! - **constancy\[d\] = c**: every aligned block of `c` elements holds equal values.
 //! - **constant**: when known, every element equals this value (normalized to the value's type:
 //!   sign-extended for signed types, zero-extended for unsigned ones).
 //!
