@@ -1,13 +1,16 @@
 //! `tt.dot` by FMA through shared memory: the correct fallback every shape can take.
 //!
-//! Both operands are written to shared memory, widened to f32 (rounded to tf32 first when
-//! `input_precision` is tf32 and the inputs are f32, as tensor cores would) or kept as 32-bit
-//! integers for int8 dots: A transposed (`[K][M + 4]`, so that the rows one thread needs sit
-//! side by side, the pad keeping lanes along K off one bank), B row-major. Each thread then
-//! walks K once, and for every k loads the A values of its distinct rows and the B values of its
-//! distinct columns, as 16-byte vectors where they are consecutive and aligned, and updates all
-//! its accumulator registers with one FMA each (an outer product per k). The accumulator layout
-//! decides the ratio of loads to FMAs; accelerate-matmul gives FMA dots a register tile.
+//! f32 operands that a pipelined loop keeps in shared-memory rings (`ttg.local_load` of a padded
+//! ring) are read in place. Other operands are written to scratch shared memory, widened to f32
+//! (rounded to tf32 first when `input_precision` is tf32 and the inputs are f32, as tensor cores
+//! would) or kept as 32-bit integers for int8 dots: A transposed (`[K][M + 4]`, so that the rows
+//! one thread needs sit side by side, the pad keeping lanes along K off one bank), B row-major.
+//! Each thread then walks K in groups of four steps: it loads the A values of its distinct rows
+//! and the B values of its distinct columns for the group, as 16-byte vectors where they are
+//! consecutive and aligned (along K for a row-major A ring, along M for staged A, along N for
+//! B), and updates every accumulator register with one FMA per step (an outer product per k).
+//! The accumulator layout decides the ratio of loads to FMAs; accelerate-matmul gives FMA dots
+//! 4 x 4 register blocks.
 //!
 //! Dots whose result has the MMA v2 layout (chosen by the accelerate-matmul pass) use tensor
 //! cores instead: the operands are staged in shared memory with padded rows (16-byte vector
@@ -26,7 +29,7 @@ use crate::control::CountedLoop;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 use crate::shared_vectors::{base_alignment, vector_runs, MAX_VECTOR_BYTES};
-use trident_midend::layout::registers::Affine;
+use trident_midend::layout::registers::{Affine, LayoutInfo};
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let data = e.func.body.op(op);
@@ -49,39 +52,67 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let (m, k, n) = (al.shape[rank - 2] as i64, al.shape[rank - 1] as i64, bl.shape[rank - 1] as i64);
     let batch = if rank == 3 { al.shape[0] as i64 } else { 1 };
     let b_elems = batch * k * n;
-    let a_regs = e.get(a_v)?;
-    let b_regs = e.get(b_v)?;
     let tf32 = precision == "tf32" && in_type == DType::F32;
-    let widened_a = widen(e, &a_regs, in_type, tf32)?;
-    let widened_b = widen(e, &b_regs, b_type, tf32)?;
     let class = if integer { Class::B32 } else { Class::F32 };
+    // f32 tiles of a pipelined loop's rings are read in place; other operands are staged.
+    let ring_tile = |e: &Emitter, v| {
+        e.in_shared.get(&v).copied().filter(|t| t.swizzle.is_none() && e.ty(v).dtype() == DType::F32)
+    };
+    let (a_ring, b_ring) = (ring_tile(e, a_v), ring_tile(e, b_v));
 
-    // A transposed at element 0 (`[.., K][M + pad]`: a thread's rows are consecutive, and the
-    // pad keeps the writes of lanes along K off one bank), B row-major right after it.
+    // Staged: A transposed at element 0 (`[.., K][M + pad]`: a thread's rows are consecutive,
+    // and the pad keeps the writes of lanes along K off one bank), B row-major right after it.
     let pad = if m % 4 == 0 { 4 } else { 0 };
     let a_stride = m + pad;
     let a_batch = k * a_stride;
-    let a_write =
-        Affine { coeffs: if rank == 3 { vec![a_batch, 1, a_stride] } else { vec![1, a_stride] }, offset: 0 };
     let b_offset = batch * a_batch;
     let total = (b_offset + b_elems) as u64;
-    e.barrier();
-    e.write_shared(&widened_a, &al, &a_write, class, total)?;
-    let mut bw = Affine::row_major(&bl.shape);
-    bw.offset = b_offset;
-    e.write_shared(&widened_b, &bl, &bw, class, total)?;
-    e.barrier();
-
-    // For each result register: the element index of A[.., 0, row] and of B[.., 0, col].
-    let a_row = Affine { coeffs: if rank == 3 { vec![a_batch, 1, 0] } else { vec![1, 0] }, offset: 0 };
-    let b_col = Affine { coeffs: if rank == 3 { vec![k * n, 0, 1] } else { vec![0, 1] }, offset: b_offset };
+    if a_ring.is_none() || b_ring.is_none() {
+        e.barrier();
+    }
     let smem = e.smem_base();
-    let a_base = e.affine_base(&cl, &a_row);
-    let b_base = e.affine_base(&cl, &b_col);
-    let a_ptr = e.reg(Class::B32);
-    let b_ptr = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_ptr}, {a_base}, 4, {smem}"));
-    e.ins(format!("mad.lo.s32 {b_ptr}, {b_base}, 4, {smem}"));
+    // Each operand: its byte address for the thread's first element at k = 0, the element
+    // offset of each result register's operand element (A[.., row, k] or B[.., k, col]) from
+    // it, and the elements one k step moves.
+    let a = match a_ring {
+        Some(tile) => {
+            let at = Affine { coeffs: vec![tile.row_stride, 0], offset: 0 };
+            FmaOperand::at(e, &cl, tile.addr, at, 1)
+        }
+        None => {
+            let regs = e.get(a_v)?;
+            let widened = widen(e, &regs, in_type, tf32)?;
+            let write = Affine {
+                coeffs: if rank == 3 { vec![a_batch, 1, a_stride] } else { vec![1, a_stride] },
+                offset: 0,
+            };
+            e.write_shared(&widened, &al, &write, class, total)?;
+            let at = Affine { coeffs: if rank == 3 { vec![a_batch, 1, 0] } else { vec![1, 0] }, offset: 0 };
+            FmaOperand::at(e, &cl, smem, at, a_stride)
+        }
+    };
+    let b = match b_ring {
+        Some(tile) if tile.column_major => {
+            let at = Affine { coeffs: vec![0, tile.row_stride], offset: 0 };
+            FmaOperand::at(e, &cl, tile.addr, at, 1)
+        }
+        Some(tile) => {
+            FmaOperand::at(e, &cl, tile.addr, Affine { coeffs: vec![0, 1], offset: 0 }, tile.row_stride)
+        }
+        None => {
+            let regs = e.get(b_v)?;
+            let widened = widen(e, &regs, b_type, tf32)?;
+            let mut write = Affine::row_major(&bl.shape);
+            write.offset = b_offset;
+            e.write_shared(&widened, &bl, &write, class, total)?;
+            let at =
+                Affine { coeffs: if rank == 3 { vec![k * n, 0, 1] } else { vec![0, 1] }, offset: b_offset };
+            FmaOperand::at(e, &cl, smem, at, n)
+        }
+    };
+    if a_ring.is_none() || b_ring.is_none() {
+        e.barrier();
+    }
     let c_regs = e.get(c_v)?;
     let acc: Vec<Reg> = c_regs
         .iter()
@@ -91,20 +122,72 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             r
         })
         .collect();
-    // The runtime parts of the A and B addresses are aligned as the thread coordinates allow
-    // and as a whole row of K keeps them.
-    let a_align = base_alignment(&cl, &a_row, 4).min(gcd_bytes(a_stride * 4));
-    let b_align = base_alignment(&cl, &b_col, 4).min(gcd_bytes(n * 4));
-    let k_loop = CountedLoop::open(e, "dot_k", k, 1);
+    // Steps of `unroll` k at once, so that an operand read along K (a row-major A ring) loads
+    // 16-byte vectors.
+    let unroll = if k % 4 == 0 { 4 } else { 1 };
+    let k_loop = CountedLoop::open(e, "dot_k", k / unroll, 1);
     let kreg = k_loop.iv;
-    // k steps: A and B each move by one row.
-    let a_k = e.reg(Class::B32);
-    let b_k = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_k}, {kreg}, {}, {a_ptr}", a_stride * 4));
-    e.ins(format!("mad.lo.s32 {b_k}, {kreg}, {}, {b_ptr}", n * 4));
-    // The thread's distinct A rows and B columns of this k, in as few vector loads as they allow.
-    let vector_loads = |e: &mut Emitter, f: &Affine, base: Reg, align: i64| -> HashMap<i64, Reg> {
-        let offsets: Vec<i64> = cl.reg_coords.iter().map(|c| f.eval(c) * 4).collect();
+    let a_vals = a.load_steps(e, &cl, class, kreg, unroll);
+    let b_vals = b.load_steps(e, &cl, class, kreg, unroll);
+    for j in 0..unroll {
+        for (i, c) in cl.reg_coords.iter().enumerate() {
+            let av = a_vals[&a.offset(c, j)];
+            let bv = b_vals[&b.offset(c, j)];
+            if integer {
+                e.ins(format!("mad.lo.s32 {}, {av}, {bv}, {}", acc[i], acc[i]));
+            } else {
+                e.ins(format!("fma.rn.f32 {}, {av}, {bv}, {}", acc[i], acc[i]));
+            }
+        }
+    }
+    k_loop.close(e);
+    e.set(result, acc);
+    Ok(())
+}
+
+/// One operand of an FMA dot in shared memory (see [`lower`]).
+struct FmaOperand {
+    /// Byte address of the thread's element at k = 0 (the base plus its coordinates' part).
+    ptr: Reg,
+    /// Element offset from `ptr` of the operand element each result register multiplies.
+    at: Affine,
+    /// Elements one k step moves.
+    k_step: i64,
+    /// The alignment of `ptr`, in bytes.
+    align: i64,
+}
+
+impl FmaOperand {
+    fn at(e: &mut Emitter, cl: &LayoutInfo, base: Reg, at: Affine, k_step: i64) -> FmaOperand {
+        let thread = e.affine_base(cl, &at);
+        let ptr = e.reg(Class::B32);
+        e.ins(format!("mad.lo.s32 {ptr}, {thread}, 4, {base}"));
+        let align = base_alignment(cl, &at, 4);
+        FmaOperand { ptr, at, k_step, align }
+    }
+
+    /// Byte offset, from the base of a group of steps, of the element result coordinate `c`
+    /// multiplies in step `j` of the group.
+    fn offset(&self, c: &[u32], j: i64) -> i64 {
+        (self.at.eval(c) + j * self.k_step) * 4
+    }
+
+    /// The thread's distinct operand values of the `unroll` steps of group `group`, by
+    /// [`FmaOperand::offset`], in as few vector loads as they allow.
+    fn load_steps(
+        &self,
+        e: &mut Emitter,
+        cl: &LayoutInfo,
+        class: Class,
+        group: Reg,
+        unroll: i64,
+    ) -> HashMap<i64, Reg> {
+        let group_bytes = self.k_step * 4 * unroll;
+        let base = e.reg(Class::B32);
+        e.ins(format!("mad.lo.s32 {base}, {group}, {group_bytes}, {}", self.ptr));
+        let offsets: Vec<i64> =
+            (0..unroll).flat_map(|j| cl.reg_coords.iter().map(move |c| self.offset(c, j))).collect();
+        let align = self.align.min(gcd_bytes(group_bytes));
         let mut values = HashMap::new();
         for (off, width) in vector_runs(&offsets, 4, align) {
             for (j, r) in e.ld_shared_vec(class, base, off, width).into_iter().enumerate() {
@@ -112,21 +195,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             }
         }
         values
-    };
-    let a_vals = vector_loads(e, &a_row, a_k, a_align);
-    let b_vals = vector_loads(e, &b_col, b_k, b_align);
-    for (i, c) in cl.reg_coords.iter().enumerate() {
-        let av = a_vals[&(a_row.eval(c) * 4)];
-        let bv = b_vals[&(b_col.eval(c) * 4)];
-        if integer {
-            e.ins(format!("mad.lo.s32 {}, {av}, {bv}, {}", acc[i], acc[i]));
-        } else {
-            e.ins(format!("fma.rn.f32 {}, {av}, {bv}, {}", acc[i], acc[i]));
-        }
     }
-    k_loop.close(e);
-    e.set(result, acc);
-    Ok(())
 }
 
 /// The largest power of two up to [`MAX_VECTOR_BYTES`] that divides `bytes`.

@@ -1,8 +1,9 @@
 # compile: --kernel fma_dot_kernel --num-warps 4 --num-stages 2 --const BLOCK_M=64 --const BLOCK_N=64 --const BLOCK_K=32 --arg a_ptr=*fp32 --arg b_ptr=*fp32 --arg c_ptr=*fp32 --arg K=128
 """An fp32 dot with input_precision="ieee" stays on FMAs. accelerate-matmul gives its accumulator
-a register tile (sizePerThread [4, 8] over 128 threads for 64x64), which the loop then carries;
-the backend stages A transposed with padded rows and B row-major, and every k step loads one
-16-byte vector of A and two of B for 32 FMAs."""
+register blocks (sizePerThread [4, 4]: 8x4 per thread for 64x64 over 128 threads), which the
+loop carries; pipeline-dot-loads copies A and B into padded row-major rings with cp.async, and
+the backend reads them in place: four k steps at a time, each row of A as one 16-byte vector
+along K and each row of B as one 16-byte vector per thread."""
 import triton
 import triton.language as tl
 

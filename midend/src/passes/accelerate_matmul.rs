@@ -21,9 +21,9 @@
 //! the register-A form exists) and tf32 keep version 2.
 //!
 //! A dot that stays on FMAs (fp32 with `input_precision = "ieee"`, shapes or types the tensor
-//! cores do not take) gets a register-tile accumulator instead ([`fma_encoding`]): up to 8 x 8
-//! elements per thread, so that each K step of the backend's outer product loads a few vectors
-//! for many FMAs.
+//! cores do not take) gets a register-tile accumulator instead ([`fma_encoding`]): 4 x 4 blocks
+//! per thread, so that each K step of the backend's outer product loads a few vectors for many
+//! FMAs.
 //!
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
 //! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
@@ -171,12 +171,13 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<E
         .map(Encoding::Mma)
 }
 
-/// The accumulator layout of a dot that stays on FMAs: a register tile of up to 8 x 8
-/// elements per thread (columns first), as many as the tile has per thread, so that each K
-/// step reads a few vectors of A and B for many FMAs. The layout convert-to-gpu gave
-/// (one column of 32 rows per thread in a 64x64 tile over 4 warps) loads an A and a B value for
-/// nearly every FMA. `None` for shapes that are not powers of two or leave a thread under 4
-/// elements.
+/// The accumulator layout of a dot that stays on FMAs: 4 x 4 register blocks, repeated over
+/// the tile (8 rows x 4 columns per thread for 64x64 over 4 warps), so that each K step reads
+/// a few vectors of A and B for many FMAs. The blocks are 16 bytes of f32 wide: lanes side by
+/// side read B rows as one contiguous 128-byte line per quarter warp (8-wide blocks would put
+/// two lanes of a quarter on each bank). The layout convert-to-gpu gave (one column of 32 rows
+/// per thread) loads an A and a B value for nearly every FMA. `None` for shapes that are not
+/// powers of two or leave a thread under 4 elements.
 fn fma_encoding(body: &Body, dot: Op, threads_per_warp: u32, num_warps: u32) -> Option<Encoding> {
     let ty = body.ty(body.op(dot).results[0]);
     let [m, n] = ty.shape()[..] else { return None };
@@ -185,8 +186,8 @@ fn fma_encoding(body: &Body, dot: Op, threads_per_warp: u32, num_warps: u32) -> 
     if !m.is_power_of_two() || !n.is_power_of_two() || per_thread < 4 {
         return None;
     }
-    let cols = 8.min(n).min(per_thread);
-    let rows = 8.min(m).min(per_thread / cols);
+    let cols = 4.min(n).min(per_thread);
+    let rows = 4.min(m).min(per_thread / cols);
     let blocked = Blocked::for_shape(&[m, n], vec![rows, cols], vec![1, 0], threads_per_warp, num_warps);
     Some(Encoding::Blocked(blocked))
 }

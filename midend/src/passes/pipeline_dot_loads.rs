@@ -30,19 +30,21 @@
 //! # Through shared memory (NVIDIA sm_80+)
 //!
 //! Where every pipelined load feeds a tensor-core dot directly with 16-bit elements (or 8-bit
-//! floats stored K-major for a warpgroup dot), and `other` is absent or zero, the copies go to
-//! shared memory instead of registers, as Triton's pipeliner does: each operand gets a ring of
-//! `num_stages` staging tiles (row-major, or column-major for a B tile whose layout runs along
-//! K: `column_major` on the ring) (`ttg.local_alloc`; fewer, down to two, when shared memory is
-//! short), and the copies run `stages - 1` iterations ahead. The
-//! prologue starts iterations `0 .. stages - 1`, one commit group each. Iteration `k` waits until
+//! floats stored K-major for a warpgroup dot), or an FMA dot with f32 elements in IEEE
+//! precision (the backend reads those rings in place), and `other` is absent or zero, the
+//! copies go to shared memory instead of registers, as Triton's pipeliner does: each operand
+//! gets a ring of `num_stages` staging tiles (row-major, or column-major for a B tile whose
+//! layout runs along K: `column_major` on the ring) (`ttg.local_alloc`; fewer, down to two, when
+//! shared memory is short), and the copies run `stages - 1` iterations ahead. The prologue
+//! starts iterations `0 .. stages - 1`, one commit group each. Iteration `k` waits until
 //! its own group has landed (`ttg.async_wait {num = stages - 2}`) and passes a barrier, which also
 //! tells every warp that the slot iteration `k - 1` read is free; it then copies iteration
 //! `k + stages - 1` into that slot (`ttg.async_copy_global_to_local`, zero-filling masked-off
 //! elements, then `ttg.async_commit_group`) and gives the dot its tile in place
 //! (`ttg.local_load`). No operand registers stay live across the dot, so the register budget
 //! does not apply; the rings must leave [`SCRATCH_RESERVE`] bytes of shared memory to the other
-//! ops of the loop.
+//! ops of the loop (only what its live conversions need when its dots are warpgroup dots or FMA
+//! dots reading both operands from rings: those stage nothing).
 //!
 //! # Hopper: rings for warpgroup dots
 //!
@@ -248,17 +250,25 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     // loop needs its tensor's bytes (at most 8 per element); reductions, scans and other dots
     // the general reserve (the dead conversions the layout passes leave for DCE need nothing).
     let users = users_in(body, top);
+    let in_rings = |v: Value| tiles.iter().any(|t| t.operand == v);
     let scratch = |op: Op| -> u64 {
-        match body.opcode(op) {
-            Opcode::ConvertLayout if users.contains_key(&body.op(op).results[0]) => {
-                body.ty(body.op(op).results[0]).numel() * 8
+        let data = body.op(op);
+        let fma =
+            !matches!(data.results.first().and_then(|&r| body.ty(r).encoding()), Some(Encoding::Mma(_)));
+        match data.opcode {
+            Opcode::ConvertLayout if users.contains_key(&data.results[0]) => {
+                body.ty(data.results[0]).numel() * 8
             }
+            // An FMA dot reading both operands from rings stages nothing.
+            Opcode::Dot if fma && in_rings(data.operands[0]) && in_rings(data.operands[1]) => 0,
             Opcode::Reduce | Opcode::Scan | Opcode::Dot => SCRATCH_RESERVE,
             _ => 0,
         }
     };
     let needed = top.iter().map(|&op| scratch(op)).max().unwrap_or(0);
-    let reserve = if warpgroup { needed.min(SCRATCH_RESERVE) } else { SCRATCH_RESERVE };
+    let fma_only =
+        dots.iter().all(|&d| !matches!(body.ty(body.op(d).results[0]).encoding(), Some(Encoding::Mma(_))));
+    let reserve = if warpgroup || fma_only { needed.min(SCRATCH_RESERVE) } else { SCRATCH_RESERVE };
     let fits = |slots: i64| {
         let rings: u64 = tiles
             .iter()
@@ -438,21 +448,26 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
         }),
     };
     let operand = operand_of(body, users, load);
-    let to_mma_dots = users.get(&operand).is_some_and(|uses| {
+    // Tensor-core dots of 16- and 8-bit operands, or FMA dots of f32 operands in IEEE precision
+    // (which the backend reads in place: no widening, no rounding to tf32).
+    let f32_fma = ty.dtype() == DType::F32;
+    let to_dots = users.get(&operand).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot | Opcode::WarpGroupDot => {
-                slot < 2 && matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)))
+                let mma = matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)));
+                let ieee = body.op(user).attrs.str("input_precision") == Some("ieee");
+                slot < 2 && if f32_fma { !mma && ieee } else { mma }
             }
             // A conversion left unused for DCE.
             Opcode::ConvertLayout => !users.contains_key(&body.op(user).results[0]),
             _ => false,
         })
     });
-    let eligible = (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8())
+    let eligible = (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8() || f32_fma)
         && ty.shape().len() == 2
         && data.attrs.bool("volatile") != Some(true)
         && zero_other
-        && to_mma_dots;
+        && to_dots;
     let order = ring_order(body, users, load).filter(|_| eligible)?;
     // `wgmma` reads 8-bit operands K-major only: A row-major, B column-major, and no ldmatrix
     // path reads an 8-bit ring.
