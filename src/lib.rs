@@ -112,17 +112,19 @@ pub fn compile_ptx(
 ) -> Result<Artifact, CompileError> {
     let module = compile_ttir(path, source, kernel, spec)?;
     let spec = Specialization { num_warps, ..spec.clone() };
-    lower_to_ptx(&module, path, source, &spec, sm)
+    lower_to_ptx(&module, path, source, &spec, sm, &PipelineOptions::default())
 }
 
 /// Lowers a TTIR module (from [`compile_ttir`]) to PTX for compute capability `sm`, with the
-/// warps of `spec`. `path`, `source` and `spec` serve the error messages.
+/// warps of `spec`. `path`, `source` and `spec` serve the error messages; `options` are the
+/// TTGIR pipeline's (`--dump-after`).
 pub fn lower_to_ptx(
     ttir: &Module,
     path: &str,
     source: &str,
     spec: &Specialization,
     sm: u32,
+    options: &PipelineOptions,
 ) -> Result<Artifact, CompileError> {
     let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
     let target_flag = if sm >= 90 { "sm_90a" } else { "sm_80" };
@@ -132,7 +134,7 @@ pub fn lower_to_ptx(
             spec_flags(spec)
         )
     };
-    let module = lower_to_ttgir(ttir, path, spec, sm)?;
+    let module = lower_to_ttgir(ttir, path, spec, sm, options)?;
     let options = trident_backend_nvptx::Options { sm, num_warps: spec.num_warps };
     trident_backend_nvptx::emit(&module, &options).map_err(|error| match error {
         trident_backend_nvptx::Error::Unsupported { op, detail, span } => {
@@ -149,18 +151,8 @@ pub fn lower_to_ptx(
 }
 
 /// Runs the TTGIR pipeline (layouts) on a TTIR module for an NVIDIA GPU of compute capability
-/// `sm` with the warps of `spec`.
+/// `sm` with the warps of `spec`, with the pipeline `options` (`--dump-after` a TTGIR pass).
 pub fn lower_to_ttgir(
-    ttir: &Module,
-    path: &str,
-    spec: &Specialization,
-    sm: u32,
-) -> Result<Module, CompileError> {
-    lower_to_ttgir_with(ttir, path, spec, sm, &PipelineOptions::default())
-}
-
-/// [`lower_to_ttgir`] with pipeline knobs (`--dump-after` a TTGIR pass).
-pub fn lower_to_ttgir_with(
     ttir: &Module,
     path: &str,
     spec: &Specialization,
@@ -225,13 +217,14 @@ impl SpirvTarget {
     }
 }
 
-/// Lowers a TTIR module through the TTGIR pipeline to SPIR-V for `target`.
+/// Lowers a TTIR module through the TTGIR pipeline (with `options`) to SPIR-V for `target`.
 pub fn lower_to_spirv(
     ttir: &Module,
     path: &str,
     source: &str,
     spec: &Specialization,
     target: SpirvTarget,
+    options: &PipelineOptions,
 ) -> Result<trident_backend_spirv::Artifact, CompileError> {
     let kernel = ttir.kernel().map_or("?", |f| f.name.as_str()).to_string();
     let repro =
@@ -245,7 +238,7 @@ pub fn lower_to_spirv(
         shared_memory_bytes: target.workgroup_memory_bytes,
         num_stages: spec.num_stages,
     };
-    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, &PipelineOptions::default()) {
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, options) {
         return Err(CompileError::Internal {
             stage: "ttgir pipeline",
             message: error.to_string(),

@@ -49,8 +49,7 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
         Emit::Cubin => usage("--emit cubin writes a binary file: give -o FILE"),
         Emit::Ttgir => {
             let sm = target_sm(args.target);
-            let ttgir =
-                crate::lower_to_ttgir_with(&module, &launch.path, &launch.spec, sm, &launch.pipeline)?;
+            let ttgir = crate::lower_to_ttgir(&module, &launch.path, &launch.spec, sm, &launch.pipeline)?;
             Ok(print_module(&ttgir))
         }
         Emit::Spirv => usage("--emit spirv writes a binary file: give -o FILE"),
@@ -81,7 +80,14 @@ fn spirv_artifact(
     let device = trident_runtime::wgpu::WgpuDevice::open(None).ok().flatten();
     let mode = mode.or(Some(Mode::Vulkan));
     let target = spirv::target_for(device.as_ref(), mode);
-    let artifact = crate::lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target.clone())?;
+    let artifact = crate::lower_to_spirv(
+        module,
+        &launch.path,
+        &launch.source,
+        &launch.spec,
+        target.clone(),
+        &launch.pipeline,
+    )?;
     if args.verbose {
         eprintln!(
             "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, {} threads per warp, {} bindings",
@@ -129,7 +135,7 @@ fn target_sm(target: Option<Target>) -> u32 {
 /// Lowers the kernel to PTX for the target the flags give.
 fn ptx(args: &CompileArgs, launch: &Launch, module: &Module) -> Result<Artifact, CliError> {
     let sm = target_sm(args.target);
-    let artifact = lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm)?;
+    let artifact = lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm, &launch.pipeline)?;
     if args.verbose {
         eprintln!(
             "{}: .target {}, {} threads per block, {} bytes of dynamic shared memory, {} parameters",

@@ -88,7 +88,7 @@ pub struct SpecFlags {
     #[arg(long = "arg", value_name = "NAME=ARG", help = ARG_HELP)]
     pub args: Vec<String>,
     /// Print the IR to stderr after the pass with this name (TTIR: canonicalize, cse, dce, ...;
-    /// TTGIR, with `--emit ttgir`, ptx or cubin: coalesce, accelerate-matmul, ...).
+    /// TTGIR, where the kernel is lowered for nvptx or spirv: coalesce, accelerate-matmul, ...).
     #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
 }

@@ -72,7 +72,7 @@ pub fn compile_for(launch: &Launch, module: &Module, device: &CudaDevice) -> Res
             )));
         }
     };
-    lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm)
+    lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm, &launch.pipeline)
 }
 
 /// Loads an artifact on the device (the JIT runs here).

@@ -73,7 +73,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
 pub fn compile_for(launch: &Launch, module: &Module, device: &WgpuDevice) -> Result<Artifact, CompileError> {
     let mut target = target_for(Some(device), None);
     target.windowed_buffers = windowed_buffers(launch, module, device);
-    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target)
+    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target, &launch.pipeline)
 }
 
 /// The pointer arguments (by ordinal among them) whose buffers exceed one binding of `device`.
