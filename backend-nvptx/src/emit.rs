@@ -534,24 +534,26 @@ impl<'a> Emitter<'a> {
     }
 
     /// Moves `src` (layout `src_l`) to `dst_l`, where destination coordinate `c` takes the source
-    /// element `map(c)`: by renaming registers when possible, else through shared memory with
-    /// the source written row-major.
+    /// element `map(c)`: by renaming registers when possible, else through shared memory, the
+    /// source written at `write` (element offsets of its coordinates) and read back at `read`.
     pub fn relayout(
         &mut self,
         src: &[Reg],
         src_l: &LayoutInfo,
         dst_l: &LayoutInfo,
         map: &dyn Fn(&[u32]) -> Vec<u32>,
+        write: &Affine,
         read: &Affine,
     ) -> EResult<Vec<Reg>> {
         if let Some(idx) = register_map(dst_l, src_l, map) {
             return Ok(idx.into_iter().map(|i| src[i]).collect());
         }
         let class = src[0].class;
-        let write = Affine::row_major(&src_l.shape);
-        let elements: u64 = src_l.shape.iter().map(|&d| d as u64).product();
+        // One past the largest offset `write` gives (its coefficients are not negative).
+        let last: i64 = write.coeffs.iter().zip(&src_l.shape).map(|(&k, &d)| k * (d as i64 - 1)).sum();
+        let elements = (write.offset + last + 1) as u64;
         self.barrier();
-        self.write_shared(src, src_l, &write, class, elements)?;
+        self.write_shared(src, src_l, write, class, elements)?;
         self.barrier();
         Ok(self.read_shared(dst_l, read, class))
     }
@@ -639,18 +641,8 @@ impl<'a> Emitter<'a> {
                 let src = self.get(data.operands[0])?;
                 let sl = self.layout(data.operands[0])?;
                 let dl = self.layout(data.results[0])?;
-                if let Some(idx) = register_map(&dl, &sl, &|c| c.to_vec()) {
-                    let r = idx.into_iter().map(|i| src[i]).collect();
-                    self.set(data.results[0], r);
-                    return Ok(());
-                }
                 let scratch = padded_rows(&sl, &dl);
-                let class = src[0].class;
-                let elements = scratch.coeffs.first().map_or(1, |&k| k as u64 * sl.shape[0] as u64);
-                self.barrier();
-                self.write_shared(&src, &sl, &scratch, class, elements)?;
-                self.barrier();
-                let r = self.read_shared(&dl, &scratch, class);
+                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &scratch, &scratch)?;
                 self.set(data.results[0], r);
                 Ok(())
             }
@@ -669,7 +661,8 @@ impl<'a> Emitter<'a> {
                         ShapeMove::trans(&sl.shape, &order)
                     }
                 };
-                let r = self.relayout(&src, &sl, &dl, &*moved.source_of, &moved.read)?;
+                let write = Affine::row_major(&sl.shape);
+                let r = self.relayout(&src, &sl, &dl, &*moved.source_of, &write, &moved.read)?;
                 self.set(data.results[0], r);
                 Ok(())
             }
@@ -681,7 +674,7 @@ impl<'a> Emitter<'a> {
                 // index the source was written at.
                 let read = Affine::row_major(&dl.shape);
                 let r = if sl.shape == dl.shape {
-                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?
+                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read, &read)?
                 } else {
                     let class = src[0].class;
                     let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
