@@ -24,7 +24,8 @@
 //! epilogue: the accumulator leaves the MMA layout): remove-layout-conversions gave the store
 //! its neighbourhood's layout because the accumulator's class held the dot, but once the value
 //! is converted anyway, converting it to the coalesced layout costs the same and every thread
-//! stores whole vectors. The pointer and mask are rebuilt; the value's conversion is retargeted.
+//! stores whole vectors. The pointer and mask are rebuilt; the value is converted from the
+//! conversion's source.
 //!
 //! Expects: TTGIR after the layout passes. Guarantees: the same values; loads vectorized where
 //! the addresses allow it.
@@ -33,7 +34,7 @@ use std::collections::HashMap;
 
 use crate::analysis::axis_info;
 use crate::ir::{Attrs, Body, Builder, Module, Op, Opcode, Type, Value};
-use crate::layout::Encoding;
+use crate::layout::{Blocked, Encoding};
 use crate::passes::coalesce::coalesced_layout;
 use crate::passes::uses::users_in;
 
@@ -45,73 +46,38 @@ pub fn run(module: &mut Module) {
         let body = &mut function.body;
         let ops = body.walk(function.entry);
         let users = users_in(body, &ops);
-        let loads: Vec<Op> = ops.into_iter().filter(|&op| body.opcode(op) == Opcode::Load).collect();
-        for load in loads {
-            if !feeds_only_dots(body, &users, body.op(load).results[0]) {
-                continue;
-            }
-            let ptr = body.op(load).operands[0];
-            let ty = body.ty(ptr).clone();
-            let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
-                continue;
-            };
-            if ty.shape().len() < 2 {
-                continue;
-            }
-            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
-            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
-            if width(&wanted) <= width(current) {
-                continue;
-            }
-            rewrite(body, load, Encoding::Blocked(wanted), |_| false);
-        }
-        let atomics: Vec<Op> = body
-            .walk(function.entry)
+        let memory: Vec<Op> = ops
             .into_iter()
-            .filter(|&op| body.opcode(op) == Opcode::AtomicRmw)
+            .filter(|&op| matches!(body.opcode(op), Opcode::Load | Opcode::AtomicRmw | Opcode::Store))
             .collect();
-        for atomic in atomics {
-            let ptr = body.op(atomic).operands[0];
+        for op in memory {
+            let ptr = body.op(op).operands[0];
             let ty = body.ty(ptr).clone();
             let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
                 continue;
             };
             let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
-            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
-            if width(&wanted) <= 1 || width(&wanted) == width(current) {
-                continue;
-            }
-            // The pointer is rebuilt; the value and the mask may travel through a conversion.
-            rewrite(body, atomic, Encoding::Blocked(wanted), |slot| slot > 0);
-        }
-        let stores: Vec<Op> =
-            body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Store).collect();
-        for store in stores {
-            let (ptr, value) = (body.op(store).operands[0], body.op(store).operands[1]);
-            let ty = body.ty(ptr).clone();
-            let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
-                continue;
+            let width = |b: &Blocked| b.size_per_thread.iter().product::<u32>();
+            let (wider, tile) = (width(&wanted) > width(current), ty.shape().len() >= 2);
+            let (take, may_convert): (bool, fn(usize) -> bool) = match body.opcode(op) {
+                Opcode::Load => {
+                    (tile && wider && feeds_only_dots(body, &users, body.op(op).results[0]), |_| false)
+                }
+                // The pointer is rebuilt; the value and the mask may travel through a conversion.
+                Opcode::AtomicRmw => {
+                    (width(&wanted) > 1 && width(&wanted) != width(current), |slot| slot > 0)
+                }
+                // Only a value that arrives through a conversion: converting it to the wider
+                // layout instead costs the same.
+                _ => {
+                    let value = body.op(op).operands[1];
+                    let converted =
+                        body.def_op(value).is_some_and(|d| body.opcode(d) == Opcode::ConvertLayout);
+                    (tile && wider && converted, |slot| slot == 1)
+                }
             };
-            // Only a value that arrives through a conversion: converting it to the wider layout
-            // instead costs the same.
-            let converted = body.def_op(value).filter(|&d| body.opcode(d) == Opcode::ConvertLayout);
-            if ty.shape().len() < 2 || converted.is_none() {
-                continue;
-            }
-            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
-            let width = |b: &crate::layout::Blocked| b.size_per_thread.iter().product::<u32>();
-            if width(&wanted) <= width(current) {
-                continue;
-            }
-            rewrite(body, store, Encoding::Blocked(wanted), |slot| slot == 1);
-            // convert(convert(x)): convert x itself.
-            let value = body.op(store).operands[1];
-            let outer = body.def_op(value).filter(|&d| body.opcode(d) == Opcode::ConvertLayout);
-            let inner = outer.and_then(|o| body.def_op(body.op(o).operands[0]));
-            if let (Some(outer), Some(inner)) =
-                (outer, inner.filter(|&i| body.opcode(i) == Opcode::ConvertLayout))
-            {
-                body.ops[outer].operands[0] = body.op(inner).operands[0];
+            if take {
+                rewrite(body, op, Encoding::Blocked(wanted), may_convert);
             }
         }
         drop_conversions_into_dots(body, function.entry);
@@ -119,8 +85,9 @@ pub fn run(module: &mut Module) {
 }
 
 /// Moves memory op `op` to layout `enc`: each operand is rebuilt in `enc` from clones of its
-/// producers, or, where `may_convert(slot)`, converted when it cannot be; the result is converted
-/// back for its users.
+/// producers, or, where `may_convert(slot)`, converted when it cannot be (from the source of
+/// the conversion it arrives through, if any); the result, if any, is converted back for its
+/// users.
 fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -> bool) {
     let Some(block) = body.op(op).parent else { return };
     let index = body.blocks[block].ops.iter().position(|&o| o == op).unwrap_or(0);
@@ -137,7 +104,10 @@ fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -
         match rebuild(&mut b, v, &want, &mut memo) {
             Some(x) => rebuilt.push(x),
             None if may_convert(slot) => {
-                rebuilt.push(b.value(Opcode::ConvertLayout, vec![v], want, Attrs::new()))
+                // A value that arrives through a conversion is converted from its source.
+                let conversion = b.body.def_op(v).filter(|&d| b.body.opcode(d) == Opcode::ConvertLayout);
+                let source = conversion.map_or(v, |d| b.body.op(d).operands[0]);
+                rebuilt.push(b.value(Opcode::ConvertLayout, vec![source], want, Attrs::new()))
             }
             None => return,
         }
