@@ -28,7 +28,7 @@ use trident_midend::layout::{Encoding, Mma};
 use crate::control::CountedLoop;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
-use crate::shared_vectors::{base_alignment, vector_runs, MAX_VECTOR_BYTES};
+use crate::shared_vectors::{base_alignment, gcd, vector_runs};
 use trident_midend::layout::registers::{Affine, LayoutInfo};
 
 pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
@@ -67,7 +67,9 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     let a_batch = k * a_stride;
     let b_offset = batch * a_batch;
     let total = (b_offset + b_elems) as u64;
-    if a_ring.is_none() || b_ring.is_none() {
+    // Staging waits for slower warps still reading the scratch, and publishes what it wrote.
+    let staged = a_ring.is_none() || b_ring.is_none();
+    if staged {
         e.barrier();
     }
     let smem = e.smem_base();
@@ -110,7 +112,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             FmaOperand::at(e, &cl, smem, at, n)
         }
     };
-    if a_ring.is_none() || b_ring.is_none() {
+    if staged {
         e.barrier();
     }
     let c_regs = e.get(c_v)?;
@@ -187,7 +189,7 @@ impl FmaOperand {
         e.ins(format!("mad.lo.s32 {base}, {group}, {group_bytes}, {}", self.ptr));
         let offsets: Vec<i64> =
             (0..unroll).flat_map(|j| cl.reg_coords.iter().map(move |c| self.offset(c, j))).collect();
-        let align = self.align.min(gcd_bytes(group_bytes));
+        let align = gcd(self.align, group_bytes);
         let mut values = HashMap::new();
         for (off, width) in vector_runs(&offsets, 4, align) {
             for (j, r) in e.ld_shared_vec(class, base, off, width).into_iter().enumerate() {
@@ -196,15 +198,6 @@ impl FmaOperand {
         }
         values
     }
-}
-
-/// The largest power of two up to [`MAX_VECTOR_BYTES`] that divides `bytes`.
-fn gcd_bytes(bytes: i64) -> i64 {
-    let mut align = MAX_VECTOR_BYTES;
-    while bytes % align != 0 {
-        align /= 2;
-    }
-    align
 }
 
 /// Operand registers as f32 (tf32-rounded if asked) or as 32-bit integers.

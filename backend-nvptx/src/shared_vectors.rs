@@ -53,7 +53,7 @@ pub fn padded_rows(src: &LayoutInfo, dst: &LayoutInfo) -> Affine {
     scratch
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
+pub fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a
     } else {

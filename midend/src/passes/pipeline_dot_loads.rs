@@ -253,8 +253,7 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     let in_rings = |v: Value| tiles.iter().any(|t| t.operand == v);
     let scratch = |op: Op| -> u64 {
         let data = body.op(op);
-        let fma =
-            !matches!(data.results.first().and_then(|&r| body.ty(r).encoding()), Some(Encoding::Mma(_)));
+        let fma = !on_tensor_cores(body, op);
         match data.opcode {
             Opcode::ConvertLayout if users.contains_key(&data.results[0]) => {
                 body.ty(data.results[0]).numel() * 8
@@ -266,29 +265,21 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
         }
     };
     let needed = top.iter().map(|&op| scratch(op)).max().unwrap_or(0);
-    let fma_only =
-        dots.iter().all(|&d| !matches!(body.ty(body.op(d).results[0]).encoding(), Some(Encoding::Mma(_))));
+    let fma_only = dots.iter().all(|&d| !on_tensor_cores(body, d));
     let reserve = if warpgroup || fma_only { needed.min(SCRATCH_RESERVE) } else { SCRATCH_RESERVE };
-    let fits = |slots: i64| {
-        let rings: u64 = tiles
+    let rings = |slots: i64| -> u64 {
+        tiles
             .iter()
             .zip(&swizzles)
             .map(|(t, swizzle)| ring_bytes(body.ty(t.operand), slots as u64, t.order, swizzle.is_some()))
-            .sum();
-        rings + reserve <= target.shared_memory_bytes as u64
+            .sum()
     };
+    let fits = |slots: i64| rings(slots) + reserve <= target.shared_memory_bytes as u64;
     let stages = target.num_stages as i64;
     let keep = async_dots as i64;
     let slots = (2 + keep..=stages + keep).rev().find(|&slots| fits(slots))?;
     // Programs per SM that shared memory allows (each also reserves 1 KiB).
-    let per_sm = |slots: i64| {
-        let rings: u64 = tiles
-            .iter()
-            .zip(&swizzles)
-            .map(|(t, swizzle)| ring_bytes(body.ty(t.operand), slots as u64, t.order, swizzle.is_some()))
-            .sum();
-        (target.shared_memory_bytes as u64 + 1024) / (rings + reserve + 1024)
-    };
+    let per_sm = |slots: i64| (target.shared_memory_bytes as u64 + 1024) / (rings(slots) + reserve + 1024);
     if async_dots && slots == stages + 1 && per_sm(stages) > per_sm(slots) {
         // One slot fewer lets another program share the SM: worth a second barrier.
         return Some(RingPlan {
@@ -300,6 +291,12 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
         });
     }
     Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, async_dots, copies_after_dots: false })
+}
+
+/// Whether `op`'s result has an MMA layout (a dot on tensor cores; other dots run on FMAs).
+fn on_tensor_cores(body: &Body, op: Op) -> bool {
+    let result = body.op(op).results.first();
+    matches!(result.and_then(|&r| body.ty(r).encoding()), Some(Encoding::Mma(_)))
 }
 
 /// For a warpgroup dot that can stay in flight: the index of the loop's carried value that is
@@ -454,7 +451,7 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
     let to_dots = users.get(&operand).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot | Opcode::WarpGroupDot => {
-                let mma = matches!(body.ty(body.op(user).results[0]).encoding(), Some(Encoding::Mma(_)));
+                let mma = on_tensor_cores(body, user);
                 let ieee = body.op(user).attrs.str("input_precision") == Some("ieee");
                 slot < 2 && if f32_fma { !mma && ieee } else { mma }
             }
