@@ -11,7 +11,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env, EXAMPLE,
+    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env, write_npy,
+    EXAMPLE,
 };
 use trident_runtime::npy;
 
@@ -171,17 +172,6 @@ fn float_atomic_add_twice_lands_every_add() {
             }
         }
     }
-}
-
-/// Writes `values` (little-endian bytes of `dtype` elements) as `name.npy` in `dir`.
-fn write_npy(dir: &Path, name: &str, dtype: trident_midend::ir::DType, values: Vec<u8>) -> String {
-    let mut buffer = trident_runtime::Buffer::zeros(name, dtype, values.len() * 8 / dtype.bits() as usize);
-    buffer.bytes = values;
-    let path = dir.join(format!("{name}.npy"));
-    if let Err(e) = npy::write(&path, &buffer) {
-        panic!("{name}: {e}");
-    }
-    format!("{name}=@{}", path.to_str().unwrap())
 }
 
 /// Reductions over 512 threads per row (spirv's halving tree; two-word partials for i64; argmax

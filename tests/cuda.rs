@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::{example_flags, required, scratch_dir, stderr, stdout, trident, trident_with_env, EXAMPLE};
+use common::{
+    example_flags, required, scratch_dir, stderr, stdout, trident, trident_with_env, write_npy, EXAMPLE,
+};
 
 /// `None` when `trident devices` lists a CUDA GPU, else why not.
 fn no_gpu_reason() -> Option<String> {
@@ -200,3 +202,90 @@ fn check_compares_nvptx_with_interp() {
     }
     assert!(output.status.success(), "{table}\n{}", stderr(&output));
 }
+
+/// The descriptor kernel of tests/kernels/descriptor_matmul.py: on sm_90a its descriptors become
+/// tensor maps and TMA copies waited on with mbarriers; on sm_80 (no TMA) they become pointers.
+#[test]
+fn tensor_descriptors_use_tma_on_sm_90a_only() {
+    let compile = |target: &str| {
+        let output = trident(&[
+            "compile",
+            DESCRIPTOR_KERNELS,
+            "--kernel",
+            "descriptor_scale_kernel",
+            "--emit",
+            "ptx",
+            "--target",
+            target,
+            "--const",
+            "BLOCK_R=32",
+            "--const",
+            "BLOCK_C=64",
+            "--arg",
+            "x_ptr=*fp32",
+            "--arg",
+            "y_ptr=*fp32",
+            "--arg",
+            "R=100",
+            "--arg",
+            "C=96",
+            "--arg",
+            "scale=2.5",
+        ]);
+        assert!(output.status.success(), "{target}: {}", stderr(&output));
+        stdout(&output)
+    };
+    let hopper = compile("sm_90a");
+    for needle in
+        ["tensormap.replace.tile.global_address", "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity"]
+    {
+        assert!(hopper.contains(needle), "sm_90a PTX lacks {needle}");
+    }
+    assert!(hopper.contains("_param_scratch"), "sm_90a PTX takes no global scratch");
+    let ampere = compile("sm_80");
+    assert!(!ampere.contains("cp.async.bulk") && !ampere.contains("_param_scratch"), "{ampere}");
+}
+
+/// Tensor-descriptor loads and stores through TMA on the GPU, with blocks overhanging the tensor
+/// on both axes (zeros read, nothing written there), agree with interp.
+#[test]
+fn tensor_descriptors_through_tma_agree_with_interp() {
+    use trident_midend::ir::DType;
+    if !require_gpu("tensor_descriptors_through_tma_agree_with_interp") {
+        return;
+    }
+    let dir = scratch_dir("cuda-descriptors");
+    let (rows, cols) = (100usize, 96usize);
+    let x: Vec<u8> =
+        (0..rows * cols).flat_map(|i| (((i * 37) % 101) as f32 / 10.0 - 5.0).to_le_bytes()).collect();
+    let y: Vec<u8> = (0..rows * cols).flat_map(|_| 7.0f32.to_le_bytes()).collect();
+    let x_arg = write_npy(&dir, "x_ptr", DType::F32, x);
+    let y_arg = write_npy(&dir, "y_ptr", DType::F32, y);
+    let output = trident(&[
+        "check",
+        DESCRIPTOR_KERNELS,
+        "--kernel",
+        "descriptor_scale_kernel",
+        "--grid",
+        "4,2",
+        "--const",
+        "BLOCK_R=32",
+        "--const",
+        "BLOCK_C=64",
+        "--arg",
+        &x_arg,
+        "--arg",
+        &y_arg,
+        "--arg",
+        "R=100",
+        "--arg",
+        "C=96",
+        "--arg",
+        "scale=2.5",
+    ]);
+    let table = stdout(&output);
+    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    assert!(table.contains("nvptx agree"), "{table}");
+}
+
+const DESCRIPTOR_KERNELS: &str = "tests/kernels/descriptor_matmul.py";

@@ -72,6 +72,11 @@ pub struct Emitter<'a> {
     /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
     /// access may be vectorized).
     pub axis: AxisInfoMap,
+    /// The `tt.make_tensor_descriptor` ops of the kernel, in program order: op `i` builds its
+    /// tensor map in slot `i` of the program's global scratch ([`crate::tma`]).
+    tensor_map_ops: Vec<Op>,
+    /// The generic address of this program's global scratch, once a tensor map needs it.
+    global_scratch: Option<Reg>,
 }
 
 impl<'a> Emitter<'a> {
@@ -104,7 +109,68 @@ impl<'a> Emitter<'a> {
             last_line: 0,
             current: None,
             axis: axis_info::analyze(func),
+            tensor_map_ops: func
+                .body
+                .walk(func.entry)
+                .into_iter()
+                .filter(|&op| func.body.opcode(op) == Opcode::MakeTensorDescriptor)
+                .collect(),
+            global_scratch: None,
         }
+    }
+
+    // ---- global scratch ---------------------------------------------------------------------
+
+    /// Bytes of global scratch each program needs (a tensor map per descriptor it makes).
+    pub fn global_scratch_bytes(&self) -> u32 {
+        self.tensor_map_ops.len() as u32 * crate::tma::TENSOR_MAP_BYTES
+    }
+
+    /// The global scratch slot of the tensor map that `op` builds.
+    pub fn next_tensor_map_slot(&self, op: Op) -> EResult<u32> {
+        match self.tensor_map_ops.iter().position(|&o| o == op) {
+            Some(slot) => Ok(slot as u32),
+            None => self.invalid("a tensor descriptor made outside the kernel's body"),
+        }
+    }
+
+    /// The global and the generic address of tensor map `slot` of this program: the hidden
+    /// scratch parameter plus the program's linear index times the scratch per program.
+    pub fn tensor_map_address(&mut self, slot: u32) -> (Reg, Reg) {
+        let scratch = match self.global_scratch {
+            Some(r) => r,
+            None => {
+                let name = &self.func.name;
+                let (base, pid, tmp, offset, r) = (
+                    self.ptx.reg(Class::B64),
+                    self.ptx.reg(Class::B32),
+                    self.ptx.reg(Class::B32),
+                    self.ptx.reg(Class::B64),
+                    self.ptx.reg(Class::B64),
+                );
+                let per_program = self.global_scratch_bytes();
+                self.ptx.prologue_ins(format!("ld.param.u64 {base}, [{name}_param_scratch]"));
+                // pid = x + nx * (y + ny * z)
+                self.ptx.prologue_ins(format!("mov.u32 {pid}, %ctaid.z"));
+                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %nctaid.y"));
+                self.ptx.prologue_ins(format!("mul.lo.u32 {pid}, {pid}, {tmp}"));
+                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %ctaid.y"));
+                self.ptx.prologue_ins(format!("add.u32 {pid}, {pid}, {tmp}"));
+                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %nctaid.x"));
+                self.ptx.prologue_ins(format!("mul.lo.u32 {pid}, {pid}, {tmp}"));
+                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %ctaid.x"));
+                self.ptx.prologue_ins(format!("add.u32 {pid}, {pid}, {tmp}"));
+                self.ptx.prologue_ins(format!("mul.wide.u32 {offset}, {pid}, {per_program}"));
+                self.ptx.prologue_ins(format!("add.s64 {r}, {base}, {offset}"));
+                self.global_scratch = Some(r);
+                r
+            }
+        };
+        let generic = self.reg(Class::B64);
+        self.ins(format!("add.s64 {generic}, {scratch}, {}", slot * crate::tma::TENSOR_MAP_BYTES));
+        let global = self.reg(Class::B64);
+        self.ins(format!("cvta.to.global.u64 {global}, {generic}"));
+        (global, generic)
     }
 
     // ---- errors ---------------------------------------------------------------------------
@@ -769,7 +835,11 @@ impl<'a> Emitter<'a> {
             Print => self.unsupported("device printing"),
             Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
-                self.unsupported("tensor descriptors (rewrite them to pointers first)")
+                if self.options.sm < 90 {
+                    return self
+                        .unsupported("tensor descriptors below sm_90 (rewrite them to pointers first)");
+                }
+                crate::tma::lower(self, op)
             }
             Call => self.invalid("tt.call must be inlined before the backend"),
             _ => crate::arith::lower(self, op),
@@ -817,6 +887,11 @@ impl<'a> Emitter<'a> {
             self.set(p, vec![r]);
         }
         self.block(func.entry)?;
+        let global_scratch_bytes = self.global_scratch_bytes();
+        if global_scratch_bytes > 0 {
+            // The runtime passes the global scratch after the kernel's own parameters.
+            param_decls.push(format!("\t.param .u64 {name}_param_scratch"));
+        }
         let threads = 32 * self.options.num_warps;
         let mut out = String::new();
         let _ = writeln!(
@@ -847,6 +922,7 @@ impl<'a> Emitter<'a> {
             threads_per_block: threads,
             shared_bytes: self.shared_bytes,
             params,
+            global_scratch_bytes,
         })
     }
 }

@@ -16,6 +16,7 @@ mod reduce;
 mod shared_rings;
 mod shared_vectors;
 mod sort;
+mod tma;
 mod warp_group_dot;
 
 use std::fmt;
@@ -67,6 +68,11 @@ pub struct Artifact {
     /// Dynamic shared memory bytes to request at launch.
     pub shared_bytes: u32,
     pub params: Vec<ParamAbi>,
+    /// Bytes of global scratch memory each program needs (the tensor maps of the descriptors it
+    /// makes); when not zero, the kernel takes one more `.u64` parameter after `params`: a buffer
+    /// of this many bytes per program of the grid, 128-byte aligned, indexed by the program's
+    /// linear index (`x + nx * (y + ny * z)`).
+    pub global_scratch_bytes: u32,
 }
 
 /// Why a module could not be lowered to PTX.

@@ -136,8 +136,9 @@ fn run_pass_with(
 /// The TTIR -> TTGIR pipeline for `target`: layouts are assigned (convert-to-gpu), then the
 /// TTGIR passes improve them.
 pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions) -> Result<(), PassError> {
-    // ---- Descriptors to pointers (no TMA lowering yet) ----------------------------------------
-    if run_pass("rewrite-tensor-descriptors", passes::rewrite_tensor_descriptors::run, module, options)?
+    // ---- Descriptors to pointers, where TMA cannot serve them ---------------------------------
+    let rewrite_descriptors = |m: &mut Module| passes::rewrite_tensor_descriptors::run(m, target);
+    if run_pass_with("rewrite-tensor-descriptors", &rewrite_descriptors, module, options)?
         == Continue::StopHere
     {
         return Ok(());

@@ -34,6 +34,12 @@ impl Target {
         }
     }
 
+    /// Whether the target copies tiles with the Tensor Memory Accelerator (sm_90 on):
+    /// tensor descriptors then stay descriptors (`rewrite-tensor-descriptors`).
+    pub fn has_tma(&self) -> bool {
+        self.compute_capability.is_some_and(|sm| sm >= 90)
+    }
+
     pub fn threads_per_program(&self) -> u32 {
         self.threads_per_warp * self.num_warps
     }

@@ -52,6 +52,18 @@ fn convert_to_gpu() {
     check_folder("convert_to_gpu", |module| passes::convert_to_gpu::run(module, &target));
 }
 
+/// On sm_90a with num_stages 3: descriptors TMA can serve stay, the others become pointers
+/// (then DCE drops the descriptors left without uses).
+#[test]
+fn rewrite_tensor_descriptors() {
+    check_folder("rewrite_tensor_descriptors", |module| {
+        let target =
+            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 4) };
+        passes::rewrite_tensor_descriptors::run(module, &target);
+        passes::dce::run(module);
+    });
+}
+
 #[test]
 fn coalesce() {
     check_folder("coalesce", passes::coalesce::run);

@@ -69,3 +69,14 @@ pub fn skip_unless_required(device: &str, test: &str, reason: &str) {
     assert!(!required(&[device]), "{test}: TRIDENT_REQUIRE_DEVICES names {device}, but: {reason}");
     println!("SKIP {test}: {reason} (set TRIDENT_REQUIRE_DEVICES={device} to require it)");
 }
+
+/// Writes `values` (little-endian bytes of `dtype` elements) as `name.npy` in `dir`.
+pub fn write_npy(dir: &Path, name: &str, dtype: trident_midend::ir::DType, values: Vec<u8>) -> String {
+    let mut buffer = trident_runtime::Buffer::zeros(name, dtype, values.len() * 8 / dtype.bits() as usize);
+    buffer.bytes = values;
+    let path = dir.join(format!("{name}.npy"));
+    if let Err(e) = trident_runtime::npy::write(&path, &buffer) {
+        panic!("{name}: {e}");
+    }
+    format!("{name}=@{}", path.to_str().unwrap())
+}

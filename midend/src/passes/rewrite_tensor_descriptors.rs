@@ -1,29 +1,61 @@
-//! Rewrites tensor-descriptor loads and stores into pointer arithmetic and masks.
+//! Rewrites tensor-descriptor loads and stores into pointer arithmetic and masks, except those
+//! that TMA serves.
 //!
 //! Triton does this on GPUs without TMA (`rewrite_tensor_descriptor_to_pointer`, cc < 90); trident
-//! does it on every GPU target until its backends lower descriptors to TMA copies. A
+//! does it on every target without TMA, and on Hopper for the accesses that TMA cannot serve. A
 //! `tt.descriptor_load(desc, offsets...)` of a descriptor made by `tt.make_tensor_descriptor(base,
 //! shape..., strides...)` becomes a `tt.load` of `base + Σ_d (offset_d + arange(block_d)) *
 //! stride_d` (in i64) masked by `0 <= index_d < shape_d`, reading the padding value (zero, or NaN
 //! for `padding = "nan"`) outside; a `tt.descriptor_store` becomes the same masked `tt.store`.
 //! The descriptor ops left without uses are removed by DCE.
 //!
+//! # What stays a descriptor (targets with TMA)
+//!
+//! On sm_90a an access stays a `tt.descriptor_load` / `tt.descriptor_store`, which the backend
+//! lowers to `cp.async.bulk.tensor` copies through a tensor map built on the device, when what
+//! the tensor map encoding requires (TRITON-NOTES.md §6) is proven at compile time:
+//!
+//! 1. elements of 2 or 4 bytes (the nvptx backend stages 1-byte elements in 16-bit registers
+//!    and has no byte-wide tile path yet) and zero padding (the tensor map fills with zeros; its
+//!    NaN fill needs a float element type, which trident's maps do not declare);
+//! 2. every block dimension at most 256, the innermost a multiple of 16 bytes;
+//! 3. the base pointer 16-byte aligned and every stride but the last a multiple of 16 bytes
+//!    (axis info: the kernel's divisibility specialization, constants, hints), the last stride
+//!    the constant 1.
+//!
+//! Triton checks the same at run time and fails the launch; trident keeps such descriptors on the
+//! pointer path instead, which is correct for any alignment.
+//!
+//! Loads that the pipeliner will stream through shared-memory rings (inside an `scf.for`, feeding
+//! a `tt.dot`, with `num_stages >= 2`) also stay on the pointer path for now: the rings are filled
+//! by `cp.async`, and a synchronous TMA copy per iteration would lose the overlap.
+//!
 //! Expects: TTIR (no layouts), helpers inlined, descriptors made in the same function. Descriptor
 //! accesses whose descriptor does not come from a `tt.make_tensor_descriptor` are left alone (the
-//! backend reports them). Guarantees: the same memory accesses, expressed with pointers.
+//! backend reports them). Guarantees: the same memory accesses, expressed with pointers or with
+//! descriptors whose tensor maps are valid.
 
 use std::collections::HashMap;
 
+use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Elem, Module, Op, Opcode, Type, Value};
+use crate::passes::uses::users_in;
+use crate::target::Target;
 
-/// Rewrites every descriptor access of every function.
-pub fn run(module: &mut Module) {
+/// The largest box dimension of a tensor map.
+const MAX_BOX_DIM: u32 = 256;
+
+/// Rewrites every descriptor access of every function that `target` cannot serve with TMA.
+pub fn run(module: &mut Module, target: &Target) {
     for function in &mut module.functions {
+        let axis = axis_info::analyze(function);
         let body = &mut function.body;
-        let accesses: Vec<Op> = body
-            .walk(function.entry)
+        let ops = body.walk(function.entry);
+        let users = users_in(body, &ops);
+        let accesses: Vec<Op> = ops
             .into_iter()
             .filter(|&op| matches!(body.opcode(op), Opcode::DescriptorLoad | Opcode::DescriptorStore))
+            .filter(|&op| !(target.has_tma() && stays_on_tma(body, &axis, &users, op, target)))
             .collect();
         let mut replaced = HashMap::new();
         for op in accesses {
@@ -33,6 +65,59 @@ pub fn run(module: &mut Module) {
         }
         body.replace_uses(function.entry, &replaced);
     }
+}
+
+/// Whether the descriptor access `op` keeps its descriptor for TMA (the module documentation
+/// lists the conditions).
+fn stays_on_tma(body: &Body, axis: &AxisInfoMap, users: &Users, op: Op, target: &Target) -> bool {
+    let desc = body.op(op).operands[0];
+    let Some(make) = body.def_op(desc).filter(|&m| body.opcode(m) == Opcode::MakeTensorDescriptor) else {
+        return false;
+    };
+    let Type::Desc { dtype, block } = body.ty(desc) else { return false };
+    let elem_bytes = dtype.bits().div_ceil(8) as u64;
+    let rank = block.len();
+    let made = body.op(make);
+    let divisibility = |v: Value| axis.get(v).map_or(1, |info| info.divisibility[0]);
+    let inner_bytes = block[rank - 1] as u64 * elem_bytes;
+    let encodable = matches!(elem_bytes, 2 | 4)
+        && made.attrs.str("padding") != Some("nan")
+        && block.iter().all(|&d| d <= MAX_BOX_DIM)
+        && inner_bytes.is_multiple_of(16)
+        && divisibility(made.operands[0]) >= 16
+        && made.operands[1 + rank..2 * rank].iter().all(|&s| divisibility(s) * elem_bytes >= 16)
+        && axis.get(made.operands[2 * rank]).and_then(|info| info.constant) == Some(1);
+    encodable && !(body.opcode(op) == Opcode::DescriptorLoad && feeds_pipelined_dot(body, users, op, target))
+}
+
+/// The users of every value of a function, with the operand index.
+type Users = HashMap<Value, Vec<(Op, usize)>>;
+
+/// Whether the load `op` sits in an `scf.for` and its value reaches a `tt.dot` (through
+/// element-preserving ops), so that pipeline-dot-loads will stream it through a ring.
+fn feeds_pipelined_dot(body: &Body, users: &Users, op: Op, target: &Target) -> bool {
+    if target.num_stages < 2 {
+        return false;
+    }
+    let enclosing = |o: Op| body.op(o).parent.and_then(|block| body.blocks[block].parent_op);
+    let in_loop =
+        std::iter::successors(enclosing(op), |&o| enclosing(o)).any(|o| body.opcode(o) == Opcode::For);
+    if !in_loop {
+        return false;
+    }
+    let mut frontier = vec![body.op(op).results[0]];
+    while let Some(value) = frontier.pop() {
+        for &(user, _) in users.get(&value).into_iter().flatten() {
+            match body.opcode(user) {
+                Opcode::Dot => return true,
+                Opcode::Trans | Opcode::ConvertLayout | Opcode::FpToFp => {
+                    frontier.extend(body.op(user).results.iter().copied())
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Rewrites one access; returns (old result, new result) for loads.

@@ -200,6 +200,9 @@ pub struct LoadedKernel {
     pub threads_per_block: u32,
     pub shared_bytes: u32,
     pub params: Vec<ParamAbi>,
+    /// Global scratch bytes per program (tensor maps built on the device); the launch allocates
+    /// them for the whole grid and passes the buffer as a last parameter.
+    pub global_scratch_bytes: u32,
     /// Registers per thread, as the JIT allocated them (0 when the driver did not say).
     pub registers: u32,
 }
@@ -357,6 +360,7 @@ impl CudaDevice {
             threads_per_block: artifact.threads_per_block,
             shared_bytes: artifact.shared_bytes,
             params: artifact.params.clone(),
+            global_scratch_bytes: artifact.global_scratch_bytes,
             registers: function.registers().unwrap_or(0),
         })
     }
@@ -406,9 +410,7 @@ impl CudaDevice {
     ) -> Result<(), CudaError> {
         check_grid(kernel, grid)?;
         let memory = self.upload(buffers)?;
-        let addresses: Vec<u64> = memory.iter().map(Memory::address).collect();
-        let mut params = Params::pack(&kernel.params, args, &addresses)
-            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
+        let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
         if grid.programs() > 0 {
             let done = Event::new(&self.context).map_err(CudaError::driver)?;
             self.enqueue(kernel, grid, &mut params)?;
@@ -439,9 +441,7 @@ impl CudaDevice {
             return Err(CudaError::new(ErrorKind::Arguments, "cannot time a launch of an empty grid"));
         }
         let memory = self.upload(buffers)?;
-        let addresses: Vec<u64> = memory.iter().map(Memory::address).collect();
-        let mut params = Params::pack(&kernel.params, args, &addresses)
-            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
+        let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
         let start = Event::new(&self.context).map_err(CudaError::driver)?;
         let end = Event::new(&self.context).map_err(CudaError::driver)?;
 
@@ -476,6 +476,36 @@ impl CudaDevice {
         download(&memory, buffers)?;
         times_ms.sort_by(f64::total_cmp);
         Ok(BenchStats { runs: times_ms.len(), median_ms: median(&times_ms), min_ms: times_ms[0] })
+    }
+
+    /// Packs the parameters of one launch: the arguments against the kernel's ABI, then the
+    /// global scratch (allocated here for the whole grid) when the kernel takes one. The scratch
+    /// must outlive the launches that use `Params`.
+    fn pack(
+        &self,
+        kernel: &LoadedKernel,
+        grid: Grid,
+        args: &[ArgValue],
+        memory: &[Memory],
+    ) -> Result<(Params, Option<Memory>), CudaError> {
+        let addresses: Vec<u64> = memory.iter().map(Memory::address).collect();
+        let mut params = Params::pack(&kernel.params, args, &addresses)
+            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
+        if kernel.global_scratch_bytes == 0 {
+            return Ok((params, None));
+        }
+        let bytes = (grid.programs() as usize).max(1) * kernel.global_scratch_bytes as usize;
+        let scratch = Memory::alloc(&self.context, bytes).map_err(|error| {
+            CudaError::new(
+                ErrorKind::Driver,
+                format!(
+                    "cannot allocate {bytes} bytes of global scratch for kernel {}: {error}",
+                    kernel.name
+                ),
+            )
+        })?;
+        params.push_address(scratch.address());
+        Ok((params, Some(scratch)))
     }
 
     /// Allocates one device buffer per host buffer and copies the host bytes in.

@@ -40,6 +40,12 @@ impl Params {
         Ok(Params { slots })
     }
 
+    /// Appends a device address after the packed arguments (the global scratch that the kernel's
+    /// ABI adds after its own parameters).
+    pub fn push_address(&mut self, address: u64) {
+        self.slots.push(address);
+    }
+
     /// One pointer per parameter, as `cuLaunchKernel`'s `kernelParams`.
     pub fn pointers(&mut self) -> Vec<*mut c_void> {
         self.slots.iter_mut().map(|slot| slot as *mut u64 as *mut c_void).collect()

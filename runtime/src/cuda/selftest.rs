@@ -71,6 +71,7 @@ fn artifact(kernel: &str, params: Vec<ParamAbi>, threads_per_block: u32, shared_
         threads_per_block,
         shared_bytes,
         params,
+        global_scratch_bytes: 0,
     }
 }
 
