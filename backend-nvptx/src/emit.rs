@@ -809,9 +809,14 @@ impl<'a> Emitter<'a> {
                 self.barrier();
                 Ok(())
             }
-            LocalAlloc | LocalDealloc | AsyncCopyGlobalToLocal | AsyncCommitGroup | AsyncWait | LocalLoad => {
-                crate::shared_rings::lower(self, op)
-            }
+            LocalAlloc
+            | LocalDealloc
+            | AsyncCopyGlobalToLocal
+            | AsyncCommitGroup
+            | AsyncWait
+            | LocalLoad
+            | AsyncTmaCopyGlobalToLocal
+            | WaitBarrier => crate::shared_rings::lower(self, op),
             WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(self, op),
             Return => {
                 self.ins("ret");

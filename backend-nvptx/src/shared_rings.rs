@@ -30,6 +30,12 @@
 //! ring aligned to 1024 bytes (the largest swizzle atom), and every copy lands at the swizzled
 //! offset, the thread's part XORed with the register's ([`Emitter::xor_linear_base`]).
 //!
+//! A `tma` ring is filled by the TMA unit (`ttng.async_tma_copy_global_to_local`): it also holds
+//! one mbarrier per slot, after the slots, initialized when the ring is allocated (one arrival
+//! per phase) and invalidated when it is released. Thread 0 arms the slot's barrier with the
+//! tile's byte count and issues one `cp.async.bulk.tensor` per column block of the swizzled tile;
+//! `ttng.wait_barrier` spins on `mbarrier.try_wait.parity` with the phase the loop carries.
+//!
 //! `ttg.local_load` emits nothing: it records the tile's address, and the dot reads the operand
 //! in place. Any other user of its value is an internal error.
 
@@ -53,6 +59,9 @@ pub struct Ring {
     /// The swizzled tile layout of a warpgroup dot's ring, and the stored shape `[rows, cols]`
     /// (the tile's, transposed for `column_major`).
     pub swizzle: Option<(NvmmaShared, [u32; 2])>,
+    /// For a ring TMA fills: where its mbarriers start (bytes from the start of shared memory),
+    /// one 8-byte barrier per slot after the slots.
+    pub barriers: Option<u32>,
 }
 
 /// A dot operand tile in shared memory (`ttg.local_load`'s result): its address and how the
@@ -93,8 +102,16 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
                     (row_stride, (rows * row_stride * elem_bytes) as u32, e.ring_top)
                 }
             };
-            let bytes = (slots as u32 * slot_bytes).next_multiple_of(128);
-            let ring = Ring { offset, bytes, slot_bytes, row_stride, elem_bytes, column_major, swizzle };
+            let tma = data.attrs.bool("tma") == Some(true);
+            if tma && swizzle.is_none() {
+                return e.invalid("a TMA ring without a swizzled tile layout");
+            }
+            let tiles_bytes = slots as u32 * slot_bytes;
+            let barriers = tma.then_some(offset + tiles_bytes);
+            let barrier_bytes = if tma { 8 * slots as u32 } else { 0 };
+            let bytes = (tiles_bytes + barrier_bytes).next_multiple_of(128);
+            let ring =
+                Ring { offset, bytes, slot_bytes, row_stride, elem_bytes, column_major, swizzle, barriers };
             // The ring reuses shared memory that earlier ops may still be reading in slower
             // warps (a persistent kernel's previous tile converts its output pointers through
             // it): no copy may land there before every warp is past them.
@@ -104,6 +121,19 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let start = e.smem_start();
             let r = e.reg(Class::B32);
             e.ins(format!("add.s32 {r}, {start}, {}", ring.offset));
+            if let Some(first) = barriers {
+                // One arrival (thread 0's expect_tx) per phase; the TMA unit completes it. The
+                // memory's earlier generic writes are ordered before the TMA unit's.
+                let thread0 = crate::tma::first_thread(e);
+                for slot in 0..slots as u32 {
+                    e.ins(format!(
+                        "@{thread0} mbarrier.init.shared::cta.b64 [{start}+{}], 1",
+                        first + 8 * slot
+                    ));
+                }
+                e.ins("fence.proxy.async.shared::cta");
+                e.barrier();
+            }
             let result = data.results[0];
             e.rings.insert(result, ring);
             e.set(result, vec![r]);
@@ -116,11 +146,32 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             if ring.offset + ring.bytes != e.ring_top {
                 return e.invalid("rings must be released latest first");
             }
+            if let Some(first) = ring.barriers {
+                // Every warp is past its last wait (the loop ends with a barrier): the barriers
+                // go back to plain memory.
+                let start = e.smem_start();
+                let thread0 = crate::tma::first_thread(e);
+                // The barriers follow the slots.
+                let slots = (first - ring.offset) / ring.slot_bytes;
+                for slot in 0..slots {
+                    e.ins(format!(
+                        "@{thread0} mbarrier.inval.shared::cta.b64 [{start}+{}]",
+                        first + 8 * slot
+                    ));
+                }
+            }
             // The end of the highest live ring (alignment may have left a gap below this one).
             e.ring_top = e.rings.values().map(|r| r.offset + r.bytes).max().unwrap_or(0);
             Ok(())
         }
         Opcode::AsyncCopyGlobalToLocal => async_copy(e, op),
+        Opcode::AsyncTmaCopyGlobalToLocal => tma_copy(e, op),
+        Opcode::WaitBarrier => {
+            let (_, barrier) = slot_barrier(e, data.operands[0], data.operands[1])?;
+            let phase = e.get(data.operands[2])?[0];
+            crate::tma::wait_phase(e, barrier, &phase.to_string());
+            Ok(())
+        }
         Opcode::AsyncCommitGroup => {
             e.ins("cp.async.commit_group");
             Ok(())
@@ -149,6 +200,60 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             Ok(())
         }
     }
+}
+
+/// The ring behind `ring_v` and the shared address of the mbarrier of slot `slot_v`.
+fn slot_barrier(
+    e: &mut Emitter,
+    ring_v: trident_midend::ir::Value,
+    slot_v: trident_midend::ir::Value,
+) -> EResult<(Ring, Reg)> {
+    let Some(&ring) = e.rings.get(&ring_v) else { return e.invalid("a TMA ring op on an unknown ring") };
+    let Some(first) = ring.barriers else { return e.invalid("an mbarrier op on a ring TMA does not fill") };
+    let slot = e.get(slot_v)?[0];
+    let start = e.smem_start();
+    let barrier = e.reg(Class::B32);
+    e.ins(format!("mad.lo.s32 {barrier}, {slot}, 8, {start}"));
+    e.ins(format!("add.s32 {barrier}, {barrier}, {first}"));
+    Ok((ring, barrier))
+}
+
+/// `ttng.async_tma_copy_global_to_local`: thread 0, when the predicate holds, arms the slot's
+/// mbarrier with the tile's bytes and copies the descriptor's block into the slot, one box per
+/// swizzle-row-wide column block (the tensor map's box is one swizzle row wide; the ring stores
+/// column block `j` at `j * rows * swizzle_bytes`, as TMA writes each box).
+fn tma_copy(e: &mut Emitter, op: Op) -> EResult<()> {
+    let data = e.func.body.op(op).clone();
+    let (ring, barrier) = slot_barrier(e, data.operands[0], data.operands[1])?;
+    let Some((swizzle, [rows, cols])) = ring.swizzle else { return e.invalid("a TMA ring without swizzle") };
+    let (base, slot) = (e.get(data.operands[0])?[0], e.get(data.operands[1])?[0]);
+    let live = e.get(data.operands[2])?[0];
+    let desc = e.get(data.operands[3])?[0];
+    let offsets: Vec<Reg> =
+        data.operands[4..].iter().map(|&v| e.get(v).map(|r| r[0])).collect::<EResult<_>>()?;
+    let [outer, inner] = offsets[..] else { return e.invalid("a TMA ring copy of a block that is not 2-D") };
+    let issue = e.reg(Class::Pred);
+    e.ins(format!("setp.eq.and.u32 {issue}, {}, 0, {live}", e.tid));
+    let tile_bytes = swizzle.tile_bytes([rows, cols]);
+    e.ins(format!("@{issue} mbarrier.arrive.expect_tx.shared::cta.b64 _, [{barrier}], {tile_bytes}"));
+    let slot_addr = e.reg(Class::B32);
+    e.ins(format!("mad.lo.s32 {slot_addr}, {slot}, {}, {base}", ring.slot_bytes));
+    let block_cols = swizzle.block_cols();
+    for block in 0..cols / block_cols {
+        let column = if block == 0 {
+            inner
+        } else {
+            let c = e.reg(Class::B32);
+            e.ins(format!("add.s32 {c}, {inner}, {}", block * block_cols));
+            c
+        };
+        e.ins(format!(
+            "@{issue} cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes \
+             [{slot_addr}+{}], [{desc}, {{{column}, {outer}}}], [{barrier}]",
+            block * rows * swizzle.swizzle_bytes
+        ));
+    }
+    Ok(())
 }
 
 /// `cp.async` of every vector of the pointer tensor into the ring slot, zero-filling masked-off

@@ -26,8 +26,10 @@
 //! waits until it has read the tile (`cp.async.bulk.wait_group.read 0`) before the tile's memory
 //! is reused; the TMA unit skips the elements outside the tensor.
 //!
-//! The tiles are unswizzled (swizzle mode none; the box is the whole block). Streaming tiles
-//! through swizzled rings for tensor-core dots is the pipeliner's job.
+//! These tiles are unswizzled (swizzle mode none; the box is the whole block). Tiles that feed
+//! warpgroup dots in a pipelined loop stream through swizzled rings instead: the pipeliner gives
+//! their descriptor the ring's swizzle, and [`crate::shared_rings`] issues the copies (one box per
+//! swizzle-row-wide column block) and the mbarrier waits.
 
 use trident_midend::ir::{Op, Opcode, Type};
 use trident_midend::layout::registers::Affine;
@@ -55,7 +57,7 @@ fn block_of(e: &Emitter, desc: trident_midend::ir::Value) -> EResult<(Vec<u32>, 
 }
 
 /// A predicate true in thread 0 only (the thread that issues TMA copies and fills tensor maps).
-fn first_thread(e: &mut Emitter) -> Reg {
+pub fn first_thread(e: &mut Emitter) -> Reg {
     let p = e.reg(Class::Pred);
     e.ins(format!("setp.eq.u32 {p}, {}, 0", e.tid));
     p
@@ -176,7 +178,7 @@ fn load(e: &mut Emitter, op: Op) -> EResult<()> {
         "@{thread0} cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes \
          [{tile}], [{desc}, {coords}], [{bar}]"
     ));
-    wait_phase(e, bar, 0);
+    wait_phase(e, bar, "0");
     let layout = e.layout(data.results[0])?;
     let class = crate::emit::class_of_type(e.ty(data.results[0]));
     let regs = e.read_shared(&layout, &Affine::row_major(&layout.shape), class);
@@ -187,8 +189,9 @@ fn load(e: &mut Emitter, op: Op) -> EResult<()> {
     Ok(())
 }
 
-/// Spins until the mbarrier at `bar` completes the phase of parity `phase`.
-pub fn wait_phase(e: &mut Emitter, bar: Reg, phase: u32) {
+/// Spins until the mbarrier at `bar` completes the phase of parity `phase` (an immediate or a
+/// register).
+pub fn wait_phase(e: &mut Emitter, bar: Reg, phase: &str) {
     let done = e.reg(Class::Pred);
     let again = e.ptx.label("mbarrier_wait");
     e.ptx.place_label(&again);

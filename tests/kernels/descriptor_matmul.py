@@ -3,8 +3,9 @@
 """Tensor descriptors made in the kernel (`tl.make_tensor_descriptor`, the style of Triton's
 tutorial 09). On sm_90a they stay descriptors: each program builds its tensor maps in global
 scratch, and the accesses become TMA copies (`cp.async.bulk.tensor`) waited on with mbarriers.
-The GEMM's output tile is stored through TMA (rows past M are clipped by the tensor map); its K
-loop's operand loads stream through cp.async rings. The scale kernel loads and stores 2-D blocks
+The GEMM's K loop streams both operands through swizzled shared-memory rings filled by TMA (one
+mbarrier per slot) into warpgroup MMAs; its output tile is stored through TMA (rows past M are
+clipped by the tensor map). The scale kernel loads and stores 2-D blocks
 that overhang the tensor on both axes: the overhang reads zeros and is never written."""
 import triton
 import triton.language as tl

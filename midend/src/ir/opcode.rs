@@ -234,7 +234,7 @@ define_ops! {
     ConvertLayout = "ttg.convert_layout", ops Exactly(1), res Exactly(1), regions 0, Pure, false,
         "The same tensor in another layout (encoding); the only op that changes a value's layout.";
     LocalAlloc = "ttg.local_alloc", ops Exactly(0), res Exactly(1), regions 0, Write, false,
-        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands (padded columns with `column_major`), or, with `swizzle_bytes`, as #ttg.nvmma_shared tiles of that swizzle (wgmma operands, 1024-byte aligned); the i32 result names the ring.";
+        "trident: reserve shared memory for `slots` tiles of `shape` (elements of `elem_bytes`), each staged with 16-byte padded rows for tensor-core operands (padded columns with `column_major`), or, with `swizzle_bytes`, as #ttg.nvmma_shared tiles of that swizzle (wgmma operands, 1024-byte aligned); with `tma`, one mbarrier per slot as well (filled by TMA copies); the i32 result names the ring.";
     LocalDealloc = "ttg.local_dealloc", ops Exactly(1), res Exactly(0), regions 0, Write, false,
         "trident: release the ring (the last one reserved first).";
     AsyncCopyGlobalToLocal = "ttg.async_copy_global_to_local", ops Between(3, 4), res Exactly(0), regions 0, Write, false,
@@ -243,6 +243,10 @@ define_ops! {
         "Close the group of asynchronous copies issued since the last commit.";
     AsyncWait = "ttg.async_wait", ops Exactly(0), res Exactly(0), regions 0, Write, false,
         "Wait until at most `num` committed groups of asynchronous copies are still in flight (this thread's copies).";
+    AsyncTmaCopyGlobalToLocal = "ttng.async_tma_copy_global_to_local", ops AtLeast(5), res Exactly(0), regions 0, Write, false,
+        "(ring, slot, pred, desc, offsets...) when `pred`, copy the descriptor's block at `offsets` into a slot of a `tma` ring with TMA (cp.async.bulk.tensor), completing the slot's mbarrier phase when the bytes land.";
+    WaitBarrier = "ttng.wait_barrier", ops Exactly(3), res Exactly(0), regions 0, Write, false,
+        "(ring, slot, phase) wait until the mbarrier of a `tma` ring's slot has completed the phase of parity `phase` (its TMA copy landed).";
     LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
         "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
 

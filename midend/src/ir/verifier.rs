@@ -556,6 +556,24 @@ impl<'a> FunctionVerifier<'a> {
                     _ => Ok(()),
                 }
             }
+            AsyncTmaCopyGlobalToLocal => {
+                i32_operands(&operands[..2])?;
+                if !is_i1_scalar(operands[2]) {
+                    return Err(format!("TMA copy predicate {} is not an i1", operands[2]));
+                }
+                let Type::Desc { block, .. } = operands[3] else {
+                    return Err(format!("TMA copy source {} is not a tensor descriptor", operands[3]));
+                };
+                if operands.len() != 4 + block.len() {
+                    return Err(format!(
+                        "{} offsets for a rank-{} descriptor",
+                        operands.len() - 4,
+                        block.len()
+                    ));
+                }
+                i32_operands(&operands[4..])
+            }
+            WaitBarrier => i32_operands(&operands),
             LocalLoad => {
                 i32_operands(&operands)?;
                 if !results[0].is_tensor() {

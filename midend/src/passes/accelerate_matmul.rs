@@ -74,6 +74,19 @@ pub fn run(module: &mut Module, target: &Target) {
     }
 }
 
+/// Whether `dot` (a `tt.dot`, in TTIR or TTGIR) will become a warpgroup MMA on `target`: the
+/// choice `run` makes, asked ahead of it (rewrite-tensor-descriptors keeps the descriptor loads
+/// of such dots for TMA rings).
+pub(crate) fn takes_warpgroup_mma(body: &Body, dot: Op, target: &Target) -> bool {
+    if target.compute_capability.unwrap_or(0) < 90 || body.opcode(dot) != Opcode::Dot {
+        return false;
+    }
+    let Some(block) = body.op(dot).parent else { return false };
+    let dots: Vec<Op> =
+        body.blocks[block].ops.iter().copied().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
+    !chained_dots(body, &dots).contains(&dot) && mma_v3_encoding(body, dot, target.num_warps).is_some()
+}
+
 /// The dots that share a def-use component of their block with another dot. Edges join a
 /// top-level op of the block to the top-level ops defining its operands (those of nested ops
 /// included); conversions cut the component, as in Triton's `hasChainedDot`.

@@ -66,6 +66,20 @@
 //! does, and the copies move after the dots and their waits, behind a second barrier: by then
 //! every warpgroup's dot of iteration `k - 1` is done, and iteration `k` copies into its slot.
 //!
+//! # Hopper: TMA rings for descriptor loads
+//!
+//! A `tt.descriptor_load` (its descriptor made outside the loop) whose tile feeds warpgroup dots
+//! streams through a ring as well, filled by TMA instead of `cp.async`: the ring holds the block
+//! as the tensor stores it, swizzled, with one mbarrier per slot (`tma` on the ring), and the
+//! descriptor's tensor map takes the ring's swizzle (`swizzle_bytes` on the
+//! `tt.make_tensor_descriptor`), so every use of the descriptor must be such a load of this loop.
+//! A copy (`ttng.async_tma_copy_global_to_local`) is predicated on its iteration running: one past
+//! the end is never issued, so nothing is left to drain. Instead of waiting for commit groups,
+//! iteration `k` waits on its slot's mbarrier (`ttng.wait_barrier`) for the phase parity the loop
+//! carries, flipped each time the slot index wraps. TMA writes through the async proxy, as wgmma
+//! reads, so these rings need no proxy fence. Descriptor loads that get no ring stay synchronous
+//! TMA loads; they are never pipelined in registers.
+//!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
 //! (masked-off copies touch none); in the register form, one more set of operand registers live
@@ -98,7 +112,7 @@ pub fn run(module: &mut Module, target: &Target) {
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for lp in loops {
-            pipeline(body, lp, target);
+            pipeline(body, function.entry, lp, target);
         }
     }
 }
@@ -148,7 +162,7 @@ impl LoopParts {
 
 /// One loop: finds its eligible loads and, if there are any and they fit the register budget,
 /// rewrites the loop.
-fn pipeline(body: &mut Body, lp: Op, target: &Target) {
+fn pipeline(body: &mut Body, entry: Block, lp: Op, target: &Target) {
     let threads = target.threads_per_program() as u64;
     let region = body.op(lp).regions[0];
     let top: Vec<Op> = body.blocks[region].ops.clone();
@@ -159,19 +173,26 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
         return;
     }
     let users = users_in(body, &top);
-    let loads: Vec<Op> = top
+    let in_body: HashSet<Op> = top.iter().copied().collect();
+    // Descriptor loads read a descriptor made outside the loop (a tensor map built once).
+    let outside = |v: Value| body.def_op(v).is_none_or(|def| !in_body.contains(&def));
+    let mut loads: Vec<Op> = top
         .iter()
         .copied()
         .filter(|&op| {
-            body.opcode(op) == Opcode::Load
-                && body.ty(body.op(op).results[0]).is_tensor()
-                && feeds_only_dot_operands(body, &users, body.op(op).results[0])
+            let data = body.op(op);
+            let kind = match data.opcode {
+                Opcode::Load => true,
+                Opcode::DescriptorLoad => outside(data.operands[0]),
+                _ => false,
+            };
+            kind && body.ty(data.results[0]).is_tensor()
+                && feeds_only_dot_operands(body, &users, data.results[0])
         })
         .collect();
     if loads.is_empty() {
         return;
     }
-    let in_body: HashSet<Op> = top.iter().copied().collect();
     let args = body.blocks[region].args.clone();
     let yields = body.op(yield_op).operands.clone();
     // Every load's operands must be recomputable for the next iteration.
@@ -187,10 +208,12 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
     let carried: Vec<usize> =
         (1..args.len()).filter(|&k| checked.get(&args[k]).copied().unwrap_or(false)).collect();
     // Shared-memory rings of as many slots as num_stages asks and shared memory allows.
+    let has_descriptors = loads.iter().any(|&l| body.opcode(l) == Opcode::DescriptorLoad);
+    let all_users = has_descriptors.then(|| users_in(body, &body.walk(entry)));
     let tiles: Option<Vec<RingTile>> = target
         .compute_capability
         .is_some_and(|cc| cc >= 80)
-        .then(|| loads.iter().map(|&l| ring_tile(body, &users, l)).collect())
+        .then(|| loads.iter().map(|&l| ring_tile(body, &users, all_users.as_ref(), &loads, l)).collect())
         .flatten();
     if let Some(tiles) = tiles {
         if let Some(plan) = plan_rings(body, &top, &tiles, target) {
@@ -200,6 +223,11 @@ fn pipeline(body: &mut Body, lp: Op, target: &Target) {
             }
             return;
         }
+    }
+    // Registers hold what pointer loads return; descriptor loads stay synchronous TMA copies.
+    loads.retain(|&l| body.opcode(l) == Opcode::Load);
+    if loads.is_empty() {
+        return;
     }
     let accumulators: u64 = top
         .iter()
@@ -242,7 +270,9 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
             warpgroup.then(|| NvmmaShared::for_row(row, ty.dtype().bits() / 8)).flatten()
         })
         .collect();
-    if warpgroup && swizzles.iter().any(Option::is_none) {
+    if (warpgroup && swizzles.iter().any(Option::is_none))
+        || (!warpgroup && tiles.iter().any(|t| t.tma.is_some()))
+    {
         return None;
     }
     let async_dots = warpgroup && dots.iter().all(|&d| carried_accumulator(body, d).is_some());
@@ -422,18 +452,29 @@ enum RingOrder {
 }
 
 /// How a load's tile lives in its ring: the value the dot reads (the load's result, or its
-/// transpose) and the order the ring stores it in.
+/// transpose), the order the ring stores it in, and whether TMA fills it.
 #[derive(Clone, Copy, Debug)]
 struct RingTile {
     operand: Value,
     order: RingOrder,
+    /// The descriptor of a `tt.descriptor_load`'s tile, which TMA copies into the ring.
+    tma: Option<Value>,
 }
 
 /// The ring tile of `load`, if it can become an asynchronous copy into a dot's staging ring:
 /// 16-bit elements, two dims in an order a ring can store ([`ring_order`]), `other` absent or
 /// zero, and every use a direct A/B operand of a tensor-core dot (the layout passes may leave
 /// dead conversions behind).
-fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) -> Option<RingTile> {
+fn ring_tile(
+    body: &Body,
+    users: &HashMap<Value, Vec<(Op, usize)>>,
+    all_users: Option<&HashMap<Value, Vec<(Op, usize)>>>,
+    loads: &[Op],
+    load: Op,
+) -> Option<RingTile> {
+    if body.opcode(load) == Opcode::DescriptorLoad {
+        return tma_ring_tile(body, users, all_users?, loads, load);
+    }
     let data = body.op(load);
     let ty = body.ty(data.results[0]);
     let zero_other = match data.operands.get(2) {
@@ -475,7 +516,41 @@ fn ring_tile(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, load: Op) ->
     if ty.dtype().is_fp8() && !users.get(&operand).is_some_and(|uses| uses.iter().all(k_major_wgmma)) {
         return None;
     }
-    Some(RingTile { operand, order })
+    Some(RingTile { operand, order, tma: None })
+}
+
+/// The ring tile of a descriptor load, if TMA can fill a warpgroup dot's ring with it: the ring
+/// holds the block as the tensor stores it (row-major; a block the dot reads transposed is the
+/// column-major tile of the transpose), swizzled, so the tensor map takes the ring's swizzle.
+/// Every use of the descriptor must be a pipelined load of this loop (one tensor map, one
+/// swizzle), and every use of the tile a direct A/B operand of a warpgroup dot (8-bit tiles
+/// K-major: A as stored, B transposed).
+fn tma_ring_tile(
+    body: &Body,
+    users: &HashMap<Value, Vec<(Op, usize)>>,
+    all_users: &HashMap<Value, Vec<(Op, usize)>>,
+    loads: &[Op],
+    load: Op,
+) -> Option<RingTile> {
+    let desc = body.op(load).operands[0];
+    let ty = body.ty(body.op(load).results[0]);
+    let only_loads_here = all_users.get(&desc)?.iter().all(|&(user, _)| loads.contains(&user));
+    let trans = transposed_by(body, users, load);
+    let operand = operand_of(body, users, load);
+    let order = if trans.is_some() { RingOrder::ColumnMajor } else { RingOrder::RowMajor };
+    let wgmma_operand = |&(user, slot): &(Op, usize)| match body.opcode(user) {
+        Opcode::WarpGroupDot => {
+            let k_major = !ty.dtype().is_fp8() || (slot == 0) == (order == RingOrder::RowMajor);
+            slot < 2 && k_major && (order == RingOrder::RowMajor || slot == 1)
+        }
+        Opcode::ConvertLayout => !users.contains_key(&body.op(user).results[0]),
+        _ => false,
+    };
+    let eligible = only_loads_here
+        && (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8())
+        && ty.shape().len() == 2
+        && users.get(&operand).is_some_and(|uses| uses.iter().all(wgmma_operand));
+    eligible.then_some(RingTile { operand, order, tma: Some(desc) })
 }
 
 /// Shared memory of a ring of `slots` `ty` tiles with 16-byte padded rows (the dot staging; a
@@ -565,9 +640,22 @@ fn rewrite_async(
             if let Some(swizzle) = swizzle {
                 attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
             }
+            if tile.tma.is_some() {
+                attrs = attrs.with("tma", Attr::Bool(true));
+            }
             b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
         })
         .collect();
+    // The tensor maps of TMA-filled rings take the rings' swizzle.
+    for (tile, swizzle) in tiles.iter().zip(&plan.swizzles) {
+        let (Some(desc), Some(swizzle)) = (tile.tma, swizzle) else { continue };
+        let make = b.body.def_op(desc).expect("a pipelined descriptor is made in the function");
+        let attrs =
+            b.body.op(make).attrs.clone().with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
+        b.body.ops[make].attrs = attrs;
+    }
+    let pointer_rings = tiles.iter().any(|t| t.tma.is_none());
+    let tma_rings = tiles.iter().any(|t| t.tma.is_some());
     let mut at: HashMap<Value, Value> = HashMap::from([(args[0], lb)]);
     at.extend(carried.iter().map(|&k| (args[k], inits[k - 1])));
     for j in 0..ahead {
@@ -577,22 +665,37 @@ fn rewrite_async(
         let live = b.cmpi("slt", at[&args[0]], ub);
         let slot = b.const_int(DType::I32, j);
         for ((&load, tile), &ring) in loads.iter().zip(tiles).zip(&rings) {
-            async_copy(&mut b, &in_body, load, tile.operand, ring, slot, live, &mut at);
+            copy_into_ring(&mut b, &in_body, load, tile, ring, slot, live, &mut at);
         }
-        b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+        if pointer_rings {
+            b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+        }
     }
 
-    // The slot the dot reads is carried: 0 in the first iteration, then round the ring.
+    // The slot the dot reads is carried: 0 in the first iteration, then round the ring; with
+    // TMA rings, so is the parity of the slots' mbarrier phase, which flips at each wrap.
     let slot0 = b.const_int(DType::I32, 0);
     let (slot, _) = body.add_iter_arg(lp, slot0, i32_ty.clone());
+    let phase = tma_rings.then(|| body.add_iter_arg(lp, slot0, i32_ty.clone()).0);
 
     // Body start: wait for this iteration's tiles (later groups may still be in flight), then
     // copy iteration k + ahead into the slot `ahead` after this one (the one iteration
     // k + ahead - slots read, finished by every warp past the barrier).
     let mut b = Builder::at(body, region, 0);
     b.span = span;
-    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(ahead - 1)));
-    if plan.swizzles.iter().any(Option::is_some) {
+    if pointer_rings {
+        b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(ahead - 1)));
+    }
+    for (tile, &ring) in tiles.iter().zip(&rings) {
+        if let (Some(_), Some(phase)) = (tile.tma, phase) {
+            b.op(Opcode::WaitBarrier, vec![ring, slot, phase], &[], Attrs::new());
+        }
+    }
+    // cp.async writes through the generic proxy; wgmma reads through the async proxy (TMA
+    // writes through it too).
+    let generic_writes_for_wgmma =
+        tiles.iter().zip(&plan.swizzles).any(|(tile, swizzle)| tile.tma.is_none() && swizzle.is_some());
+    if generic_writes_for_wgmma {
         b.op(Opcode::FenceAsyncShared, vec![], &[], Attrs::new());
     }
     b.op(Opcode::Barrier, vec![], &[], Attrs::new());
@@ -603,6 +706,10 @@ fn rewrite_async(
     let at_end = b.cmpi("eq", slot, last);
     let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
     let next_slot = b.select(at_end, zero, after);
+    let next_phase = phase.map(|phase| {
+        let flipped = b.value(Opcode::XOrI, vec![phase, one], i32_ty.clone(), Attrs::new());
+        b.select(at_end, flipped, phase)
+    });
     let local_loads = |b: &mut Builder| -> HashMap<Value, Value> {
         let mut map = HashMap::new();
         for (tile, &ring) in tiles.iter().zip(&rings) {
@@ -628,21 +735,26 @@ fn rewrite_async(
     }
     let live = b.cmpi("slt", later[&args[0]], ub);
     for ((&load, tile), &ring) in loads.iter().zip(tiles).zip(&rings) {
-        async_copy(&mut b, &in_body, load, tile.operand, ring, write_slot, live, &mut later);
+        copy_into_ring(&mut b, &in_body, load, tile, ring, write_slot, live, &mut later);
     }
-    b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+    if pointer_rings {
+        b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
+    }
     if !plan.copies_after_dots {
         map = local_loads(&mut b);
     }
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.push(next_slot);
+    body.ops[yield_op].operands.extend(next_phase);
 
     // After the loop: the last (masked-off) copies drained, every warp past its last read, the
-    // rings released (latest first).
+    // rings released (latest first). TMA copies past the end were never issued.
     let index = position(body, parent, lp) + 1;
     let mut b = Builder::at(body, parent, index);
     b.span = span;
-    b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(0)));
+    if pointer_rings {
+        b.op(Opcode::AsyncWait, vec![], &[], Attrs::new().with("num", Attr::Int(0)));
+    }
     b.op(Opcode::Barrier, vec![], &[], Attrs::new());
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
@@ -657,6 +769,28 @@ fn ring_step(b: &mut Builder, slot: Value, distance: i64, count: Value) -> Value
     let wraps = b.cmpi("sge", sum, count);
     let wrapped = b.value(Opcode::SubI, vec![sum, count], ty, Attrs::new());
     b.select(wraps, wrapped, sum)
+}
+
+/// The copy of the tile `load` reads (through `map`) into `slot` of `ring`, for the iteration
+/// `live` says runs: TMA for a descriptor load, else `cp.async`.
+#[allow(clippy::too_many_arguments)]
+fn copy_into_ring(
+    b: &mut Builder,
+    in_body: &HashSet<Op>,
+    load: Op,
+    tile: &RingTile,
+    ring: Value,
+    slot: Value,
+    live: Value,
+    map: &mut HashMap<Value, Value>,
+) {
+    let Some(desc) = tile.tma else {
+        return async_copy(b, in_body, load, tile.operand, ring, slot, live, map);
+    };
+    let offsets = b.body.op(load).operands[1..].to_vec();
+    let mut operands = vec![ring, slot, live, desc];
+    operands.extend(offsets.into_iter().map(|offset| clone_with(b, in_body, offset, map)));
+    b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
 }
 
 /// An asynchronous copy of the tile `load` reads (through `map`) into `slot` of `ring`, masked

@@ -26,9 +26,11 @@
 //! Triton checks the same at run time and fails the launch; trident keeps such descriptors on the
 //! pointer path instead, which is correct for any alignment.
 //!
-//! Loads that the pipeliner will stream through shared-memory rings (inside an `scf.for`, feeding
-//! a `tt.dot`, with `num_stages >= 2`) also stay on the pointer path for now: the rings are filled
-//! by `cp.async`, and a synchronous TMA copy per iteration would lose the overlap.
+//! A load inside an `scf.for` that feeds a `tt.dot` (with `num_stages >= 2`) stays a descriptor
+//! only when every dot it feeds will be a warpgroup MMA (accelerate-matmul's choice, asked
+//! ahead): pipeline-dot-loads then streams it through a swizzled ring filled by TMA. Other dots
+//! (mma.sync, FMA) read padded rings, which only `cp.async` fills, so such loads take the
+//! pointer path; a synchronous TMA copy per iteration would lose the overlap.
 //!
 //! Expects: TTIR (no layouts), helpers inlined, descriptors made in the same function. Descriptor
 //! accesses whose descriptor does not come from a `tt.make_tensor_descriptor` are left alone (the
@@ -39,6 +41,7 @@ use std::collections::HashMap;
 
 use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Elem, Module, Op, Opcode, Type, Value};
+use crate::passes::accelerate_matmul::takes_warpgroup_mma;
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -93,8 +96,9 @@ fn stays_on_tma(body: &Body, axis: &AxisInfoMap, users: &Users, op: Op, target: 
 /// The users of every value of a function, with the operand index.
 type Users = HashMap<Value, Vec<(Op, usize)>>;
 
-/// Whether the load `op` sits in an `scf.for` and its value reaches a `tt.dot` (through
-/// element-preserving ops), so that pipeline-dot-loads will stream it through a ring.
+/// Whether the load `op` sits in an `scf.for` and its value reaches a `tt.dot` that will not be
+/// a warpgroup MMA reading it from a TMA ring, so that pipeline-dot-loads streams it through a
+/// `cp.async` ring instead (in registers, or through a transpose for an 8-bit A operand).
 fn feeds_pipelined_dot(body: &Body, users: &Users, op: Op, target: &Target) -> bool {
     if target.num_stages < 2 {
         return false;
@@ -105,19 +109,29 @@ fn feeds_pipelined_dot(body: &Body, users: &Users, op: Op, target: &Target) -> b
     if !in_loop {
         return false;
     }
-    let mut frontier = vec![body.op(op).results[0]];
-    while let Some(value) = frontier.pop() {
-        for &(user, _) in users.get(&value).into_iter().flatten() {
+    let fp8 = body.ty(body.op(op).results[0]).dtype().is_fp8();
+    // (value, reached through a transpose)
+    let mut frontier = vec![(body.op(op).results[0], false)];
+    let mut feeds_dot = false;
+    let mut tma_ring = true;
+    while let Some((value, transposed)) = frontier.pop() {
+        for &(user, slot) in users.get(&value).into_iter().flatten() {
             match body.opcode(user) {
-                Opcode::Dot => return true,
-                Opcode::Trans | Opcode::ConvertLayout | Opcode::FpToFp => {
-                    frontier.extend(body.op(user).results.iter().copied())
+                Opcode::Dot => {
+                    feeds_dot = true;
+                    // wgmma reads 8-bit operands K-major only: A as stored, B transposed.
+                    let k_major = !fp8 || (slot == 0) != transposed;
+                    tma_ring &= slot < 2 && k_major && takes_warpgroup_mma(body, user, target);
                 }
-                _ => {}
+                Opcode::Trans => frontier.extend(body.op(user).results.iter().map(|&r| (r, !transposed))),
+                Opcode::ConvertLayout => {
+                    frontier.extend(body.op(user).results.iter().map(|&r| (r, transposed)))
+                }
+                _ => tma_ring = false,
             }
         }
     }
-    false
+    feeds_dot && !tma_ring
 }
 
 /// Rewrites one access; returns (old result, new result) for loads.
