@@ -80,6 +80,11 @@
 //! reads, so these rings need no proxy fence. Descriptor loads that get no ring stay synchronous
 //! TMA loads; they are never pipelined in registers.
 //!
+//! # Depth per loop
+//!
+//! The depth is the loop's own `tt.num_stages` (`tl.range(..., num_stages=N)`) where it has one,
+//! else the kernel's `num_stages`; under 2 the loop is left alone.
+//!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
 //! (masked-off copies touch none); in the register form, one more set of operand registers live
@@ -102,18 +107,28 @@ const REGISTER_BUDGET: u64 = 160;
 /// in registers, reductions, layout conversions).
 const SCRATCH_RESERVE: u64 = 64 * 1024;
 
-/// Pipelines the dot operand loads of every `scf.for` when `target.num_stages >= 2`.
+/// Pipelines the dot operand loads of every `scf.for` whose depth is at least 2: the loop's
+/// own `tt.num_stages` (`tl.range(..., num_stages=N)`), else `target.num_stages`.
 pub fn run(module: &mut Module, target: &Target) {
-    if target.num_stages < 2 {
-        return;
-    }
     for function in &mut module.functions {
         let body = &mut function.body;
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for lp in loops {
-            pipeline(body, function.entry, lp, target);
+            let stages = loop_stages(body, lp, target);
+            if stages >= 2 {
+                pipeline(body, function.entry, lp, &Target { num_stages: stages, ..target.clone() });
+            }
         }
+    }
+}
+
+/// The pipelining depth of loop `lp`: its `tt.num_stages` attribute (Triton's per-loop
+/// override), else the kernel's.
+pub(crate) fn loop_stages(body: &Body, lp: Op, target: &Target) -> u32 {
+    match body.op(lp).attrs.int("tt.num_stages") {
+        Some(stages) => stages.clamp(0, u32::MAX as i64) as u32,
+        None => target.num_stages,
     }
 }
 

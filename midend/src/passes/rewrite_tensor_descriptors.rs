@@ -42,6 +42,7 @@ use std::collections::HashMap;
 use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Elem, Module, Op, Opcode, Type, Value};
 use crate::passes::accelerate_matmul::takes_warpgroup_mma;
+use crate::passes::pipeline_dot_loads::loop_stages;
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -96,17 +97,13 @@ fn stays_on_tma(body: &Body, axis: &AxisInfoMap, users: &Users, op: Op, target: 
 /// The users of every value of a function, with the operand index.
 type Users = HashMap<Value, Vec<(Op, usize)>>;
 
-/// Whether the load `op` sits in an `scf.for` and its value reaches a `tt.dot` that will not be
+/// Whether the load `op` sits directly in the body of a pipelined `scf.for` and its value reaches a `tt.dot` that will not be
 /// a warpgroup MMA reading it from a TMA ring, so that pipeline-dot-loads streams it through a
 /// `cp.async` ring instead (in registers, or through a transpose for an 8-bit A operand).
 fn feeds_pipelined_dot(body: &Body, users: &Users, op: Op, target: &Target) -> bool {
-    if target.num_stages < 2 {
-        return false;
-    }
-    let enclosing = |o: Op| body.op(o).parent.and_then(|block| body.blocks[block].parent_op);
-    let in_loop =
-        std::iter::successors(enclosing(op), |&o| enclosing(o)).any(|o| body.opcode(o) == Opcode::For);
-    if !in_loop {
+    // The loop whose body holds the load directly (the pipeliner streams only those loads).
+    let Some(lp) = body.op(op).parent.and_then(|block| body.blocks[block].parent_op) else { return false };
+    if body.opcode(lp) != Opcode::For || loop_stages(body, lp, target) < 2 {
         return false;
     }
     let fp8 = body.ty(body.op(op).results[0]).dtype().is_fp8();
