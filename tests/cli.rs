@@ -393,3 +393,79 @@ fn required_devices_are_available() {
         println!("SKIP {device}: not available here (set TRIDENT_REQUIRE_DEVICES={device} to require it)");
     }
 }
+
+/// `tl.range(..., loop_unroll_factor=4)` (tests/kernels/unrolled_loop.py) computes exactly what
+/// the loop computes without unrolling, for trip counts that leave remainders of every size and
+/// for none at all.
+#[test]
+fn unrolled_loops_compute_the_same_values() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-unrolled-loop");
+    let x: Vec<u8> = (0..64 * 40).flat_map(|i| (((i * 29) % 97) as f32 / 8.0 - 6.0).to_le_bytes()).collect();
+    let x_arg = write_npy(&dir, "x_ptr", DType::F32, x);
+    let out_arg = write_npy(&dir, "out_ptr", DType::F32, vec![0; 64 * 4]);
+    for n in ["0", "1", "7", "9", "31", "36"] {
+        let mut outputs = Vec::new();
+        for unroll in ["1", "4"] {
+            let out = dir.join(format!("n{n}-u{unroll}"));
+            let output = trident(&[
+                "run",
+                "tests/kernels/unrolled_loop.py",
+                "--kernel",
+                "unrolled_loop_kernel",
+                "--backend",
+                "interp",
+                "--grid",
+                "1",
+                "--const",
+                "BLOCK=64",
+                "--const",
+                &format!("UNROLL={unroll}"),
+                "--arg",
+                &x_arg,
+                "--arg",
+                &out_arg,
+                "--arg",
+                &format!("N={n}"),
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(output.status.success(), "N={n} UNROLL={unroll}: {}", stderr(&output));
+            outputs.push(read_f32(&out.join("out_ptr.npy")));
+        }
+        assert_eq!(outputs[0], outputs[1], "N={n}: unrolled and plain loops differ");
+        if n != "0" {
+            assert!(outputs[0].iter().any(|&v| v != 0.0), "N={n}: the loop did not run");
+        }
+    }
+}
+
+/// Loop hints trident does not apply (`flatten`, `warp_specialize`) compile, with one warning
+/// each that names the loop's Python line.
+#[test]
+fn unapplied_loop_hints_are_warned_about() {
+    let output = trident(&[
+        "compile",
+        "tests/kernels/loop_hints.py",
+        "--kernel",
+        "loop_hints_kernel",
+        "--emit",
+        "ttir",
+        "--const",
+        "BLOCK=64",
+        "--arg",
+        "x_ptr=*fp32",
+        "--arg",
+        "out_ptr=*fp32",
+        "--arg",
+        "N=8",
+    ]);
+    let text = stderr(&output);
+    assert!(output.status.success(), "{text}");
+    for hint in ["flatten=True", "warp_specialize=True"] {
+        let warning = format!("warning: tl.range({hint}) is not applied");
+        assert_eq!(text.matches(&warning).count(), 1, "{text}");
+    }
+    assert!(text.contains("tests/kernels/loop_hints.py:13:5"), "{text}");
+    assert!(text.contains("for i in tl.range(0, N, flatten=True, warp_specialize=True):"), "{text}");
+}

@@ -69,6 +69,21 @@ impl Diagnostics {
     }
 }
 
+/// Renders a warning about the first line of `span` in the kernel file like an error
+/// (`warning: message`, the file, the Python line and a caret).
+pub fn render_warning(path: &str, source: &str, span: Span, message: &str) -> String {
+    let file = SimpleFile::new(path, source);
+    let mut out = NoColor::new(Vec::new());
+    let mut report = Report::warning().with_message(message);
+    if !span.is_none() {
+        let range = clamp(span, source);
+        let first_line = source[range.clone()].find('\n').map_or(range.end, |n| range.start + n);
+        report = report.with_labels(vec![Label::primary((), range.start..first_line)]);
+    }
+    let _ = term::emit(&mut out, &term::Config::default(), &file, &report);
+    String::from_utf8_lossy(&out.into_inner()).into_owned()
+}
+
 impl std::fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.render())

@@ -1,8 +1,8 @@
 //! The pass pipeline: one readable function per IR level, in Triton's order (STYLE rule 11).
 //!
 //! `run_ttir` mirrors the TTIR half of Triton's `make_ttir`: inline the helpers, fold, apply the
-//! combine patterns, merge duplicates, hoist loop invariants, fold again (hoisting and merging
-//! expose new constants) and drop what became dead. After every pass the verifier runs in debug
+//! combine patterns, merge duplicates, hoist loop invariants, unroll the loops that ask for it,
+//! fold again (hoisting, merging and unrolling expose new constants) and drop what became dead. After every pass the verifier runs in debug
 //! builds, or when [`PipelineOptions::verify`] asks for it; a verifier failure is an internal
 //! compiler error ([`PassError`]) carrying the pass name, the message and the printed IR, never
 //! a user error. `--dump-after=PASS` maps to [`PipelineOptions::dump_after`].
@@ -82,6 +82,11 @@ pub fn run_ttir(module: &mut Module, options: &PipelineOptions) -> Result<(), Pa
         return Ok(());
     }
     if run_pass("licm", passes::licm::run, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+
+    // ---- Unroll the loops that ask for it (`tl.range(..., loop_unroll_factor=N)`) -------------
+    if run_pass("unroll-loops", passes::unroll_loops::run, module, options)? == Continue::StopHere {
         return Ok(());
     }
 

@@ -42,6 +42,11 @@ fn licm() {
 }
 
 #[test]
+fn unroll_loops() {
+    check_folder("unroll_loops", passes::unroll_loops::run);
+}
+
+#[test]
 fn dce() {
     check_folder("dce", passes::dce::run);
 }

@@ -18,6 +18,9 @@ use trident_runtime::{npy, ArgValue, Buffer, Grid};
 use super::error::{usage, CliError};
 use super::signature::{self, Param};
 use super::SpecFlags;
+use trident_frontend::diagnostics::render_warning;
+use trident_midend::analysis::loop_hints::unapplied_loop_hints;
+
 use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 
 /// One `--arg` as written on the command line, before any file is read.
@@ -67,9 +70,14 @@ pub struct Launch {
 }
 
 impl Launch {
-    /// Compiles the kernel to TTIR (frontend and TTIR pipeline).
+    /// Compiles the kernel to TTIR (frontend and TTIR pipeline), warning on stderr about the
+    /// loop hints that trident does not apply.
     pub fn compile(&self) -> Result<Module, CliError> {
-        Ok(compile_ttir_with(&self.path, &self.source, &self.kernel, &self.spec, &self.pipeline)?)
+        let module = compile_ttir_with(&self.path, &self.source, &self.kernel, &self.spec, &self.pipeline)?;
+        for hint in unapplied_loop_hints(&module) {
+            eprint!("{}", render_warning(&self.path, &self.source, hint.span, &hint.message));
+        }
+        Ok(module)
     }
 
     /// The grid, which launching verbs require.

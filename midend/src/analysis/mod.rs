@@ -5,3 +5,4 @@
 //! themselves, so a stale table can never outlive the IR it describes.
 
 pub mod axis_info;
+pub mod loop_hints;

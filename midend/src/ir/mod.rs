@@ -5,6 +5,7 @@ pub mod arena;
 pub mod attrs;
 pub mod body;
 pub mod builder;
+pub mod clone;
 pub mod opcode;
 pub mod parser;
 pub mod printer;

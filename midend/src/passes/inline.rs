@@ -16,7 +16,8 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Block, Body, FuncKind, Function, Module, Op, Opcode, Value};
+use crate::ir::clone::{clone_op, map_value};
+use crate::ir::{Body, FuncKind, Function, Module, Op, Opcode, Value};
 
 /// Inlines every call of every function, then drops the helpers.
 pub fn run(module: &mut Module) {
@@ -115,45 +116,4 @@ fn inline_one_call(body: &mut Body, call: Op, callee: &Function, call_results: &
         call_results.insert(result, map_value(&value_map, value));
     }
     body.detach_op(call);
-}
-
-/// Copies one op of `source` (with its regions) into `target`, detached, mapping operands through
-/// `value_map` and extending it with the copies' results and block arguments.
-fn clone_op(target: &mut Body, source: &Body, op: Op, value_map: &mut HashMap<Value, Value>) -> Op {
-    let data = source.op(op);
-    let regions: Vec<Block> =
-        data.regions.iter().map(|&region| clone_block(target, source, region, value_map)).collect();
-    let operands: Vec<Value> = data.operands.iter().map(|&v| map_value(value_map, v)).collect();
-    let result_types: Vec<_> = data.results.iter().map(|&r| source.ty(r).clone()).collect();
-    let copy =
-        target.create_op(data.opcode, operands, &result_types, data.attrs.clone(), regions, source.span(op));
-    for (&old, &new) in data.results.iter().zip(&target.op(copy).results) {
-        value_map.insert(old, new);
-    }
-    copy
-}
-
-/// Copies a region block (arguments and ops) of `source` into `target`.
-fn clone_block(
-    target: &mut Body,
-    source: &Body,
-    block: Block,
-    value_map: &mut HashMap<Value, Value>,
-) -> Block {
-    let arg_types: Vec<_> = source.blocks[block].args.iter().map(|&a| source.ty(a).clone()).collect();
-    let copy = target.new_block(&arg_types);
-    for (&old, &new) in source.blocks[block].args.iter().zip(&target.blocks[copy].args) {
-        value_map.insert(old, new);
-    }
-    for &op in &source.blocks[block].ops {
-        let op_copy = clone_op(target, source, op, value_map);
-        target.append_op(copy, op_copy);
-    }
-    copy
-}
-
-/// The caller-side value for a callee value. Every callee value is defined before its uses, so
-/// a missing entry is a broken callee body; it is kept as is for the verifier to report.
-fn map_value(value_map: &HashMap<Value, Value>, v: Value) -> Value {
-    value_map.get(&v).copied().unwrap_or(v)
 }

@@ -23,4 +23,5 @@ pub mod rematerialize_loop_pointers;
 pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;
 pub mod sink;
+pub mod unroll_loops;
 pub mod uses;

@@ -1,0 +1,43 @@
+//! Loop hints that trident records but does not apply yet, for the command line to report.
+//!
+//! `tl.range` takes performance hints along with its bounds. Those that change nothing about the
+//! values a loop computes may be ignored by a compiler without changing results; trident applies
+//! `num_stages` (pipeline-dot-loads) and `loop_unroll_factor` (unroll-loops), and reports the
+//! rest here so that a user learns, with the Python line, that the hint has no effect:
+//!
+//! - `flatten=True` (Triton fuses a persistent kernel's tile loop with its K loop, so the
+//!   pipeline does not drain between tiles): the loops run as written;
+//! - `warp_specialize=True` (producer and consumer warpgroups): every warp runs the whole loop.
+
+use crate::ir::{Module, Opcode, Span};
+
+/// One unapplied hint: the span of its loop and what the user should know.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnappliedHint {
+    pub span: Span,
+    pub message: String,
+}
+
+/// The hints of every loop of `module` (TTIR or TTGIR) that trident does not apply, in program
+/// order.
+pub fn unapplied_loop_hints(module: &Module) -> Vec<UnappliedHint> {
+    let mut hints = Vec::new();
+    for function in &module.functions {
+        let body = &function.body;
+        for op in body.walk(function.entry) {
+            if body.opcode(op) != Opcode::For {
+                continue;
+            }
+            let attrs = &body.op(op).attrs;
+            let mut note =
+                |message: &str| hints.push(UnappliedHint { span: body.span(op), message: message.into() });
+            if attrs.bool("tt.flatten") == Some(true) {
+                note("tl.range(flatten=True) is not applied: trident does not fuse nested loops yet, so the loops run as written");
+            }
+            if attrs.bool("tt.warp_specialize") == Some(true) {
+                note("tl.range(warp_specialize=True) is not applied: trident does not specialize warps yet, so every warp runs the whole loop");
+            }
+        }
+    }
+    hints
+}
