@@ -1,6 +1,10 @@
 //! Coalesce: give every global memory access a layout that lets each thread move up to 128 bits
 //! of consecutive elements with one instruction (Triton's `Coalesce.cpp`).
 //!
+//! A tensor-descriptor access (`tt.descriptor_load` / `tt.descriptor_store`, kept for TMA on
+//! sm_90a) moves its tile through a row-major tile in shared memory: it gets the layout of a
+//! pointer access whose last dim is contiguous and 16-byte aligned.
+//!
 //! For each `tt.load`, `tt.store` and `tt.atomic_rmw` on a tensor of pointers, the axis analysis
 //! of the pointer decides:
 //! 1. `order`: the dims sorted by contiguity, highest first (ties keep the row-major order);
@@ -51,6 +55,10 @@ fn plan(
     let body = &function.body;
     let mut plans = Vec::new();
     for op in body.walk(function.entry) {
+        if matches!(body.opcode(op), Opcode::DescriptorLoad | Opcode::DescriptorStore) {
+            plans.extend(descriptor_plan(body, op, threads_per_warp, num_warps));
+            continue;
+        }
         if !matches!(body.opcode(op), Opcode::Load | Opcode::Store | Opcode::AtomicRmw) {
             continue;
         }
@@ -67,6 +75,21 @@ fn plan(
         }
     }
     plans
+}
+
+/// The layout of a descriptor access (TMA on sm_90a): its tile sits row-major in shared memory,
+/// rows 16-byte aligned, so threads read or write it in 16-byte vectors along the last dim.
+fn descriptor_plan(body: &Body, op: Op, threads_per_warp: u32, num_warps: u32) -> Option<(Op, Encoding)> {
+    let data = body.op(op);
+    let tile = if data.opcode == Opcode::DescriptorLoad { data.results[0] } else { data.operands[1] };
+    let ty = body.ty(tile);
+    ty.encoding()?;
+    let rank = ty.shape().len();
+    let mut info = axis_info::AxisInfo::pessimistic(rank);
+    info.contiguity[rank - 1] = ty.shape()[rank - 1] as u64;
+    info.divisibility[rank - 1] = 16;
+    let encoding = Encoding::Blocked(coalesced_layout(ty, &info, threads_per_warp, num_warps));
+    (ty.encoding() != Some(&encoding)).then_some((op, encoding))
 }
 
 /// The layout that vectorizes an access through pointers of type `ty` with facts `info`.

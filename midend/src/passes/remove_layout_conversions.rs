@@ -98,7 +98,7 @@ fn role(body: &Body, op: Op) -> Role {
     use Opcode::*;
     let data = body.op(op);
     match data.opcode {
-        Load | Store | AtomicRmw => Role::Memory,
+        Load | Store | AtomicRmw | DescriptorLoad | DescriptorStore => Role::Memory,
         For | If | While => Role::Carry,
         Yield | Condition | Return | Print | Assert | Barrier | ReduceReturn | ScanReturn => Role::Free,
         // A reduction to scalars reads its operands in whatever layout they share.
@@ -148,9 +148,14 @@ impl Classes {
                     all.extend(tensors(&data.results));
                     classes.union_all(&all);
                     if role(body, op) == Role::Memory {
-                        let pointer = data.operands[0];
-                        if let Some(encoding) = body.ty(pointer).encoding() {
-                            classes.memory.push((pointer, encoding.clone()));
+                        // The access's tensor: the pointers, or a descriptor access's tile.
+                        let accessed = match data.opcode {
+                            Opcode::DescriptorLoad => data.results[0],
+                            Opcode::DescriptorStore => data.operands[1],
+                            _ => data.operands[0],
+                        };
+                        if let Some(encoding) = body.ty(accessed).encoding() {
+                            classes.memory.push((accessed, encoding.clone()));
                         }
                     }
                 }
