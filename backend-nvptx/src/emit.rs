@@ -127,7 +127,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// The global scratch slot of the tensor map that `op` builds.
-    pub fn next_tensor_map_slot(&self, op: Op) -> EResult<u32> {
+    pub fn tensor_map_slot(&self, op: Op) -> EResult<u32> {
         match self.tensor_map_ops.iter().position(|&o| o == op) {
             Some(slot) => Ok(slot as u32),
             None => self.invalid("a tensor descriptor made outside the kernel's body"),

@@ -94,7 +94,7 @@ fn make_descriptor(e: &mut Emitter, op: Op) -> EResult<()> {
         .map(|&v| e.get(v).map(|r| r[0]))
         .collect::<EResult<_>>()?;
 
-    let slot = e.next_tensor_map_slot(op)?;
+    let slot = e.tensor_map_slot(op)?;
     let (global, generic) = e.tensor_map_address(slot);
     e.need_shared(TENSOR_MAP_BYTES as u64)?;
     let staging32 = e.smem_base();
