@@ -208,30 +208,25 @@ fn check_compares_nvptx_with_interp() {
 #[test]
 fn tensor_descriptors_use_tma_on_sm_90a_only() {
     let compile = |target: &str| {
-        let output = trident(&[
-            "compile",
-            DESCRIPTOR_KERNELS,
-            "--kernel",
-            "descriptor_scale_kernel",
-            "--emit",
-            "ptx",
-            "--target",
-            target,
-            "--const",
-            "BLOCK_R=32",
-            "--const",
-            "BLOCK_C=64",
-            "--arg",
-            "x_ptr=*fp32",
-            "--arg",
-            "y_ptr=*fp32",
-            "--arg",
-            "R=100",
-            "--arg",
-            "C=96",
-            "--arg",
-            "scale=2.5",
-        ]);
+        let output = trident(
+            &[
+                "compile",
+                DESCRIPTOR_KERNELS,
+                "--kernel",
+                "descriptor_scale_kernel",
+                "--emit",
+                "ptx",
+                "--target",
+                target,
+                "--arg",
+                "x_ptr=*fp32",
+                "--arg",
+                "y_ptr=*fp32",
+            ]
+            .into_iter()
+            .chain(SCALE_FLAGS)
+            .collect::<Vec<_>>(),
+        );
         assert!(output.status.success(), "{target}: {}", stderr(&output));
         stdout(&output)
     };
@@ -261,31 +256,40 @@ fn tensor_descriptors_through_tma_agree_with_interp() {
     let y: Vec<u8> = (0..rows * cols).flat_map(|_| 7.0f32.to_le_bytes()).collect();
     let x_arg = write_npy(&dir, "x_ptr", DType::F32, x);
     let y_arg = write_npy(&dir, "y_ptr", DType::F32, y);
-    let output = trident(&[
-        "check",
-        DESCRIPTOR_KERNELS,
-        "--kernel",
-        "descriptor_scale_kernel",
-        "--grid",
-        "4,2",
-        "--const",
-        "BLOCK_R=32",
-        "--const",
-        "BLOCK_C=64",
-        "--arg",
-        &x_arg,
-        "--arg",
-        &y_arg,
-        "--arg",
-        "R=100",
-        "--arg",
-        "C=96",
-        "--arg",
-        "scale=2.5",
-    ]);
+    let output = trident(
+        &[
+            "check",
+            DESCRIPTOR_KERNELS,
+            "--kernel",
+            "descriptor_scale_kernel",
+            "--grid",
+            "4,2",
+            "--arg",
+            &x_arg,
+            "--arg",
+            &y_arg,
+        ]
+        .into_iter()
+        .chain(SCALE_FLAGS)
+        .collect::<Vec<_>>(),
+    );
     let table = stdout(&output);
     assert!(output.status.success(), "{table}\n{}", stderr(&output));
     assert!(table.contains("nvptx agree"), "{table}");
 }
 
 const DESCRIPTOR_KERNELS: &str = "tests/kernels/descriptor_matmul.py";
+
+/// The block shape and scalar arguments of `descriptor_scale_kernel` in the tests above.
+const SCALE_FLAGS: [&str; 10] = [
+    "--const",
+    "BLOCK_R=32",
+    "--const",
+    "BLOCK_C=64",
+    "--arg",
+    "R=100",
+    "--arg",
+    "C=96",
+    "--arg",
+    "scale=2.5",
+];

@@ -150,16 +150,14 @@ impl<'a> Emitter<'a> {
                 );
                 let per_program = self.global_scratch_bytes();
                 self.ptx.prologue_ins(format!("ld.param.u64 {base}, [{name}_param_scratch]"));
-                // pid = x + nx * (y + ny * z)
+                // pid = x + nx * (y + ny * z), Horner's rule from the outermost axis.
                 self.ptx.prologue_ins(format!("mov.u32 {pid}, %ctaid.z"));
-                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %nctaid.y"));
-                self.ptx.prologue_ins(format!("mul.lo.u32 {pid}, {pid}, {tmp}"));
-                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %ctaid.y"));
-                self.ptx.prologue_ins(format!("add.u32 {pid}, {pid}, {tmp}"));
-                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %nctaid.x"));
-                self.ptx.prologue_ins(format!("mul.lo.u32 {pid}, {pid}, {tmp}"));
-                self.ptx.prologue_ins(format!("mov.u32 {tmp}, %ctaid.x"));
-                self.ptx.prologue_ins(format!("add.u32 {pid}, {pid}, {tmp}"));
+                for axis in ["y", "x"] {
+                    self.ptx.prologue_ins(format!("mov.u32 {tmp}, %nctaid.{axis}"));
+                    self.ptx.prologue_ins(format!("mul.lo.u32 {pid}, {pid}, {tmp}"));
+                    self.ptx.prologue_ins(format!("mov.u32 {tmp}, %ctaid.{axis}"));
+                    self.ptx.prologue_ins(format!("add.u32 {pid}, {pid}, {tmp}"));
+                }
                 self.ptx.prologue_ins(format!("mul.wide.u32 {offset}, {pid}, {per_program}"));
                 self.ptx.prologue_ins(format!("add.s64 {r}, {base}, {offset}"));
                 self.global_scratch = Some(r);

@@ -52,15 +52,20 @@ const MAX_BOX_DIM: u32 = 256;
 /// Rewrites every descriptor access of every function that `target` cannot serve with TMA.
 pub fn run(module: &mut Module, target: &Target) {
     for function in &mut module.functions {
-        let axis = axis_info::analyze(function);
+        let ops = function.body.walk(function.entry);
+        let is_access =
+            |op: &Op| matches!(function.body.opcode(*op), Opcode::DescriptorLoad | Opcode::DescriptorStore);
+        let mut accesses: Vec<Op> = ops.iter().copied().filter(is_access).collect();
+        if accesses.is_empty() {
+            // Most kernels: no analysis on the compile path.
+            continue;
+        }
+        if target.has_tma() {
+            let axis = axis_info::analyze(function);
+            let users = users_in(&function.body, &ops);
+            accesses.retain(|&op| !stays_on_tma(&function.body, &axis, &users, op, target));
+        }
         let body = &mut function.body;
-        let ops = body.walk(function.entry);
-        let users = users_in(body, &ops);
-        let accesses: Vec<Op> = ops
-            .into_iter()
-            .filter(|&op| matches!(body.opcode(op), Opcode::DescriptorLoad | Opcode::DescriptorStore))
-            .filter(|&op| !(target.has_tma() && stays_on_tma(body, &axis, &users, op, target)))
-            .collect();
         let mut replaced = HashMap::new();
         for op in accesses {
             if let Some((old, new)) = rewrite(body, op) {
