@@ -1,5 +1,5 @@
-//! Hopper warpgroup MMAs: `ttng.warp_group_dot` as `wgmma.mma_async` with both operands in
-//! shared memory, `ttng.warp_group_dot_wait` as `wgmma.wait_group`, and
+//! Hopper warpgroup MMAs: `ttng.warp_group_dot` as `wgmma.mma_async` with B in shared memory
+//! and A in shared memory or in registers, `ttng.warp_group_dot_wait` as `wgmma.wait_group`, and
 //! `ttng.fence_async_shared` as `fence.proxy.async.shared::cta`.
 //!
 //! Each warpgroup (warps `4g .. 4g + 3`) computes rows `64 g + 16 wm mi ..` of the result with
@@ -21,7 +21,12 @@
 //!   the distance between column blocks (`K S`), the stride offset `8 S` between 8-row groups of
 //!   K; K step `k0` starts at row `k0`.
 //!
-//! Operands that are not read in place from a ring (`ttg.local_load`) are staged into scratch
+//! A 16-bit A operand whose layout holds the instruction's A fragments (the layout
+//! accelerate-matmul gives chained dots, [`Mma::v3_register_operand`]: attention's `Q` and `P`)
+//! is read from registers, packed two elements per 32-bit register: `wgmma ... {a0, a1, a2,
+//! a3}, b-desc`, with no shared-memory trip.
+//!
+//! Other operands that are not read in place from a ring (`ttg.local_load`) are staged into scratch
 //! shared memory first, A K-major and B MN-major (K-major for 8-bit types, which `wgmma` cannot
 //! transpose), each thread writing its registers at the swizzled offsets, then fenced for the
 //! async proxy.
@@ -31,10 +36,14 @@
 //!
 //! An `is_async` dot accumulates in its accumulator's registers (the loop's carried registers,
 //! which the midend made sure nothing else reads meanwhile) and returns without waiting; a
-//! synchronous one works on a copy and waits for itself.
+//! synchronous one works on a copy and waits for itself. A synchronous dot whose accumulator is a
+//! constant zero (attention's scores) copies nothing: the first K step of each instruction tile
+//! runs with `scale-d` false, which ignores the accumulator registers.
 
 use trident_midend::ir::{DType, Op, Opcode};
 use trident_midend::layout::{Encoding, Mma, MmaVersion, NvmmaShared};
+
+use trident_midend::layout::registers::register_map;
 
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
@@ -136,16 +145,21 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let (m, k, n) = (e.ty(a_v).shape()[0], e.ty(a_v).shape()[1], e.ty(b_v).shape()[1]);
     let a_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false));
     let b_ring = e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true));
-    let staged = a_ring.is_none() || b_ring.is_none();
+    let a_regs = match a_ring {
+        Some(_) => None,
+        None => register_operand(e, a_v, [wm, wn], instr_k)?,
+    };
+    let staged = (a_ring.is_none() && a_regs.is_none()) || b_ring.is_none();
     if staged {
         // The scratch may still be read by slower warps.
         e.barrier();
     }
-    let a = match a_ring {
-        Some(a) => a,
-        None => stage(e, a_v, [m, k], Staging::A, 0)?,
+    let a = match (a_ring, &a_regs) {
+        (Some(a), _) => Some(a),
+        (None, Some(_)) => None,
+        (None, None) => Some(stage(e, a_v, [m, k], Staging::A, 0)?),
     };
-    let a_bytes = a.layout.tile_bytes([m, k]).next_multiple_of(1024);
+    let a_bytes = a.as_ref().map_or(0, |a| a.layout.tile_bytes([m, k]).next_multiple_of(1024));
     let b = match b_ring {
         Some(b) => b,
         None => {
@@ -157,16 +171,22 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
         e.ins("fence.proxy.async.shared::cta");
         e.barrier();
     }
-    if !a.k_major || (!sixteen_bit && !b.k_major) {
+    if a.as_ref().is_some_and(|a| !a.k_major) || (!sixteen_bit && !b.k_major) {
         return e.invalid("a warpgroup dot's A tile (and an 8-bit B tile) must be stored K-major");
     }
 
-    // Accumulators: in place for an asynchronous dot, else a private copy.
-    let c_regs = e.get(c_v)?;
+    // Accumulators: in place for an asynchronous dot, else a private copy. A zero accumulator
+    // (a constant, as attention's `QK^T` has) is not copied: the first K step of each
+    // instruction tile ignores it (`scale-d` false).
     let is_async = data.attrs.bool("is_async") == Some(true);
+    let zero_acc = !is_async && is_zero_constant(e, c_v);
     let acc: Vec<Reg> = if is_async {
-        c_regs
+        e.get(c_v)?
+    } else if zero_acc {
+        let count = e.layout(c_v)?.num_regs();
+        (0..count).map(|_| e.reg(Class::F32)).collect()
     } else {
+        let c_regs = e.get(c_v)?;
         c_regs
             .iter()
             .map(|&c| {
@@ -178,16 +198,32 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     };
 
     // This warpgroup's first row: 64 (warp / 4), as a byte offset into A's rows.
-    let group_row = e.reg(Class::B32);
-    e.ins(format!("shr.u32 {group_row}, {}, 2", e.warp));
-    let a_base = e.reg(Class::B32);
-    e.ins(format!("mad.lo.s32 {a_base}, {group_row}, {}, {}", 64 * a.layout.swizzle_bytes, a.addr));
-    let a_desc = descriptor(e, a_base, &a);
+    let a_desc = match &a {
+        Some(a) => {
+            let group_row = e.reg(Class::B32);
+            e.ins(format!("shr.u32 {group_row}, {}, 2", e.warp));
+            let a_base = e.reg(Class::B32);
+            e.ins(format!("mad.lo.s32 {a_base}, {group_row}, {}, {}", 64 * a.layout.swizzle_bytes, a.addr));
+            Some(descriptor(e, a_base, a))
+        }
+        None => None,
+    };
     let b_desc = descriptor(e, b.addr, &b);
     let scale_d = e.reg(Class::Pred);
     e.ins(format!("setp.eq.u32 {scale_d}, 1, 1"));
-    // The transpose immediates exist for 16-bit types only.
-    let transposes = if sixteen_bit { format!(", 0, {}", u32::from(!b.k_major)) } else { String::new() };
+    let first_scale_d = if zero_acc {
+        let p = e.reg(Class::Pred);
+        e.ins(format!("setp.ne.u32 {p}, 1, 1"));
+        p
+    } else {
+        scale_d
+    };
+    // The transpose immediates exist for 16-bit types only; A in registers has none.
+    let transposes = match (sixteen_bit, a.is_some()) {
+        (false, _) => String::new(),
+        (true, true) => format!(", 0, {}", u32::from(!b.k_major)),
+        (true, false) => format!(", {}", u32::from(!b.k_major)),
+    };
 
     let regs_per_instr = (instr_n / 2) as usize;
     let n_reps = n / instr_n;
@@ -199,13 +235,29 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
             let d = acc[first..first + regs_per_instr].iter().map(|r| r.to_string()).collect::<Vec<_>>();
             let d = d.join(", ");
             for k0 in (0..k).step_by(instr_k as usize) {
-                let a_off = a.start(16 * wm * mi, k0)?;
-                let b_off = b.start(instr_n * ni, k0)?;
-                let (da, db) = (e.reg(Class::B64), e.reg(Class::B64));
-                e.ins(format!("add.s64 {da}, {a_desc}, {}", a_off >> 4));
-                e.ins(format!("add.s64 {db}, {b_desc}, {}", b_off >> 4));
+                let a_operand = match (&a, a_desc, &a_regs) {
+                    (Some(a), Some(a_desc), _) => {
+                        let da = e.reg(Class::B64);
+                        e.ins(format!("add.s64 {da}, {a_desc}, {}", a.start(16 * wm * mi, k0)? >> 4));
+                        da.to_string()
+                    }
+                    (_, _, Some(regs)) => {
+                        // Four packed registers per K step and row block (`register_operand`).
+                        let at = ((mi * k + k0) / instr_k * 4) as usize;
+                        let words: Vec<String> = regs[at..at + 4].iter().map(|r| r.to_string()).collect();
+                        format!("{{{}}}", words.join(", "))
+                    }
+                    _ => {
+                        return e.invalid(
+                            "a warpgroup dot's A operand is neither in shared memory nor in registers",
+                        )
+                    }
+                };
+                let db = e.reg(Class::B64);
+                e.ins(format!("add.s64 {db}, {b_desc}, {}", b.start(instr_n * ni, k0)? >> 4));
+                let scale = if k0 == 0 { first_scale_d } else { scale_d };
                 e.ins(format!(
-                    "wgmma.mma_async.sync.aligned.m64n{instr_n}k{instr_k}.f32.{a_name}.{b_name} {{{d}}}, {da}, {db}, {scale_d}, 1, 1{transposes}"
+                    "wgmma.mma_async.sync.aligned.m64n{instr_n}k{instr_k}.f32.{a_name}.{b_name} {{{d}}}, {a_operand}, {db}, {scale}, 1, 1{transposes}"
                 ));
             }
         }
@@ -216,6 +268,49 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     }
     e.set(result, acc);
     Ok(())
+}
+
+/// The A operand of a warpgroup dot as `wgmma` reads it from registers, when its layout holds
+/// each thread's fragment ([`Mma::v3_register_operand`]; accelerate-matmul gives chained dots
+/// that layout): per row block `mi` and K step, four 32-bit registers each packing two 16-bit
+/// elements in fragment order, at `4 (mi K + k0) / 16`. `None` when A sits elsewhere (it is
+/// then staged to shared memory).
+fn register_operand(
+    e: &mut Emitter,
+    a_v: trident_midend::ir::Value,
+    warps: [u32; 2],
+    instr_k: u32,
+) -> EResult<Option<Vec<Reg>>> {
+    let ty = e.ty(a_v).clone();
+    let [m, k] = ty.shape()[..] else { return Ok(None) };
+    let any = Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n: 8, instr_k } };
+    let Some(fragment) = any.v3_register_operand(k).filter(|_| ty.dtype().bits() == 16) else {
+        return Ok(None);
+    };
+    let want = e.layout_of_type(&ty.with_encoding(Some(Encoding::Mma(fragment))))?;
+    let have = e.layout(a_v)?;
+    let Some(index) = register_map(&want, &have, &|c| c.to_vec()) else { return Ok(None) };
+    let regs = e.get(a_v)?;
+    let ordered: Vec<Reg> = index.iter().map(|&i| regs[i]).collect();
+    debug_assert_eq!(ordered.len() as u32, m * k / (32 * warps[0]));
+    let packed = ordered
+        .chunks(2)
+        .map(|pair| {
+            let word = e.reg(Class::B32);
+            e.ins(format!("mov.b32 {word}, {{{}, {}}}", pair[0], pair[1]));
+            word
+        })
+        .collect();
+    Ok(Some(packed))
+}
+
+/// Whether `v` is a constant zero (a dot's accumulator made by `tl.zeros` or absent).
+fn is_zero_constant(e: &Emitter, v: trident_midend::ir::Value) -> bool {
+    let body = &e.func.body;
+    body.def_op(v).is_some_and(|def| {
+        body.opcode(def) == Opcode::Constant
+            && body.op(def).attrs.get("value").is_some_and(|x| x.as_float() == Some(0.0))
+    })
 }
 
 /// The PTX name of a `wgmma` operand type.

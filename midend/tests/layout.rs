@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use trident_midend::layout::{
-    project_out, slice, Blocked, InDim, LinearLayout, Mma, MmaVersion, Slice, SwizzledShared,
+    project_out, slice, Blocked, Encoding, InDim, LinearLayout, Mma, MmaVersion, Slice, SwizzledShared,
 };
 
 /// Every hardware index of a distributed layout, as `apply` inputs.
@@ -487,6 +487,56 @@ fn mma_v3_matches_the_wgmma_fragment() {
         assert_eq!(seen.len() as u64, numel(&shape));
         assert!(mma.to_string().starts_with("#ttg.nvidia_mma<{versionMajor = 3"));
     }
+}
+
+/// The register layout of a warpgroup dot's A operand holds, per row block `mi` and K step, the
+/// PTX ISA's A fragment of `wgmma.m64nNk16` (16-bit types) in registers `8 (mi K / 16 + k0 / 16)
+/// ..`: element `i` of lane `l` at row `l / 4 + 8 ((i / 2) % 2)`, column `2 (l % 4) + i % 2 + 8
+/// (i / 4)` of the warp's 16 x 16 block, warp `w` on rows `16 w ..` (the nvptx backend packs
+/// them in that order).
+#[test]
+fn mma_v3_register_operand_holds_the_a_fragments() {
+    for (shape, warps) in [([64u32, 64u32], [4u32, 1u32]), ([128, 32], [4, 1]), ([128, 128], [8, 1])] {
+        let acc = Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n: 64, instr_k: 16 } };
+        let operand = acc.v3_register_operand(shape[1]).unwrap();
+        let layout = operand.to_linear(&shape).unwrap();
+        let k_steps = shape[1] / 16;
+        for warp in 0..warps[0] {
+            for lane in 0..32 {
+                for reg in 0..layout.num_registers() {
+                    let (i, step) = (reg % 8, reg / 8);
+                    let (mi, k0) = (step / k_steps, 16 * (step % k_steps));
+                    let row = mi * 16 * warps[0] + 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
+                    let col = k0 + 2 * (lane % 4) + i % 2 + 8 * (i / 4);
+                    let got = layout.apply(&[
+                        (InDim::Register, reg),
+                        (InDim::Lane, lane),
+                        (InDim::Warp, warp),
+                        (InDim::Block, 0),
+                    ]);
+                    assert_eq!(got, vec![row, col], "{shape:?} warp {warp} lane {lane} reg {reg}");
+                }
+            }
+        }
+    }
+    let split = Mma { warps_per_cta: [4, 2], version: MmaVersion::V3 { instr_n: 64, instr_k: 16 } };
+    assert_eq!(split.v3_register_operand(64), None, "warps along N hold no whole A rows");
+    let acc = Mma { warps_per_cta: [4, 1], version: MmaVersion::V3 { instr_n: 64, instr_k: 16 } };
+    assert_eq!(acc.v3_register_operand(48), None, "K must be a power of two");
+}
+
+/// Attention's scores (instruction N 32) and accumulator (N 64) place a 64 x 64 tile on the
+/// same threads in a different register order: converting between them renames registers. A
+/// blocked layout does not.
+#[test]
+fn mma_v3_layouts_of_different_n_convert_in_registers() {
+    let v3 = |instr_n| {
+        Encoding::Mma(Mma { warps_per_cta: [4, 1], version: MmaVersion::V3 { instr_n, instr_k: 16 } })
+    };
+    assert!(v3(32).converts_in_registers(&v3(64), &[64, 64]));
+    assert!(v3(64).converts_in_registers(&v3(32), &[64, 64]));
+    let blocked = Encoding::Blocked(Blocked::for_shape(&[64, 64], vec![1, 4], vec![1, 0], 32, 4));
+    assert!(!v3(64).converts_in_registers(&blocked, &[64, 64]));
 }
 
 /// Triton's instruction N and warps for version 3: the 128x256 fp16 tile of the matmul

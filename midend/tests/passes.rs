@@ -98,6 +98,14 @@ fn rematerialize_coalesced() {
     });
 }
 
+/// Tensor-core layouts for dots on sm_90a with 4 warps.
+#[test]
+fn accelerate_matmul() {
+    check_folder("accelerate_matmul", |module| {
+        passes::accelerate_matmul::run(module, &trident_midend::target::Target::nvidia(90, 4));
+    });
+}
+
 /// Dot operand loads issued an iteration ahead (num_stages 3), then DCE of the loads they replace.
 #[test]
 fn pipeline_dot_loads() {

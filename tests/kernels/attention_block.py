@@ -1,11 +1,14 @@
 # compile: --kernel attention_block_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
 # compile: --kernel attention_block_kt_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
 """The inner loop of flash attention: two chained dots with an online softmax between them.
-The goldens show what the tensor-core path makes of it: both dots in one MMA layout with every
-warp along M (so a score row lives in one warp, and the loop carries the accumulator without a
-layout conversion), and the K and V tiles copied asynchronously into shared-memory rings. K^T
-loaded with d contiguous takes a column-major ring; K loaded row by row and transposed (`k.T`,
-the second kernel) is copied as it is into the same kind of ring (`transposed` copies)."""
+The goldens (sm_90a) show what the Hopper tensor-core path makes of it: both dots are warpgroup
+MMAs with every warp along M (a score row lives in one warp). Q is converted once, before the
+loop, to the layout wgmma reads A from registers; P leaves the first dot's accumulator already
+in that layout; the accumulator's layout differs from the scores' only in the order of each
+thread's registers, so the loop carries it without a trip through shared memory. The K and V
+tiles are copied asynchronously into swizzled shared-memory rings. K^T loaded with d contiguous
+takes a column-major (K-major) ring; K loaded row by row and transposed (`k.T`, the second
+kernel) is copied as it is into the same kind of ring (`transposed` copies)."""
 import triton
 import triton.language as tl
 

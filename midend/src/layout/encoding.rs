@@ -35,6 +35,30 @@ impl Encoding {
         }
     }
 
+    /// Whether converting a tensor of `shape` from `self` to `other` only renames registers:
+    /// every thread holds the same elements in both (the same lane and warp bases, and register
+    /// bases spanning the same coordinates), as for the MMA v3 layouts of attention's two dots,
+    /// whose instruction N differs. The nvptx backend emits no code for such a conversion.
+    pub fn converts_in_registers(&self, other: &Encoding, shape: &[u32]) -> bool {
+        use super::InDim;
+        let (Ok(a), Ok(b)) = (self.to_linear(shape), other.to_linear(shape)) else { return false };
+        let coords = |l: &LinearLayout| {
+            let mut seen: Vec<Vec<u32>> = vec![vec![0; shape.len()]];
+            for basis in l.bases(InDim::Register) {
+                let more: Vec<Vec<u32>> =
+                    seen.iter().map(|c| c.iter().zip(basis).map(|(x, y)| x ^ y).collect()).collect();
+                seen.extend(more);
+            }
+            seen.sort();
+            seen.dedup();
+            seen
+        };
+        let bases = |l: &LinearLayout, dim| l.bases(dim).to_vec();
+        bases(&a, InDim::Lane) == bases(&b, InDim::Lane)
+            && bases(&a, InDim::Warp) == bases(&b, InDim::Warp)
+            && coords(&a) == coords(&b)
+    }
+
     /// The rank of tensors this encoding applies to.
     pub fn rank(&self) -> usize {
         match self {

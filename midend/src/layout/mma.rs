@@ -148,6 +148,23 @@ impl Mma {
         )
     }
 
+    /// The layout in which a warpgroup MMA reads its A operand (an `[M, k]` tile of 16-bit
+    /// elements) from registers: the accumulator layout of an `m64nkk16` instruction with this
+    /// encoding's warps along M. The PTX ISA's A fragment ("Register fragments for wgmma
+    /// .m64nNk16": per 16-column K step, `a0..a7` of lane `l` at row `l / 4 + 8 ((i / 2) % 2)`,
+    /// column `8 (i / 4) + 2 (l % 4) + i % 2`) is that accumulator's fragment for 16 columns, so
+    /// attention's `P`, computed in the layout of the `QK^T` accumulator, feeds the next dot
+    /// without moving. `None` unless `k` is a power of two from 16 to 256 and every warp lies
+    /// along M.
+    pub fn v3_register_operand(&self, k: u32) -> Option<Mma> {
+        let MmaVersion::V3 { instr_k, .. } = self.version else { return None };
+        let fits = self.warps_per_cta[1] == 1 && k.is_power_of_two() && (16..=256).contains(&k);
+        fits.then_some(Mma {
+            warps_per_cta: self.warps_per_cta,
+            version: MmaVersion::V3 { instr_n: k, instr_k },
+        })
+    }
+
     /// Triton's `warpsPerTileV2`: double the warps along M while the per-warp share of M is at
     /// least that of N (and M has tiles left), else along N, until all `num_warps` are placed.
     pub fn choose_warps(shape: [u32; 2], num_warps: u32) -> [u32; 2] {

@@ -13,12 +13,19 @@
 //! to that layout before it and its result converted back after it.
 //!
 //! On Hopper (compute capability 9.0, `sm_90a`), a 16-bit dot (f16 or bf16) or an 8-bit float
-//! one (e4m3, e5m2: instruction K 32) that is not chained becomes a warpgroup MMA instead (`ttng.warp_group_dot`, Triton's MMA v3): warps in
-//! warpgroups of 4 along M (`num_warps` a multiple of 4), the instruction's N chosen as Triton's
-//! `mmaVersionToInstrShape` does (up to 256), `[wm, wn]` as its `warpsPerTileV3`. trident takes
-//! version 3 only where every warp lies along M (`wn = 1`), so that each warpgroup's B columns
-//! start on a swizzle block in shared memory; other shapes, chained dots (attention, until
-//! the register-A form exists) and tf32 keep version 2.
+//! one (e4m3, e5m2: instruction K 32) becomes a warpgroup MMA instead (`ttng.warp_group_dot`,
+//! Triton's MMA v3): warps in warpgroups of 4 along M (`num_warps` a multiple of 4), the
+//! instruction's N chosen as Triton's `mmaVersionToInstrShape` does (up to 256), `[wm, wn]` as
+//! its `warpsPerTileV3`. trident takes version 3 only where every warp lies along M (`wn = 1`),
+//! so that each warpgroup's B columns start on a swizzle block in shared memory; other shapes and
+//! tf32 keep version 2.
+//!
+//! Chained dots (attention) go to version 3 together or not at all, 16-bit only, with every warp
+//! along M. An A operand not loaded in the dot's block (attention's `Q`, loaded before the loop,
+//! and `P`, computed from the first dot) is read from registers: it is converted to the layout
+//! `wgmma` reads A registers in ([`Mma::v3_register_operand`], an accumulator's), right after its
+//! definition when that is outside the dot's block (once, before the loop), else right before
+//! the dot, where `P`'s conversion disappears in propagate-mma-layout.
 //!
 //! A dot that stays on FMAs (fp32 with `input_precision = "ieee"`, shapes or types the tensor
 //! cores do not take) gets a register-tile accumulator instead ([`fma_encoding`]): 4 x 4 blocks
@@ -28,13 +35,15 @@
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
 //! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
 //! per iteration become one before and one after the loop. For `acc = tl.dot(a, b, acc)` this
-//! keeps the accumulator in tensor-core registers for the whole K loop.
+//! keeps the accumulator in tensor-core registers for the whole K loop. Uses converting to a
+//! layout `E` reaches by renaming registers count too (attention's accumulator, rescaled in the
+//! scores' layout).
 //!
 //! Expects: TTGIR from convert-to-gpu. Guarantees: a verified module computing the same values.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Type, Value};
+use crate::ir::{Attrs, Block, Body, Builder, DType, Module, Op, Opcode, Value};
 use crate::layout::{Blocked, Encoding, Mma, MmaVersion};
 use crate::target::Target;
 
@@ -47,18 +56,18 @@ pub fn run(module: &mut Module, target: &Target) {
         let body = &mut function.body;
         let dots: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
-        let chained = chained_dots(body, &dots);
+        let chains = chained_dots(body, &dots);
+        let chained: HashSet<Op> = chains.iter().flatten().copied().collect();
+        let warpgroup = warpgroup_dots(body, &dots, &chains, target);
         let mut replaced = HashMap::new();
-        for dot in dots {
-            let chained = chained.contains(&dot);
-            let hopper = target.compute_capability.unwrap_or(0) >= 90;
-            let v3 = (hopper && !chained).then(|| mma_v3_encoding(body, dot, target.num_warps)).flatten();
+        for &dot in &dots {
+            let v3 = warpgroup.get(&dot).cloned();
             if v3.is_some() {
                 body.ops[dot].opcode = Opcode::WarpGroupDot;
             }
             let encoding = match v3 {
                 Some(mma) => Some(Encoding::Mma(mma)),
-                None => mma_encoding(body, dot, target.num_warps, chained)
+                None => mma_encoding(body, dot, target.num_warps, chained.contains(&dot))
                     .or_else(|| fma_encoding(body, dot, target.threads_per_warp, target.num_warps)),
             };
             if let Some((old, new)) = encoding.and_then(|enc| give_dot_layout(body, dot, enc)) {
@@ -66,6 +75,13 @@ pub fn run(module: &mut Module, target: &Target) {
             }
         }
         replace_uses_except_converts(body, function.entry, &replaced);
+        for &dot in &dots {
+            if let Some(mma) =
+                warpgroup.get(&dot).filter(|_| chained.contains(&dot) && a_in_registers(body, dot))
+            {
+                give_register_operand_layout(body, dot, mma);
+            }
+        }
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for lp in loops {
@@ -78,21 +94,51 @@ pub fn run(module: &mut Module, target: &Target) {
 /// choice `run` makes, asked ahead of it (rewrite-tensor-descriptors keeps the descriptor loads
 /// of such dots for TMA rings).
 pub(crate) fn takes_warpgroup_mma(body: &Body, dot: Op, target: &Target) -> bool {
-    if target.compute_capability.unwrap_or(0) < 90 || body.opcode(dot) != Opcode::Dot {
+    if body.opcode(dot) != Opcode::Dot {
         return false;
     }
     let Some(block) = body.op(dot).parent else { return false };
     let dots: Vec<Op> =
         body.blocks[block].ops.iter().copied().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
-    !chained_dots(body, &dots).contains(&dot) && mma_v3_encoding(body, dot, target.num_warps).is_some()
+    let chains = chained_dots(body, &dots);
+    warpgroup_dots(body, &dots, &chains, target).contains_key(&dot)
 }
 
-/// The dots that share a def-use component of their block with another dot. Edges join a
-/// top-level op of the block to the top-level ops defining its operands (those of nested ops
-/// included); conversions cut the component, as in Triton's `hasChainedDot`.
-fn chained_dots(body: &Body, dots: &[Op]) -> HashSet<Op> {
-    let mut chained = HashSet::new();
-    let blocks: HashSet<Block> = dots.iter().filter_map(|&d| body.op(d).parent).collect();
+/// The dots of `dots` that become warpgroup MMAs on `target`, with their layouts: on Hopper,
+/// each dot [`mma_v3_encoding`] accepts, a chain of dots only as a whole (so that the first
+/// dot's result is in the layout the second reads).
+fn warpgroup_dots(body: &Body, dots: &[Op], chains: &[Vec<Op>], target: &Target) -> HashMap<Op, Mma> {
+    let mut out = HashMap::new();
+    if target.compute_capability.unwrap_or(0) < 90 {
+        return out;
+    }
+    let chained: HashSet<Op> = chains.iter().flatten().copied().collect();
+    for &dot in dots.iter().filter(|d| !chained.contains(d)) {
+        if let Some(mma) = mma_v3_encoding(body, dot, target.num_warps, false) {
+            out.insert(dot, mma);
+        }
+    }
+    for chain in chains {
+        let all: Option<Vec<(Op, Mma)>> = chain
+            .iter()
+            .map(|&dot| mma_v3_encoding(body, dot, target.num_warps, true).map(|mma| (dot, mma)))
+            .collect();
+        out.extend(all.into_iter().flatten());
+    }
+    out
+}
+
+/// The chains of dots: dots sharing a def-use component of their block with another dot.
+/// Edges join a top-level op of the block to the top-level ops defining its operands (those of
+/// nested ops included); conversions cut the component, as in Triton's `hasChainedDot`.
+fn chained_dots(body: &Body, dots: &[Op]) -> Vec<Vec<Op>> {
+    let mut chains = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
+    for block in dots.iter().filter_map(|&d| body.op(d).parent) {
+        if !blocks.contains(&block) {
+            blocks.push(block);
+        }
+    }
     for block in blocks {
         let ops = &body.blocks[block].ops;
         let index: HashMap<Op, usize> = ops.iter().enumerate().map(|(i, &op)| (op, i)).collect();
@@ -124,19 +170,22 @@ fn chained_dots(body: &Body, dots: &[Op]) -> HashSet<Op> {
                 dots_per_root.entry(root(&mut parent, i)).or_default().push(op);
             }
         }
-        chained.extend(dots_per_root.into_values().filter(|d| d.len() > 1).flatten());
+        chains.extend(dots_per_root.into_values().filter(|d| d.len() > 1));
     }
-    chained
+    chains
 }
 
-/// The MMA v3 (warpgroup) layout a dot can use on Hopper, if any (see the module docs).
-fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Mma> {
+/// The MMA v3 (warpgroup) layout a dot can use on Hopper, if any (see the module docs). A
+/// `chained` dot puts every warp along M, as its partner does, and takes 16-bit operands; an A
+/// operand it reads from registers ([`a_in_registers`]) needs a K the register layout covers
+/// ([`Mma::v3_register_operand`]).
+fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<Mma> {
     let data = body.op(dot);
     let (a, b, c) = (body.ty(data.operands[0]), body.ty(data.operands[1]), body.ty(data.operands[2]));
     // The instruction's K covers 32 bytes of each operand row.
     let instr_k = match (a.dtype(), b.dtype()) {
         (DType::F16, DType::F16) | (DType::BF16, DType::BF16) => 16,
-        (x, y) if x.is_fp8() && y.is_fp8() => 32,
+        (x, y) if x.is_fp8() && y.is_fp8() && !chained => 32,
         _ => return None,
     };
     if a.shape().len() != 2 || c.dtype() != DType::F32 || !num_warps.is_multiple_of(4) {
@@ -144,7 +193,7 @@ fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Mma> {
     }
     let (m, k, n) = (a.shape()[0], a.shape()[1], b.shape()[1]);
     let instr_n = Mma::v3_instr_n([m, n], num_warps)?;
-    let warps = Mma::choose_warps_v3([m, n], num_warps);
+    let warps = if chained { [num_warps, 1] } else { Mma::choose_warps_v3([m, n], num_warps) };
     // Rows of both operand tiles must fill a 32-byte swizzle row (K and N at least 16 bytes'
     // worth; an 8-bit B is read K-major, so its N rows need only be whole 8-row groups).
     let fits = warps[1] == 1
@@ -152,7 +201,56 @@ fn mma_v3_encoding(body: &Body, dot: Op, num_warps: u32) -> Option<Mma> {
         && k.is_multiple_of(instr_k)
         && n >= 16
         && n.is_multiple_of(8);
-    fits.then_some(Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k } })
+    let mma = Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n, instr_k } };
+    let registers_ok = !chained || !a_in_registers(body, dot) || mma.v3_register_operand(k).is_some();
+    (fits && registers_ok).then_some(mma)
+}
+
+/// Whether a chained warpgroup dot reads its A operand from registers: unless A is loaded in
+/// the dot's block (through layout conversions), where pipeline-dot-loads can give it a ring.
+/// Attention's `Q` (loaded before the loop) and `P` (computed from the first dot) are.
+fn a_in_registers(body: &Body, dot: Op) -> bool {
+    let mut a = body.op(dot).operands[0];
+    while let Some(def) = body.def_op(a).filter(|&d| body.opcode(d) == Opcode::ConvertLayout) {
+        a = body.op(def).operands[0];
+    }
+    let loaded_here = body.def_op(a).is_some_and(|def| {
+        matches!(body.opcode(def), Opcode::Load | Opcode::DescriptorLoad)
+            && body.op(def).parent == body.op(dot).parent
+    });
+    !loaded_here
+}
+
+/// Converts the A operand of a chained warpgroup dot to the layout `wgmma` reads from registers
+/// ([`Mma::v3_register_operand`]): right after A's definition when that is outside the dot's
+/// block (a loop-invariant `Q` converts once, before the loop), else right before the dot. `P`,
+/// which propagate-mma-layout leaves in the first dot's accumulator layout, then needs no move.
+fn give_register_operand_layout(body: &mut Body, dot: Op, mma: &Mma) {
+    let a = body.op(dot).operands[0];
+    let ty = body.ty(a).clone();
+    let Some(operand) = mma.v3_register_operand(ty.shape()[1]) else { return };
+    let want = ty.with_encoding(Some(Encoding::Mma(operand)));
+    if ty == want {
+        return;
+    }
+    let Some(block) = body.op(dot).parent else { return };
+    let (at, index) = match body.def_op(a) {
+        Some(def) if body.op(def).parent != Some(block) => {
+            let outer = body.op(def).parent.expect("a defining op sits in a block");
+            (outer, position(body, outer, def) + 1)
+        }
+        _ => (block, position(body, block, dot)),
+    };
+    let span = body.span(dot);
+    let mut b = Builder::at(body, at, index);
+    b.span = span;
+    let converted = b.value(Opcode::ConvertLayout, vec![a], want, Attrs::new());
+    body.ops[dot].operands[0] = converted;
+}
+
+/// The index of `op` in `block`.
+fn position(body: &Body, block: Block, op: Op) -> usize {
+    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in the block")
 }
 
 /// The MMA layout a dot can use, if any. A chained dot takes all warps along its larger
@@ -267,7 +365,9 @@ fn uses_in(body: &Body, block: Block, v: Value) -> Vec<(Op, usize)> {
 }
 
 /// Carries an `scf.for` iter arg in layout `E` when all its uses are conversions to `E` and it
-/// yields a conversion from `E` (the second phase described above).
+/// yields a conversion from `E` (the second phase described above). Uses converting to a layout
+/// that `E` reaches by renaming registers ([`Encoding::converts_in_registers`]: attention's
+/// accumulator, rescaled in the first dot's layout) count as well, and then convert from `E`.
 pub(crate) fn carry_in_converted_layout(body: &mut Body, lp: Op) {
     let region = body.op(lp).regions[0];
     let Some(&yield_op) = body.blocks[region].ops.last() else { return };
@@ -275,25 +375,10 @@ pub(crate) fn carry_in_converted_layout(body: &mut Body, lp: Op) {
     for k in 0..n_carried {
         let arg = body.blocks[region].args[k + 1];
         let uses = uses_in(body, region, arg);
-        // Every use converts the arg to one layout E (the yield itself must not use it raw).
-        let mut target: Option<Type> = None;
-        let mut converts = Vec::new();
-        let ok = !uses.is_empty()
-            && uses.iter().all(|&(op, _)| {
-                if body.opcode(op) != Opcode::ConvertLayout {
-                    return false;
-                }
-                let ty = body.ty(body.op(op).results[0]).clone();
-                converts.push(op);
-                match &target {
-                    None => {
-                        target = Some(ty);
-                        true
-                    }
-                    Some(t) => *t == ty,
-                }
-            });
-        let Some(carried_ty) = target.filter(|_| ok) else { continue };
+        if uses.is_empty() || uses.iter().any(|&(op, _)| body.opcode(op) != Opcode::ConvertLayout) {
+            continue;
+        }
+        let converts: Vec<Op> = uses.iter().map(|&(op, _)| op).collect();
         // The yielded value must be a conversion from E.
         let yielded = body.op(yield_op).operands[k];
         let Some(src_convert) = body.def_op(yielded).filter(|&d| body.opcode(d) == Opcode::ConvertLayout)
@@ -301,18 +386,29 @@ pub(crate) fn carry_in_converted_layout(body: &mut Body, lp: Op) {
             continue;
         };
         let src = body.op(src_convert).operands[0];
-        if *body.ty(src) != carried_ty {
+        let carried_ty = body.ty(src).clone();
+        let (Some(e), shape) = (carried_ty.encoding(), carried_ty.shape()) else { continue };
+        let renames = |op: &Op| {
+            let ty = body.ty(body.op(*op).results[0]);
+            *ty == carried_ty
+                || (ty.dtype() == carried_ty.dtype()
+                    && ty.encoding().is_some_and(|to| e.converts_in_registers(to, shape)))
+        };
+        if !converts.iter().all(renames) {
             continue;
         }
+        // Conversions to E disappear; the others now convert from E (their operand is `arg`).
+        let same: Vec<Op> =
+            converts.into_iter().filter(|&c| *body.ty(body.op(c).results[0]) == carried_ty).collect();
         let original = body.ty(arg).clone();
         // Inside: the arg is E; its conversions become the arg itself; yield the E value.
         body.values[arg].ty = carried_ty.clone();
         let mut map = HashMap::new();
-        for c in &converts {
+        for c in &same {
             map.insert(body.op(*c).results[0], arg);
         }
         body.replace_uses(region, &map);
-        for c in converts {
+        for c in same {
             body.detach_op(c);
         }
         body.ops[yield_op].operands[k] = src;

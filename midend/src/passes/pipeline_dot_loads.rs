@@ -72,7 +72,10 @@
 //! streams through a ring as well, filled by TMA instead of `cp.async`: the ring holds the block
 //! as the tensor stores it, swizzled, with one mbarrier per slot (`tma` on the ring), and the
 //! descriptor's tensor map takes the ring's swizzle (`swizzle_bytes` on the
-//! `tt.make_tensor_descriptor`), so every use of the descriptor must be such a load of this loop.
+//! `tt.make_tensor_descriptor`), so every use of the descriptor must be such a load, in this
+//! loop or another (causal attention reads K and V in two loops): every loop is planned before
+//! any is rewritten, and a loop whose descriptor has a load left without a ring keeps its loads
+//! synchronous.
 //! A copy (`ttng.async_tma_copy_global_to_local`) is predicated on its iteration running: one past
 //! the end is never issued, so nothing is left to drain. Instead of waiting for commit groups,
 //! iteration `k` waits on its slot's mbarrier (`ttng.wait_barrier`) for the phase parity the loop
@@ -114,11 +117,39 @@ pub fn run(module: &mut Module, target: &Target) {
         let body = &mut function.body;
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
-        for lp in loops {
-            let stages = loop_stages(body, lp, target);
-            if stages >= 2 {
-                pipeline(body, function.entry, lp, &Target { num_stages: stages, ..target.clone() });
+        // Every loop is planned before any is rewritten: a descriptor's loads may sit in several
+        // loops (causal attention's two), and its tensor map takes the swizzle of TMA rings only
+        // if every one of them gets one.
+        let mut plans: Vec<(Op, Target, LoopPlan)> = loops
+            .into_iter()
+            .filter_map(|lp| {
+                let stages = loop_stages(body, lp, target);
+                let target = Target { num_stages: stages, ..target.clone() };
+                let plan = (stages >= 2).then(|| plan_loop(body, function.entry, lp, &target)).flatten()?;
+                Some((lp, target, plan))
+            })
+            .collect();
+        let ringed: Vec<Value> = plans
+            .iter()
+            .filter_map(|(_, _, plan)| plan.rings.as_ref())
+            .flat_map(|(tiles, _)| tiles.iter().filter_map(|t| t.tma))
+            .collect();
+        let uses = users_in(body, &body.walk(function.entry));
+        let fully_ringed = |desc: Value| {
+            let loads = uses.get(&desc).map_or(0, |u| u.len());
+            ringed.iter().filter(|&&d| d == desc).count() == loads
+        };
+        for (_, _, plan) in &mut plans {
+            let partial = plan
+                .rings
+                .as_ref()
+                .is_some_and(|(tiles, _)| tiles.iter().filter_map(|t| t.tma).any(|desc| !fully_ringed(desc)));
+            if partial {
+                plan.rings = None;
             }
+        }
+        for (lp, target, plan) in plans {
+            apply(body, lp, plan, &target);
         }
     }
 }
@@ -175,23 +206,34 @@ impl LoopParts {
     }
 }
 
-/// One loop: finds its eligible loads and, if there are any and they fit the register budget,
-/// rewrites the loop.
-fn pipeline(body: &mut Body, entry: Block, lp: Op, target: &Target) {
-    let threads = target.threads_per_program() as u64;
+/// What pipelining does to one loop, decided before any loop is rewritten.
+struct LoopPlan {
+    /// The loads issued ahead.
+    loads: Vec<Op>,
+    /// The carried values their addresses read.
+    carried: Vec<usize>,
+    /// The users of the body's values, by value.
+    users: HashMap<Value, Vec<(Op, usize)>>,
+    /// Shared-memory rings for the loads, or `None` for the registers path.
+    rings: Option<(Vec<RingTile>, RingPlan)>,
+}
+
+/// One loop: its eligible loads, whose operands must be recomputable for later iterations, and
+/// the rings that can hold them. `None` when no load qualifies.
+fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopPlan> {
     let region = body.op(lp).regions[0];
     let top: Vec<Op> = body.blocks[region].ops.clone();
-    let Some(&yield_op) = top.last() else { return };
+    let &yield_op = top.last()?;
     // A nested loop or branch may hold the uses; keep to bodies without control flow.
     let combines = |op: Op| matches!(body.opcode(op), Opcode::Reduce | Opcode::Scan);
     if top.iter().any(|&op| !body.op(op).regions.is_empty() && !combines(op)) {
-        return;
+        return None;
     }
     let users = users_in(body, &top);
     let in_body: HashSet<Op> = top.iter().copied().collect();
     // Descriptor loads read a descriptor made outside the loop (a tensor map built once).
     let outside = |v: Value| body.def_op(v).is_none_or(|def| !in_body.contains(&def));
-    let mut loads: Vec<Op> = top
+    let loads: Vec<Op> = top
         .iter()
         .copied()
         .filter(|&op| {
@@ -206,7 +248,7 @@ fn pipeline(body: &mut Body, entry: Block, lp: Op, target: &Target) {
         })
         .collect();
     if loads.is_empty() {
-        return;
+        return None;
     }
     let args = body.blocks[region].args.clone();
     let yields = body.op(yield_op).operands.clone();
@@ -215,7 +257,7 @@ fn pipeline(body: &mut Body, entry: Block, lp: Op, target: &Target) {
     for &load in &loads {
         for &operand in &body.op(load).operands {
             if !recomputable(body, &in_body, &args, &yields, operand, &mut checked) {
-                return;
+                return None;
             }
         }
     }
@@ -228,23 +270,32 @@ fn pipeline(body: &mut Body, entry: Block, lp: Op, target: &Target) {
     let tiles: Option<Vec<RingTile>> = target
         .compute_capability
         .is_some_and(|cc| cc >= 80)
-        .then(|| loads.iter().map(|&l| ring_tile(body, &users, all_users.as_ref(), &loads, l)).collect())
+        .then(|| loads.iter().map(|&l| ring_tile(body, &users, all_users.as_ref(), l)).collect())
         .flatten();
-    if let Some(tiles) = tiles {
-        if let Some(plan) = plan_rings(body, &top, &tiles, target) {
-            rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
-            if plan.async_dots {
-                keep_dots_in_flight(body, lp);
-            }
-            return;
+    let rings = tiles.and_then(|tiles| plan_rings(body, &top, &tiles, target).map(|plan| (tiles, plan)));
+    Some(LoopPlan { loads, carried, users, rings })
+}
+
+/// Rewrites loop `lp` as `plan` says: through rings, or through registers where the loads fit
+/// the register budget.
+fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
+    let LoopPlan { mut loads, carried, users, rings } = plan;
+    if let Some((tiles, plan)) = rings {
+        rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
+        if plan.async_dots {
+            keep_dots_in_flight(body, lp);
         }
+        return;
     }
     // Registers hold what pointer loads return; descriptor loads stay synchronous TMA copies.
     loads.retain(|&l| body.opcode(l) == Opcode::Load);
     if loads.is_empty() {
         return;
     }
-    let accumulators: u64 = top
+    let threads = target.threads_per_program() as u64;
+    let region = body.op(lp).regions[0];
+    let accumulators: u64 = body.blocks[region]
+        .ops
         .iter()
         .filter(|&&op| body.opcode(op).is_dot())
         .map(|&op| registers(body.ty(body.op(op).results[0]), threads))
@@ -484,11 +535,10 @@ fn ring_tile(
     body: &Body,
     users: &HashMap<Value, Vec<(Op, usize)>>,
     all_users: Option<&HashMap<Value, Vec<(Op, usize)>>>,
-    loads: &[Op],
     load: Op,
 ) -> Option<RingTile> {
     if body.opcode(load) == Opcode::DescriptorLoad {
-        return tma_ring_tile(body, users, all_users?, loads, load);
+        return tma_ring_tile(body, users, all_users?, load);
     }
     let data = body.op(load);
     let ty = body.ty(data.results[0]);
@@ -544,12 +594,14 @@ fn tma_ring_tile(
     body: &Body,
     users: &HashMap<Value, Vec<(Op, usize)>>,
     all_users: &HashMap<Value, Vec<(Op, usize)>>,
-    loads: &[Op],
     load: Op,
 ) -> Option<RingTile> {
     let desc = body.op(load).operands[0];
     let ty = body.ty(body.op(load).results[0]);
-    let only_loads_here = all_users.get(&desc)?.iter().all(|&(user, _)| loads.contains(&user));
+    // Every use of the descriptor is a load, here or in another loop (`run` checks that all of
+    // them get rings).
+    let only_loads =
+        all_users.get(&desc)?.iter().all(|&(user, _)| body.opcode(user) == Opcode::DescriptorLoad);
     let trans = transposed_by(body, users, load);
     let operand = operand_of(body, users, load);
     let order = if trans.is_some() { RingOrder::ColumnMajor } else { RingOrder::RowMajor };
@@ -561,7 +613,7 @@ fn tma_ring_tile(
         Opcode::ConvertLayout => !users.contains_key(&body.op(user).results[0]),
         _ => false,
     };
-    let eligible = only_loads_here
+    let eligible = only_loads
         && (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8())
         && ty.shape().len() == 2
         && users.get(&operand).is_some_and(|uses| uses.iter().all(wgmma_operand));

@@ -229,7 +229,9 @@ fn feeds_only_dots(body: &Body, users: &HashMap<Value, Vec<(Op, usize)>>, v: Val
 }
 
 /// A conversion used only as `tt.dot` operands A or B is unnecessary: the dot stages those
-/// through shared memory from whatever layout they arrive in.
+/// through shared memory from whatever layout they arrive in. Not so a conversion to the MMA
+/// layout in which a warpgroup dot reads A from registers (accelerate-matmul's, for chained
+/// dots).
 fn drop_conversions_into_dots(body: &mut Body, entry: crate::ir::Block) {
     let ops = body.walk(entry);
     let users = users_in(body, &ops);
@@ -239,7 +241,9 @@ fn drop_conversions_into_dots(body: &mut Body, entry: crate::ir::Block) {
         }
         let r = body.op(op).results[0];
         let Some(uses) = users.get(&r) else { continue };
-        if uses.iter().all(|&(u, i)| body.opcode(u).is_dot() && i < 2) {
+        let register_operand = matches!(body.ty(r).encoding(), Some(Encoding::Mma(_)))
+            && uses.iter().any(|&(u, i)| body.opcode(u) == Opcode::WarpGroupDot && i == 0);
+        if !register_operand && uses.iter().all(|&(u, i)| body.opcode(u).is_dot() && i < 2) {
             let src = body.op(op).operands[0];
             for &(u, i) in uses {
                 body.ops[u].operands[i] = src;
