@@ -179,22 +179,36 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     // (a constant, as attention's `QK^T` has) is not copied: the first K step of each
     // instruction tile ignores it (`scale-d` false).
     let is_async = data.attrs.bool("is_async") == Some(true);
-    let zero_acc = !is_async && is_zero_constant(e, c_v);
-    let acc: Vec<Reg> = if is_async {
-        e.get(c_v)?
-    } else if zero_acc {
-        let count = e.layout(c_v)?.num_regs();
-        (0..count).map(|_| e.reg(Class::F32)).collect()
-    } else {
-        let c_regs = e.get(c_v)?;
-        c_regs
-            .iter()
-            .map(|&c| {
-                let r = e.reg(Class::F32);
-                e.ins(format!("mov.f32 {r}, {c}"));
-                r
-            })
-            .collect()
+    let zero_acc = is_zero_constant(e, c_v);
+    let carried = if is_async { carried_registers(e, result)? } else { None };
+    let acc: Vec<Reg> = match (carried, zero_acc) {
+        // In flight across the back edge: accumulate in the loop's own registers.
+        (Some(carried), true) => carried,
+        (Some(carried), false) => {
+            let c_regs = e.get(c_v)?;
+            for (&to, &from) in carried.iter().zip(&c_regs) {
+                if to != from {
+                    e.ins(format!("mov.f32 {to}, {from}"));
+                }
+            }
+            carried
+        }
+        (None, true) => {
+            let count = e.layout(c_v)?.num_regs();
+            (0..count).map(|_| e.reg(Class::F32)).collect()
+        }
+        (None, false) if is_async => e.get(c_v)?,
+        (None, false) => {
+            let c_regs = e.get(c_v)?;
+            c_regs
+                .iter()
+                .map(|&c| {
+                    let r = e.reg(Class::F32);
+                    e.ins(format!("mov.f32 {r}, {c}"));
+                    r
+                })
+                .collect()
+        }
     };
 
     // This warpgroup's first row: 64 (warp / 4), as a byte offset into A's rows.
@@ -302,6 +316,30 @@ fn register_operand(
         })
         .collect();
     Ok(Some(packed))
+}
+
+/// For an asynchronous dot whose result only an `scf.for` yield uses: the registers the loop
+/// carries it in. The dot accumulates there, so that the back edge copies nothing while it is in
+/// flight (pipeline-dot-loads made sure that the carried value is dead by then: attention's
+/// accumulator is read, rescaled, only before the second dot).
+fn carried_registers(e: &Emitter, result: trident_midend::ir::Value) -> EResult<Option<Vec<Reg>>> {
+    let body = &e.func.body;
+    let Some(block) = body.def_op(result).and_then(|d| body.op(d).parent) else { return Ok(None) };
+    let Some(&term) = body.blocks[block].ops.last() else { return Ok(None) };
+    let in_loop = body.blocks[block].parent_op.is_some_and(|lp| body.opcode(lp) == Opcode::For);
+    let uses: Vec<usize> = body
+        .walk(block)
+        .into_iter()
+        .flat_map(|op| body.op(op).operands.iter().map(move |&v| (op, v)))
+        .filter(|&(_, v)| v == result)
+        .map(|(op, _)| if op == term { 1 } else { 2 })
+        .collect();
+    if !in_loop || body.opcode(term) != Opcode::Yield || uses != [1] {
+        return Ok(None);
+    }
+    let k = body.op(term).operands.iter().position(|&v| v == result).expect("the yield uses it");
+    let arg = body.blocks[block].args[k + 1];
+    e.get(arg).map(Some)
 }
 
 /// Whether `v` is a constant zero (a dot's accumulator made by `tl.zeros` or absent).

@@ -106,6 +106,16 @@ fn accelerate_matmul() {
     });
 }
 
+/// Values computed from tensor-core results keep their layout; cheap values meeting them in a
+/// loop are recomputed in it.
+#[test]
+fn propagate_mma_layout() {
+    check_folder("propagate_mma_layout", |module| {
+        passes::propagate_mma_layout::run(module);
+        passes::dce::run(module);
+    });
+}
+
 /// Dot operand loads issued an iteration ahead (num_stages 3), then DCE of the loads they replace.
 #[test]
 fn pipeline_dot_loads() {

@@ -281,9 +281,12 @@ fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopP
 fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
     let LoopPlan { mut loads, carried, users, rings } = plan;
     if let Some((tiles, plan)) = rings {
+        let chain = chain_in_flight(body, &body.blocks[body.op(lp).regions[0]].ops.clone());
         rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
-        if plan.async_dots {
-            keep_dots_in_flight(body, lp);
+        match chain {
+            Some(chain) if plan.async_dots => keep_chain_in_flight(body, lp, chain),
+            _ if plan.async_dots => keep_dots_in_flight(body, lp),
+            _ => {}
         }
         return;
     }
@@ -341,7 +344,9 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     {
         return None;
     }
-    let async_dots = warpgroup && dots.iter().all(|&d| carried_accumulator(body, d).is_some());
+    let async_dots = warpgroup
+        && (dots.iter().all(|&d| carried_accumulator(body, d).is_some())
+            || chain_in_flight(body, top).is_some());
     // Warpgroup dots read their rings in place and need no scratch. A live conversion in the
     // loop needs its tensor's bytes (at most 8 per element); reductions, scans and other dots
     // the general reserve (the dead conversions the layout passes leave for DCE need nothing).
@@ -430,7 +435,6 @@ fn keep_dots_in_flight(body: &mut Body, lp: Op) {
         .filter(|&op| body.opcode(op) == Opcode::WarpGroupDot)
         .collect();
     let span = body.span(lp);
-    let parent = body.op(lp).parent.expect("the loop is in a block");
     for dot in dots {
         let Some(k) = carried_accumulator(body, dot) else { continue };
         body.ops[dot].attrs = body.op(dot).attrs.clone().with("is_async", Attr::Bool(true));
@@ -443,17 +447,91 @@ fn keep_dots_in_flight(body: &mut Body, lp: Op) {
         let waited = b.value(Opcode::WarpGroupDotWait, vec![result], ty.clone(), pendings);
         let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
         body.ops[yield_op].operands[k] = waited;
-        // After the loop: every dot finished before the accumulator is read.
-        let loop_result = body.op(lp).results[k];
-        let index = position(body, parent, lp) + 1;
-        let mut b = Builder::at(body, parent, index);
-        b.span = span;
-        let drained = Attrs::new().with("pendings", Attr::Int(0));
-        let done = b.value(Opcode::WarpGroupDotWait, vec![loop_result], ty, drained);
-        let wait_op = body.def_op(done).expect("the wait defines its result");
-        body.replace_uses(parent, &HashMap::from([(loop_result, done)]));
-        body.ops[wait_op].operands[0] = loop_result;
+        drain_after_loop(body, lp, k);
     }
+}
+
+/// After loop `lp`: its `k`-th result (an accumulator a dot may still write) passes a
+/// `pendings = 0` wait before anything reads it.
+fn drain_after_loop(body: &mut Body, lp: Op, k: usize) {
+    let parent = body.op(lp).parent.expect("the loop is in a block");
+    let span = body.span(lp);
+    let loop_result = body.op(lp).results[k];
+    let ty = body.ty(loop_result).clone();
+    let index = position(body, parent, lp) + 1;
+    let mut b = Builder::at(body, parent, index);
+    b.span = span;
+    let drained = Attrs::new().with("pendings", Attr::Int(0));
+    let done = b.value(Opcode::WarpGroupDotWait, vec![loop_result], ty, drained);
+    let wait_op = body.def_op(done).expect("the wait defines its result");
+    body.replace_uses(parent, &HashMap::from([(loop_result, done)]));
+    body.ops[wait_op].operands[0] = loop_result;
+}
+
+/// Attention's two warpgroup dots, when the second can stay in flight into the next iteration:
+/// `S = Q K^T` first, then `acc = P V + acc * alpha`, whose result only the yield uses (at
+/// carried position `k`) and whose carried accumulator is used only between the two dots.
+#[derive(Clone, Copy)]
+struct ChainInFlight {
+    first: Op,
+    second: Op,
+    k: usize,
+}
+
+/// The chain of a loop body (`top`, its ops) that [`keep_chain_in_flight`] can overlap, if any.
+fn chain_in_flight(body: &Body, top: &[Op]) -> Option<ChainInFlight> {
+    let dots: Vec<Op> = top.iter().copied().filter(|&op| body.opcode(op) == Opcode::WarpGroupDot).collect();
+    let &[first, second] = dots.as_slice() else { return None };
+    let region = body.op(first).parent?;
+    let &yield_op = top.last()?;
+    let users = users_in(body, top);
+    let dead = |user: Op| {
+        body.opcode(user) == Opcode::ConvertLayout && !users.contains_key(&body.op(user).results[0])
+    };
+    let live = |v: Value| -> Vec<(Op, usize)> {
+        users.get(&v).into_iter().flatten().copied().filter(|&(user, _)| !dead(user)).collect()
+    };
+    let [(user, k)] = live(body.op(second).results[0])[..] else { return None };
+    if user != yield_op {
+        return None;
+    }
+    // The op of the body holding `op` (itself, or the reduction around a combiner).
+    let at = |mut op: Op| -> Option<usize> {
+        while body.op(op).parent != Some(region) {
+            op = body.blocks[body.op(op).parent?].parent_op?;
+        }
+        top.iter().position(|&o| o == op)
+    };
+    let (first_at, second_at) = (at(first)?, at(second)?);
+    let arg = body.blocks[region].args[k + 1];
+    let between = live(arg).iter().all(|&(user, _)| at(user).is_some_and(|i| first_at < i && i <= second_at));
+    (between && !live(arg).is_empty()).then_some(ChainInFlight { first, second, k })
+}
+
+/// Overlaps attention's dots across iterations, as Triton's `pipelineWgmma` does for them: the
+/// second dot (`P V`) of iteration `i` stays in flight while iteration `i + 1` copies its tiles
+/// and issues its first dot, which waits for both (`pendings = 0`) before the scores or the
+/// accumulator are read: the wait also yields the carried accumulator, which every use in the
+/// body then reads. The loop's result waits for the last second dot.
+fn keep_chain_in_flight(body: &mut Body, lp: Op, chain: ChainInFlight) {
+    let ChainInFlight { first, second, k } = chain;
+    let region = body.op(lp).regions[0];
+    let span = body.span(lp);
+    for dot in [first, second] {
+        body.ops[dot].attrs = body.op(dot).attrs.clone().with("is_async", Attr::Bool(true));
+    }
+    let scores = body.op(first).results[0];
+    let arg = body.blocks[region].args[k + 1];
+    let types = [body.ty(scores).clone(), body.ty(arg).clone()];
+    let index = position(body, region, first) + 1;
+    let mut b = Builder::at(body, region, index);
+    b.span = span;
+    let pendings = Attrs::new().with("pendings", Attr::Int(0));
+    let wait = b.op(Opcode::WarpGroupDotWait, vec![scores, arg], &types, pendings);
+    let waited = body.op(wait).results.clone();
+    body.replace_uses(region, &HashMap::from([(scores, waited[0]), (arg, waited[1])]));
+    body.ops[wait].operands = vec![scores, arg];
+    drain_after_loop(body, lp, k);
 }
 
 /// How a ring stores the tile of `load`: along the dim its copies' vectors run, the layout's

@@ -25,6 +25,7 @@ use std::collections::HashSet;
 use crate::ir::{Attrs, Body, Builder, Module, Op, Opcode, Type, Value};
 use crate::layout::Encoding;
 use crate::passes::accelerate_matmul::carry_in_converted_layout;
+use crate::passes::rematerialize_coalesced::rebuild;
 
 /// Propagates every MMA-derived layout forward, then lifts conversions out of loops.
 pub fn run(module: &mut Module) {
@@ -38,8 +39,44 @@ pub fn run(module: &mut Module) {
         }
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
+        for &lp in &loops {
+            rebuild_conversions_into_mma(body, lp);
+        }
         for lp in loops {
             carry_in_converted_layout(body, lp);
+        }
+    }
+}
+
+/// In the body of loop `lp`, a conversion to an MMA-derived layout of a value computed by cheap
+/// pure ops (ranges, splats, constants, shape ops, integer arithmetic and comparisons: causal
+/// attention's mask `q_rows[:, None] >= kv_rows[None, :]`) is replaced by those ops recomputed in
+/// that layout, as Triton's backward rematerialization does: a few instructions instead of a trip
+/// through shared memory, with two barriers, per iteration. The conversion is left for DCE.
+fn rebuild_conversions_into_mma(body: &mut Body, lp: Op) {
+    let region = body.op(lp).regions[0];
+    let converts: Vec<Op> = body.blocks[region]
+        .ops
+        .iter()
+        .copied()
+        .filter(|&op| {
+            body.opcode(op) == Opcode::ConvertLayout
+                && mma_derived(body.ty(body.op(op).results[0]).encoding())
+        })
+        .collect();
+    for convert in converts {
+        let (src, result) = (body.op(convert).operands[0], body.op(convert).results[0]);
+        if mma_derived(body.ty(src).encoding()) {
+            continue;
+        }
+        let index = body.blocks[region].ops.iter().position(|&o| o == convert).expect("in the body");
+        let want = body.ty(result).clone();
+        let span = body.span(convert);
+        let mut b = Builder::at(body, region, index);
+        b.span = span;
+        let mut memo = std::collections::HashMap::new();
+        if let Some(rebuilt) = rebuild(&mut b, src, &want, &mut memo) {
+            body.replace_uses(region, &std::collections::HashMap::from([(result, rebuilt)]));
         }
     }
 }

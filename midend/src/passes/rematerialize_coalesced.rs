@@ -135,7 +135,7 @@ fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -
 
 /// `v` rebuilt with type `want` from clones of its producers; `None` when a producer cannot be
 /// cloned.
-fn rebuild(
+pub(crate) fn rebuild(
     b: &mut Builder,
     v: Value,
     want: &Type,
