@@ -7,7 +7,8 @@
 //! - f16 and bf16 arithmetic is done in f32 and rounded back (round-to-nearest-even): for +, -, *
 //!   and / this equals the correctly rounded half-precision result.
 //! - `/` and `tl.fdiv` are `div.full.f32` (approximate, as in Triton); `div_rn` is `div.rn`.
-//! - `exp` is `ex2.approx.f32` of x·log2(e), `log` is `lg2.approx.f32` times ln 2, `exp2` /
+//! - `exp` is `ex2.approx.f32` of x·log2(e), `log` is `lg2.approx.f32` times ln 2, `exp2` is
+//!   `ex2.approx.ftz.f32` (as Triton's libdevice call: subnormal results flush to zero),
 //!   `log2` / `rsqrt` / `sin` / `cos` / `tanh` are the `.approx` instructions, `sqrt` is
 //!   `sqrt.approx.f32` and `sqrt_rn` is `sqrt.rn.f32`; `erf` is a polynomial (Abramowitz and
 //!   Stegun 7.1.26, absolute error below 1.5e-7).
@@ -394,7 +395,9 @@ fn scalar(
                     e.ins(format!("mul.f32 {t}, {x}, 0f3FB8AA3B"));
                     e.ins(format!("ex2.approx.f32 {r}, {t}"));
                 }
-                Exp2 => e.ins(format!("ex2.approx.f32 {r}, {x}")),
+                // As Triton's `tl.math.exp2` (libdevice with flush-to-zero): one MUFU.EX2,
+                // results below 2^-126 flushed to zero.
+                Exp2 => e.ins(format!("ex2.approx.ftz.f32 {r}, {x}")),
                 Log => {
                     let t = e.reg(Class::F32);
                     e.ins(format!("lg2.approx.f32 {t}, {x}"));

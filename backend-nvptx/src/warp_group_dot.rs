@@ -304,14 +304,30 @@ fn register_operand(
     let want = e.layout_of_type(&ty.with_encoding(Some(Encoding::Mma(fragment))))?;
     let have = e.layout(a_v)?;
     let Some(index) = register_map(&want, &have, &|c| c.to_vec()) else { return Ok(None) };
-    let regs = e.get(a_v)?;
+    // A rounded from f32 (attention's `P`) is rounded and packed in one instruction per pair
+    // from the f32 registers (the 16-bit ones are then dead).
+    let body = &e.func.body;
+    let rounded = body
+        .def_op(a_v)
+        .filter(|&d| body.opcode(d) == Opcode::TruncF)
+        .map(|d| body.op(d).operands[0])
+        .filter(|&src| e.ty(src).dtype() == DType::F32);
+    let (regs, pack) = match (rounded, ty.dtype()) {
+        (Some(src), DType::F16) => (e.get(src)?, Some("cvt.rn.f16x2.f32")),
+        (Some(src), DType::BF16) => (e.get(src)?, Some("cvt.rn.bf16x2.f32")),
+        _ => (e.get(a_v)?, None),
+    };
     let ordered: Vec<Reg> = index.iter().map(|&i| regs[i]).collect();
     debug_assert_eq!(ordered.len() as u32, m * k / (32 * warps[0]));
     let packed = ordered
         .chunks(2)
         .map(|pair| {
             let word = e.reg(Class::B32);
-            e.ins(format!("mov.b32 {word}, {{{}, {}}}", pair[0], pair[1]));
+            match pack {
+                // The first operand goes to the upper half.
+                Some(cvt) => e.ins(format!("{cvt} {word}, {}, {}", pair[1], pair[0])),
+                None => e.ins(format!("mov.b32 {word}, {{{}, {}}}", pair[0], pair[1])),
+            }
             word
         })
         .collect();
