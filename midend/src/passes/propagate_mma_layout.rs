@@ -27,16 +27,13 @@ use crate::layout::Encoding;
 use crate::passes::accelerate_matmul::carry_in_converted_layout;
 use crate::passes::rematerialize_coalesced::rebuild;
 
-/// Propagates every MMA-derived layout forward, then lifts conversions out of loops.
+/// Propagates every MMA-derived layout forward, then lifts conversions out of loops, then
+/// propagates again from the conversions that lifting placed after the loops (attention's
+/// epilogue `acc / l_i` then runs in the accumulator's layout).
 pub fn run(module: &mut Module) {
     for function in &mut module.functions {
         let body = &mut function.body;
-        // Each round removes at least one seed conversion; the bound only guards against a bug.
-        for _ in 0..64 {
-            let seed = body.walk(function.entry).into_iter().find(|&op| is_seed(body, op));
-            let Some(seed) = seed else { break };
-            propagate(body, seed);
-        }
+        propagate_all(body, function.entry);
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for &lp in &loops {
@@ -45,6 +42,17 @@ pub fn run(module: &mut Module) {
         for lp in loops {
             carry_in_converted_layout(body, lp);
         }
+        propagate_all(body, function.entry);
+    }
+}
+
+/// Propagates from every seed conversion until none is left.
+fn propagate_all(body: &mut Body, entry: crate::ir::Block) {
+    // Each round removes at least one seed conversion; the bound only guards against a bug.
+    for _ in 0..64 {
+        let seed = body.walk(entry).into_iter().find(|&op| is_seed(body, op));
+        let Some(seed) = seed else { break };
+        propagate(body, seed);
     }
 }
 

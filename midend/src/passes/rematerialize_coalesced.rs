@@ -122,7 +122,9 @@ fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -
     let back = b.value(Opcode::ConvertLayout, vec![result], old_ty, Attrs::new());
     let back_op = body.def_op(back);
     for user in body.walk(block) {
-        if Some(user) == back_op {
+        // A conversion converts from the new layout directly (attention's `Q`, loaded coalesced
+        // and converted to the MMA layout: one trip through shared memory, not two).
+        if Some(user) == back_op || body.opcode(user) == Opcode::ConvertLayout {
             continue;
         }
         for operand in body.ops[user].operands.iter_mut() {
