@@ -343,18 +343,39 @@ fn carried_registers(e: &Emitter, result: trident_midend::ir::Value) -> EResult<
     let Some(block) = body.def_op(result).and_then(|d| body.op(d).parent) else { return Ok(None) };
     let Some(&term) = body.blocks[block].ops.last() else { return Ok(None) };
     let in_loop = body.blocks[block].parent_op.is_some_and(|lp| body.opcode(lp) == Opcode::For);
-    let uses: Vec<usize> = body
+    let users: Vec<Op> = body
         .walk(block)
         .into_iter()
-        .flat_map(|op| body.op(op).operands.iter().map(move |&v| (op, v)))
-        .filter(|&(_, v)| v == result)
-        .map(|(op, _)| if op == term { 1 } else { 2 })
+        .flat_map(|op| body.op(op).operands.iter().filter(|&&v| v == result).map(move |_| op))
         .collect();
-    if !in_loop || body.opcode(term) != Opcode::Yield || uses != [1] {
+    if !in_loop || body.opcode(term) != Opcode::Yield || users != [term] {
         return Ok(None);
     }
     let k = body.op(term).operands.iter().position(|&v| v == result).expect("the yield uses it");
     let arg = body.blocks[block].args[k + 1];
+    // The carried value, and waits passing its registers on, must be read before the dot only.
+    let dot = body.def_op(result).expect("a dot defines its result");
+    let position = |op: Op| body.blocks[block].ops.iter().position(|&o| o == op);
+    let mut sharing = vec![arg];
+    let mut read_after = false;
+    while let Some(v) = sharing.pop() {
+        for op in body.walk(block) {
+            let data = body.op(op);
+            for (i, _) in data.operands.iter().enumerate().filter(|&(_, &x)| x == v) {
+                let mut top = op;
+                while body.op(top).parent != Some(block) {
+                    top = body.blocks[body.op(top).parent.expect("nested")].parent_op.expect("nested");
+                }
+                read_after |= position(top) > position(dot);
+                if data.opcode == Opcode::WarpGroupDotWait {
+                    sharing.push(data.results[i]);
+                }
+            }
+        }
+    }
+    if read_after {
+        return e.invalid("an asynchronous dot would accumulate in loop registers still read after it");
+    }
     e.get(arg).map(Some)
 }
 
