@@ -355,12 +355,9 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
                     }
                 },
             };
-            if params[i].1 && !v.is_const() && !matches!(v, FValue::JitFn(_) | FValue::Builtin(_)) {
-                return self.error(format!(
-                    "the parameter `{}` of `{name}` is a tl.constexpr, but the argument is a runtime value",
-                    params[i].0
-                ));
-            }
+            // As in Triton, a called function's `tl.constexpr` annotations do not constrain its
+            // arguments: what is constant is decided by the values passed (Triton's tutorial 06
+            // passes runtime offsets to `offs_m: tl.constexpr`).
             values.push(v);
         }
 
