@@ -469,3 +469,277 @@ fn unapplied_loop_hints_are_warned_about() {
     assert!(text.contains("tests/kernels/loop_hints.py:13:5"), "{text}");
     assert!(text.contains("for i in tl.range(0, N, flatten=True, warp_specialize=True):"), "{text}");
 }
+
+const ATTN_KERNEL: &str = "tests/kernels/attn_fwd.py";
+
+/// One specialization of tests/kernels/attn_fwd.py, launched over `(n_ctx / block_m, heads)`
+/// programs with one batch (`Z = 1`).
+struct AttnCase {
+    stage: u32,
+    fp8_output: bool,
+    warp_specialize: bool,
+    is_hopper: bool,
+    heads: usize,
+    n_ctx: usize,
+    head_dim: usize,
+    block_m: usize,
+    block_n: usize,
+    num_warps: u32,
+}
+
+/// The fused attention forward of Triton's tutorial 06 (tests/kernels/attn_fwd.py) on interp
+/// agrees with softmax attention computed here in f64 from the same inputs: `O = softmax(S) V`
+/// with `S = Q K^T sm_scale`, keys past the row masked out for STAGE 3 (causal), and
+/// `M = log2(sum_j exp(S_ij))`, each row's log-sum-exp in log2 units. That is what the kernel
+/// stores as `m_i + log2(l_i)`: `m_i` is the running maximum of `S_ij log2(e)` (the scores
+/// times `qk_scale`) and `l_i` the sum of `exp2(S_ij log2(e) - m_i)`, rescaled by `alpha`
+/// whenever `m_i` grows (its initial 1.0 is multiplied by `exp2(-inf) = 0` in the first
+/// iteration), so `m_i + log2(l_i) = log2(sum_j 2^(S_ij log2(e)))`.
+///
+/// Tolerances are the acceptance corpus's for flash attention: O within 1e-2 (absolute and
+/// relative), M within 2e-3 absolute plus 1e-4 relative. With `FP8_OUTPUT` the inputs, P (before
+/// the `P V` dot) and O are e5m2, which keeps three significant bits (a rounding moves a value by
+/// up to 1/8 of itself). The inputs are read back exactly, but no fixed tolerance fits O: a
+/// causal row with a few keys averages nothing away. So each element of O gets the bound of the
+/// two roundings, derived rather than tuned: rounding every `p_j` moves `O_id` by at most
+/// `1/8 sum_j (w_ij + 2^-14) |v_jd|` (`w_ij` the softmax weights; `l_i >= 1` sums P before its
+/// rounding; below e5m2's smallest normal, 2^-14, a rounding moves `p_j` by up to 2^-17), and
+/// rounding O moves it by at most 1/8 of itself; 1e-3 more covers f32 arithmetic. M is computed
+/// from P before its rounding and keeps its tolerance.
+///
+/// The cases cover both stages, fp16 and fp8, `warp_specialize` on and off (it is not applied;
+/// the result must not change), and the accumulator split that the kernel takes when
+/// `IS_HOPPER` is false (`reshape`, `permute`, `split`, `join` and back).
+#[test]
+fn attn_fwd_matches_a_softmax_reference_on_interp() {
+    let dir = scratch_dir("cli-attn-fwd");
+    let small = |stage, fp8_output, warp_specialize| AttnCase {
+        stage,
+        fp8_output,
+        warp_specialize,
+        is_hopper: true,
+        heads: 2,
+        n_ctx: 128,
+        head_dim: 64,
+        block_m: 64,
+        block_n: 32,
+        num_warps: 4,
+    };
+    let cases = [
+        small(1, false, false),
+        small(3, false, true),
+        small(1, true, true),
+        small(3, true, false),
+        // The non-Hopper accumulator split needs 128 x 128 blocks and warp_specialize.
+        AttnCase {
+            is_hopper: false,
+            heads: 1,
+            n_ctx: 256,
+            head_dim: 128,
+            block_m: 128,
+            block_n: 64,
+            num_warps: 8,
+            ..small(3, false, true)
+        },
+    ];
+    for (index, case) in cases.iter().enumerate() {
+        check_attn_case(&dir.join(format!("case{index}")), case);
+    }
+}
+
+/// Runs one case on interp and compares O and M with [`attention_reference`].
+fn check_attn_case(dir: &Path, case: &AttnCase) {
+    use trident_midend::ir::DType;
+    std::fs::create_dir_all(dir).unwrap();
+    let label = format!(
+        "STAGE={} FP8_OUTPUT={} warp_specialize={} IS_HOPPER={} HEAD_DIM={}",
+        case.stage, case.fp8_output, case.warp_specialize, case.is_hopper, case.head_dim
+    );
+    let elements = case.heads * case.n_ctx * case.head_dim;
+    let sm_scale = 1.0 / (case.head_dim as f64).sqrt();
+
+    // Inputs: standard normal samples rounded to the element type; the reference reads the
+    // rounded values back.
+    let (element, suffix) = if case.fp8_output { (DType::F8E5M2, ":fp8e5") } else { (DType::F16, "") };
+    let mut inputs = Vec::new();
+    let mut args = Vec::new();
+    for (seed, name) in [(11u64, "q_ptr"), (12, "k_ptr"), (13, "v_ptr")] {
+        let bytes = encode_attn_elements(&normal_samples(seed, elements), case.fp8_output);
+        inputs.push(decode_attn_elements(&bytes, case.fp8_output));
+        args.push(write_npy(dir, name, element, bytes) + suffix);
+    }
+    let zeros = vec![0; elements * element.size_bytes()];
+    args.push(write_npy(dir, "o_ptr", element, zeros) + suffix);
+    args.push(write_npy(dir, "M", DType::F32, vec![0; case.heads * case.n_ctx * 4]));
+
+    let out = dir.join("out");
+    let grid = format!("{},{}", case.n_ctx / case.block_m, case.heads);
+    let warps = case.num_warps.to_string();
+    let mut command = vec!["run", ATTN_KERNEL, "--kernel", "_attn_fwd", "--backend", "interp"];
+    command.extend(["--grid", &grid, "--num-warps", &warps, "--out", out.to_str().unwrap()]);
+    let python_bool = |flag: bool| if flag { "True" } else { "False" };
+    let consts = [
+        format!("HEAD_DIM={}", case.head_dim),
+        format!("BLOCK_M={}", case.block_m),
+        format!("BLOCK_N={}", case.block_n),
+        format!("FP8_OUTPUT={}", python_bool(case.fp8_output)),
+        format!("STAGE={}", case.stage),
+        format!("warp_specialize={}", python_bool(case.warp_specialize)),
+        format!("IS_HOPPER={}", python_bool(case.is_hopper)),
+    ];
+    for constant in &consts {
+        command.extend(["--const", constant.as_str()]);
+    }
+    let scalars = [
+        format!("sm_scale={sm_scale}"),
+        "Z=1".to_string(),
+        format!("H={}", case.heads),
+        format!("N_CTX={}", case.n_ctx),
+    ];
+    for arg in scalars.iter().chain(&args) {
+        command.extend(["--arg", arg.as_str()]);
+    }
+    let output = trident(&command);
+    assert!(output.status.success(), "{label}: trident run failed:\n{}", stderr(&output));
+
+    let o_bytes = npy::read(&out.join("o_ptr.npy"), "o_ptr", None).unwrap_or_else(|e| panic!("{e}")).bytes;
+    let o = decode_attn_elements(&o_bytes, case.fp8_output);
+    let m = read_f32(&out.join("M.npy"));
+    let want = attention_reference(&inputs[0], &inputs[1], &inputs[2], case, sm_scale);
+    let o_tolerance = |index: usize| {
+        let magnitude = want.o[index].abs();
+        if case.fp8_output {
+            1e-3 + magnitude / 8.0 + (want.o_spread[index] / 8.0) * (1.0 + 1.0 / 8.0)
+        } else {
+            1e-2 + 1e-2 * magnitude
+        }
+    };
+    let o_error = assert_close(&format!("{label}: o_ptr"), &o, &want.o, o_tolerance);
+    let m: Vec<f64> = m.into_iter().map(f64::from).collect();
+    let m_error =
+        assert_close(&format!("{label}: M"), &m, &want.m, |index| 2e-3 + 1e-4 * want.m[index].abs());
+    println!(
+        "attn_fwd {label}: max |O - reference| = {:.3e} ({:.0}% of its tolerance), max |M - reference| = \
+         {:.3e} ({:.0}%)",
+        o_error.0,
+        100.0 * o_error.1,
+        m_error.0,
+        100.0 * m_error.1
+    );
+}
+
+/// Softmax attention in f64, by (head, row, column) like the kernel's buffers.
+struct AttentionReference {
+    /// The output, heads x n_ctx x head_dim.
+    o: Vec<f64>,
+    /// The log-sum-exp of each row's scaled scores in log2 units, heads x n_ctx.
+    m: Vec<f64>,
+    /// `sum_j (w_ij + 2^-14) |v_jd|` for each element of `o`: the softmax average of the
+    /// magnitudes that `o` averages, each weight raised to e5m2's smallest normal, 8 times the
+    /// bound of what rounding the weights to e5m2 can move `o` by.
+    o_spread: Vec<f64>,
+}
+
+/// e5m2's smallest normal value, 2^-14: below it a rounding moves a value by up to 2^-17.
+const E5M2_MIN_NORMAL: f64 = 1.0 / 16384.0;
+
+/// Softmax attention of one batch of `case.heads` heads; STAGE 3 masks keys past the row.
+fn attention_reference(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    case: &AttnCase,
+    sm_scale: f64,
+) -> AttentionReference {
+    let (n_ctx, head_dim) = (case.n_ctx, case.head_dim);
+    let mut o = vec![0.0; q.len()];
+    let mut o_spread = vec![0.0; q.len()];
+    let mut m = vec![0.0; case.heads * n_ctx];
+    for head in 0..case.heads {
+        // Where row `row` of this head starts in the (heads, n_ctx, head_dim) tensors.
+        let start = |row: usize| (head * n_ctx + row) * head_dim;
+        for row in 0..n_ctx {
+            let keys = if case.stage == 3 { row + 1 } else { n_ctx };
+            let q_row = &q[start(row)..][..head_dim];
+            let scores: Vec<f64> = (0..keys)
+                .map(|key| {
+                    let k_row = &k[start(key)..][..head_dim];
+                    q_row.iter().zip(k_row).map(|(a, b)| a * b).sum::<f64>() * sm_scale
+                })
+                .collect();
+            let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+            let denominator: f64 = weights.iter().sum();
+            for (key, weight) in weights.iter().enumerate() {
+                let weight = weight / denominator;
+                for (column, value) in v[start(key)..][..head_dim].iter().enumerate() {
+                    o[start(row) + column] += weight * value;
+                    o_spread[start(row) + column] += (weight + E5M2_MIN_NORMAL) * value.abs();
+                }
+            }
+            m[head * n_ctx + row] = (max + denominator.ln()) / std::f64::consts::LN_2;
+        }
+    }
+    AttentionReference { o, m, o_spread }
+}
+
+/// Asserts `|got - want| <= tolerance(index)` element by element, naming the first element
+/// beyond it; returns the largest absolute difference and the largest fraction of the
+/// tolerance used.
+fn assert_close(what: &str, got: &[f64], want: &[f64], tolerance: impl Fn(usize) -> f64) -> (f64, f64) {
+    assert_eq!(got.len(), want.len(), "{what}: element counts");
+    let (mut max_error, mut max_fraction) = (0.0f64, 0.0f64);
+    for (index, (g, w)) in got.iter().zip(want).enumerate() {
+        let error = (g - w).abs();
+        let allowed = tolerance(index);
+        assert!(error <= allowed, "{what}[{index}] = {g}, the reference {w} (tolerance {allowed:.3e})");
+        max_error = max_error.max(error);
+        max_fraction = max_fraction.max(error / allowed);
+    }
+    (max_error, max_fraction)
+}
+
+/// Standard normal samples from a fixed seed (splitmix64, then Box-Muller), so that the inputs
+/// are the same on every run and every machine.
+fn normal_samples(seed: u64, count: usize) -> Vec<f64> {
+    let mut state = seed;
+    let mut uniform = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        // In (0, 1): the logarithm below never sees zero.
+        ((z >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    (0..count)
+        .map(|_| {
+            let (radius, angle) = (uniform(), uniform());
+            (-2.0 * radius.ln()).sqrt() * (std::f64::consts::TAU * angle).cos()
+        })
+        .collect()
+}
+
+/// Little-endian f16 bytes, or e5m2 bytes (f16's upper byte, rounded to nearest even).
+fn encode_attn_elements(values: &[f64], fp8: bool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for &value in values {
+        let bits = half::f16::from_f64(value).to_bits();
+        if fp8 {
+            let rounded = (u32::from(bits) + 0x7F + ((u32::from(bits) >> 8) & 1)) >> 8;
+            bytes.push(rounded as u8);
+        } else {
+            bytes.extend(bits.to_le_bytes());
+        }
+    }
+    bytes
+}
+
+/// The values of f16 or e5m2 bytes (an e5m2 byte is the upper byte of an f16).
+fn decode_attn_elements(bytes: &[u8], fp8: bool) -> Vec<f64> {
+    if fp8 {
+        bytes.iter().map(|&b| half::f16::from_bits(u16::from(b) << 8).to_f64()).collect()
+    } else {
+        bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64()).collect()
+    }
+}

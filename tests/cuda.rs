@@ -293,3 +293,117 @@ const SCALE_FLAGS: [&str; 10] = [
     "--arg",
     "scale=2.5",
 ];
+
+/// tests/kernels/attn_fwd.py, the fused attention forward of Triton's tutorial 06 (descriptors
+/// made in the kernel), on the GPU agrees with interp: STAGE 1 (full) and 3 (causal),
+/// `warp_specialize` on and off (not applied: it must change nothing), fp16 (HEAD_DIM 128, 8
+/// warps: warpgroup MMAs fed by TMA on sm_90a) and fp8 e5m2 (HEAD_DIM 64, 4 warps), and the
+/// accumulator split the kernel takes when `IS_HOPPER` is false. One batch of two heads of 256
+/// rows, blocks of 128 x 64: the causal programs run both loops.
+///
+/// `check` compares fp8 buffers bit for bit, whatever `--atol`/`--rtol` say, and the GPU sums
+/// and exponentiates in another order than interp, so an fp8 `O` may round to the neighbouring
+/// e5m2 value (P is rounded to e5m2 too): the fp8 rows accept one step (`max_ulp` 1) where
+/// `check` alone would fail. M (f32) must be within 2e-3 (the acceptance corpus's absolute
+/// tolerance for it), every other buffer within `check`'s tolerance.
+#[test]
+fn attn_fwd_agrees_with_interp_on_the_gpu() {
+    use trident_midend::ir::DType;
+    const TEST: &str = "attn_fwd_agrees_with_interp_on_the_gpu";
+    if !require_gpu(TEST) {
+        return;
+    }
+    let dir = scratch_dir("cuda-attn-fwd");
+    let (heads, n_ctx) = (2usize, 256usize);
+    // (STAGE, warp_specialize, FP8_OUTPUT, IS_HOPPER).
+    let mut cases = Vec::new();
+    for stage in [1, 3] {
+        for warp_specialize in [false, true] {
+            for fp8 in [false, true] {
+                cases.push((stage, warp_specialize, fp8, true));
+            }
+        }
+    }
+    cases.push((3, true, false, false));
+    for (stage, warp_specialize, fp8, is_hopper) in cases {
+        let label =
+            format!("STAGE={stage} warp_specialize={warp_specialize} FP8_OUTPUT={fp8} IS_HOPPER={is_hopper}");
+        let (head_dim, num_warps) = if fp8 { (64usize, "4") } else { (128, "8") };
+        let elements = heads * n_ctx * head_dim;
+        let (element, suffix) = if fp8 { (DType::F8E5M2, ":fp8e5") } else { (DType::F16, "") };
+        let case_dir = dir.join(format!("s{stage}-ws{warp_specialize}-fp8{fp8}-hopper{is_hopper}"));
+        std::fs::create_dir_all(&case_dir).unwrap();
+        let mut args = Vec::new();
+        for (seed, name) in [(1u64, "q_ptr"), (2, "k_ptr"), (3, "v_ptr")] {
+            args.push(write_npy(&case_dir, name, element, attn_input(seed, elements, fp8)) + suffix);
+        }
+        args.push(write_npy(&case_dir, "o_ptr", element, vec![0; elements * element.size_bytes()]) + suffix);
+        args.push(write_npy(&case_dir, "M", DType::F32, vec![0; heads * n_ctx * 4]));
+        let python_bool = |flag: bool| if flag { "True" } else { "False" };
+        let flags = [
+            format!("HEAD_DIM={head_dim}"),
+            "BLOCK_M=128".to_string(),
+            "BLOCK_N=64".to_string(),
+            format!("FP8_OUTPUT={}", python_bool(fp8)),
+            format!("STAGE={stage}"),
+            format!("warp_specialize={}", python_bool(warp_specialize)),
+            format!("IS_HOPPER={}", python_bool(is_hopper)),
+        ];
+        let scalars = [
+            format!("sm_scale={}", 1.0 / (head_dim as f64).sqrt()),
+            "Z=1".to_string(),
+            format!("H={heads}"),
+            format!("N_CTX={n_ctx}"),
+        ];
+        let grid = format!("{},{heads}", n_ctx / 128);
+        let mut command = vec!["check", "tests/kernels/attn_fwd.py", "--kernel", "_attn_fwd", "--backend"];
+        command.extend(["nvptx", "--grid", &grid, "--num-warps", num_warps, "--num-stages", "3"]);
+        for flag in &flags {
+            command.extend(["--const", flag.as_str()]);
+        }
+        for arg in scalars.iter().chain(&args) {
+            command.extend(["--arg", arg.as_str()]);
+        }
+        let output = trident(&command);
+        let table = stdout(&output);
+        let context = format!("{label}:\n{table}\n{}", stderr(&output));
+        let rows: Vec<Vec<&str>> = table
+            .lines()
+            .filter(|line| line.starts_with("nvptx"))
+            .map(|line| line.split_whitespace().collect())
+            .collect();
+        assert!(rows.iter().all(|row| row.len() == 8), "nvptx did not run: {context}");
+        for buffer in ["o_ptr", "M", "q_ptr"] {
+            assert!(rows.iter().any(|row| row[1] == buffer), "{buffer} not compared: {context}");
+        }
+        for row in &rows {
+            let beyond_tolerance = !row[6].starts_with("0/");
+            match row[1] {
+                "o_ptr" if fp8 => assert!(row[5].parse::<u64>().unwrap() <= 1, "o_ptr: {context}"),
+                "M" => assert!(row[3].parse::<f64>().unwrap() <= 2e-3, "M: {context}"),
+                buffer => assert!(!beyond_tolerance, "{buffer}: {context}"),
+            }
+        }
+        println!("{label}: {}", table.lines().last().unwrap_or_default());
+    }
+}
+
+/// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the
+/// upper byte of an f16, rounded to nearest even).
+fn attn_input(seed: u64, count: usize, fp8: bool) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for index in 0..count as u64 {
+        // splitmix64's finalizer of the element's index: the same values on every machine.
+        let mut z = (seed << 32 | index).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let value = ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0;
+        let bits = half::f16::from_f64(value).to_bits();
+        if fp8 {
+            bytes.push(((u32::from(bits) + 0x7F + ((u32::from(bits) >> 8) & 1)) >> 8) as u8);
+        } else {
+            bytes.extend(bits.to_le_bytes());
+        }
+    }
+    bytes
+}
