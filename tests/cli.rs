@@ -472,6 +472,21 @@ fn unapplied_loop_hints_are_warned_about() {
 
 const ATTN_KERNEL: &str = "tests/kernels/attn_fwd.py";
 
+/// A loop hint of a function inlined at two calls (attn_fwd's causal STAGE 3 runs
+/// `_attn_fwd_inner` twice) is reported once, at its source line.
+#[test]
+fn a_hint_of_an_inlined_loop_is_warned_about_once() {
+    let header = std::fs::read_to_string(ATTN_KERNEL).unwrap();
+    let flags = header.lines().next().unwrap().strip_prefix("# compile: ").unwrap();
+    assert!(flags.contains("STAGE=3") && flags.contains("warp_specialize=True"), "{flags}");
+    let mut args = vec!["compile", ATTN_KERNEL, "--emit", "ttir"];
+    args.extend(flags.split_whitespace());
+    let output = trident(&args);
+    let text = stderr(&output);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(text.matches("warning: tl.range(warp_specialize=True) is not applied").count(), 1, "{text}");
+}
+
 /// One specialization of tests/kernels/attn_fwd.py, launched over `(n_ctx / block_m, heads)`
 /// programs with one batch (`Z = 1`).
 struct AttnCase {

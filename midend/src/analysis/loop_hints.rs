@@ -19,7 +19,8 @@ pub struct UnappliedHint {
 }
 
 /// The hints of every loop of `module` (TTIR or TTGIR) that trident does not apply, in program
-/// order.
+/// order, each source loop once (a function inlined at two calls has its loop twice: causal
+/// attention's two passes).
 pub fn unapplied_loop_hints(module: &Module) -> Vec<UnappliedHint> {
     let mut hints = Vec::new();
     for function in &module.functions {
@@ -29,8 +30,12 @@ pub fn unapplied_loop_hints(module: &Module) -> Vec<UnappliedHint> {
                 continue;
             }
             let attrs = &body.op(op).attrs;
-            let mut note =
-                |message: &str| hints.push(UnappliedHint { span: body.span(op), message: message.into() });
+            let mut note = |message: &str| {
+                let hint = UnappliedHint { span: body.span(op), message: message.into() };
+                if !hints.contains(&hint) {
+                    hints.push(hint);
+                }
+            };
             if attrs.bool("tt.flatten") == Some(true) {
                 note("tl.range(flatten=True) is not applied: trident does not fuse nested loops yet, so the loops run as written");
             }
