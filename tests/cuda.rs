@@ -301,11 +301,11 @@ const SCALE_FLAGS: [&str; 10] = [
 /// accumulator split the kernel takes when `IS_HOPPER` is false. One batch of two heads of 256
 /// rows, blocks of 128 x 64: the causal programs run both loops.
 ///
-/// `check` compares fp8 buffers bit for bit, whatever `--atol`/`--rtol` say, and the GPU sums
-/// and exponentiates in another order than interp, so an fp8 `O` may round to the neighbouring
-/// e5m2 value (P is rounded to e5m2 too): the fp8 rows accept one step (`max_ulp` 1) where
-/// `check` alone would fail. M (f32) must be within 2e-3 (the acceptance corpus's absolute
-/// tolerance for it), every other buffer within `check`'s tolerance.
+/// `check` compares fp8 buffers exactly by default, and the GPU sums and exponentiates in another
+/// order than interp, so an fp8 `O` may round to the neighbouring e5m2 value (P is rounded to
+/// e5m2 too): the fp8 rows accept one step (`max_ulp` 1) where `check`'s default would fail. M
+/// (f32) must be within 2e-3 (the acceptance corpus's absolute tolerance for it), every other
+/// buffer within `check`'s tolerance.
 #[test]
 fn attn_fwd_agrees_with_interp_on_the_gpu() {
     use trident_midend::ir::DType;

@@ -1,10 +1,10 @@
 //! Buffer comparison for `trident check`: one backend's buffer against interp's, element by
 //! element, with per-dtype tolerances like the acceptance corpus's runner.
 //!
-//! An element is within tolerance when `|got - want| <= atol + rtol * |want|`; NaN matches NaN
-//! and an infinity matches the same infinity. Integers, booleans and fp8 (compared by bits)
-//! default to exact; fp32 to 1e-5, fp16 to 1e-2, bf16 to 2e-2 and fp64 to 1e-12 (both atol
-//! and rtol). `--atol`/`--rtol` override the defaults for every buffer. Besides the count and
+//! An element is within tolerance when `|got - want| <= atol + rtol * |want|` (fp8 elements by
+//! their decoded values); NaN matches NaN and an infinity matches the same infinity. Integers,
+//! booleans and fp8 default to exact; fp32 to 1e-5, fp16 to 1e-2, bf16 to 2e-2 and fp64 to
+//! 1e-12 (both atol and rtol). `--atol`/`--rtol` override the defaults for every buffer. Besides the count and
 //! the first index beyond tolerance, a comparison reports the largest absolute, relative and
 //! ULP differences, so that a near miss reads differently from garbage.
 
@@ -83,17 +83,12 @@ pub fn compare(want: &Buffer, got: &Buffer, tolerance: Tolerance) -> Comparison 
     }
     let dtype = want.dtype;
     let size = dtype.size_bytes();
-    let by_bits = is_fp8(dtype);
     for (index, (w, g)) in want.bytes.chunks_exact(size).zip(got.bytes.chunks_exact(size)).enumerate() {
         if w == g {
             continue;
         }
         let (w_bits, g_bits) = (bits(w), bits(g));
-        let (want_value, got_value) = if by_bits {
-            (w_bits as f64, g_bits as f64)
-        } else {
-            (element_as_f64(dtype, w_bits), element_as_f64(dtype, g_bits))
-        };
+        let (want_value, got_value) = (element_as_f64(dtype, w_bits), element_as_f64(dtype, g_bits));
         if want_value.is_nan() && got_value.is_nan() {
             continue;
         }
@@ -108,7 +103,7 @@ pub fn compare(want: &Buffer, got: &Buffer, tolerance: Tolerance) -> Comparison 
         result.max_ulp = result.max_ulp.max(ulp_distance(dtype, w_bits, g_bits));
         // An infinite difference is never within tolerance (against an infinite `want`,
         // `rtol * |want|` would be infinite too).
-        let within = !by_bits && abs.is_finite() && abs <= tolerance.atol + tolerance.rtol * want_value.abs();
+        let within = abs.is_finite() && abs <= tolerance.atol + tolerance.rtol * want_value.abs();
         if !within {
             result.bad += 1;
             if result.first_bad.is_none() {
@@ -117,10 +112,6 @@ pub fn compare(want: &Buffer, got: &Buffer, tolerance: Tolerance) -> Comparison 
         }
     }
     result
-}
-
-fn is_fp8(dtype: DType) -> bool {
-    matches!(dtype, DType::F8E4M3 | DType::F8E5M2)
 }
 
 /// The little-endian bits of one element.
@@ -137,6 +128,7 @@ pub fn element_as_f64(dtype: DType, bits: u64) -> f64 {
         DType::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
         DType::F32 => f32::from_bits(bits as u32) as f64,
         DType::F64 => f64::from_bits(bits),
+        DType::F8E4M3 | DType::F8E5M2 => trident_runtime::interp::float_from_bits(dtype, bits),
         DType::I8 => bits as u8 as i8 as f64,
         DType::I16 => bits as u16 as i16 as f64,
         DType::I32 => bits as u32 as i32 as f64,
@@ -181,7 +173,7 @@ pub fn perturb(buffer: &mut Buffer, index: usize) -> Result<(), String> {
         DType::BF16 => half::bf16::from_f64(value * 2.0 + 1.0).to_bits() as u64,
         DType::F32 => ((value * 2.0 + 1.0) as f32).to_bits() as u64,
         DType::F64 => (value * 2.0 + 1.0).to_bits(),
-        // Integers, booleans and fp8 compare exactly: flipping the lowest bit is enough.
+        // Integers, booleans and fp8 default to exact: flipping the lowest bit is enough.
         _ => old ^ 1,
     };
     element.copy_from_slice(&new.to_le_bytes()[..size]);
@@ -196,6 +188,23 @@ mod tests {
         let mut buffer = Buffer::zeros("b", DType::F32, values.len());
         buffer.bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         buffer
+    }
+
+    /// fp8 elements compare by value: exact by default, within `--atol`/`--rtol` when given
+    /// (e5m2 0x3C is 1.0 and 0x3D 1.25, one step apart; 0x80 is -0, equal to 0).
+    #[test]
+    fn fp8_compares_values_with_the_tolerance_given() {
+        let bytes = |values: &[u8]| {
+            let mut buffer = Buffer::zeros("b", DType::F8E5M2, values.len());
+            buffer.bytes = values.to_vec();
+            buffer
+        };
+        let (want, got) = (bytes(&[0x3C, 0x00]), bytes(&[0x3D, 0x80]));
+        let exact = compare(&want, &got, default_tolerance(DType::F8E5M2));
+        assert_eq!(exact.bad, 1, "one step off is beyond the exact default; -0 equals 0: {exact:?}");
+        assert_eq!((exact.max_abs, exact.max_ulp), (0.25, 1));
+        let loose = compare(&want, &got, Tolerance { atol: 0.0, rtol: 0.25 });
+        assert!(loose.agrees(), "{loose:?}");
     }
 
     #[test]

@@ -25,6 +25,9 @@ mod eval;
 mod memory;
 mod numerics;
 mod reduce;
+
+/// The value of a float element from its bits, every float dtype included (fp8 formats too).
+pub use numerics::float_from_bits;
 mod tensor;
 mod value;
 
