@@ -469,8 +469,9 @@ fn drain_after_loop(body: &mut Body, lp: Op, k: usize) {
 }
 
 /// Attention's two warpgroup dots, when the second can stay in flight into the next iteration:
-/// `S = Q K^T` first, then `acc = P V + acc * alpha`, whose result only the yield uses (at
-/// carried position `k`) and whose carried accumulator is used only between the two dots.
+/// `S = Q K^T` first, then `acc = P V + acc * alpha` with P computed from S, whose result only
+/// the yield uses (at carried position `k`) and whose carried accumulator is used only between
+/// the two dots.
 #[derive(Clone, Copy)]
 struct ChainInFlight {
     first: Op,
@@ -503,6 +504,22 @@ fn chain_in_flight(body: &Body, top: &[Op]) -> Option<ChainInFlight> {
         top.iter().position(|&o| o == op)
     };
     let (first_at, second_at) = (at(first)?, at(second)?);
+    // The second dot's A operand is computed from the first's result (P from S).
+    let scores = body.op(first).results[0];
+    let mut pending = vec![body.op(second).operands[0]];
+    let mut seen = HashSet::new();
+    let mut chained = false;
+    while let Some(v) = pending.pop() {
+        chained |= v == scores;
+        let Some(def) = body.def_op(v).filter(|&d| body.op(d).parent == Some(region) && seen.insert(d))
+        else {
+            continue;
+        };
+        pending.extend(body.op(def).operands.iter().copied());
+    }
+    if !chained {
+        return None;
+    }
     let arg = body.blocks[region].args[k + 1];
     let between = live(arg).iter().all(|&(user, _)| at(user).is_some_and(|i| first_at < i && i <= second_at));
     (between && !live(arg).is_empty()).then_some(ChainInFlight { first, second, k })
