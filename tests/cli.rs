@@ -758,3 +758,34 @@ fn decode_attn_elements(bytes: &[u8], fp8: bool) -> Vec<f64> {
         bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64()).collect()
     }
 }
+
+/// A grid beyond CUDA's limits (which Triton enforces everywhere) is refused at once with the
+/// limit, on every backend: interp would otherwise run 2^96 programs.
+#[test]
+fn a_grid_beyond_cuda_limits_is_refused() {
+    let started = std::time::Instant::now();
+    let output = trident(&[
+        "run",
+        "examples/vector_add.py",
+        "--kernel",
+        "add_kernel",
+        "--backend",
+        "interp",
+        "--grid",
+        "4294967295,4294967295,4294967295",
+        "--const",
+        "BLOCK_SIZE=4",
+        "--arg",
+        "x_ptr=@examples/data/x.npy",
+        "--arg",
+        "y_ptr=@examples/data/y.npy",
+        "--arg",
+        "output_ptr=@examples/data/y.npy",
+        "--arg",
+        "n_elements=4",
+    ]);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("x = 4294967295 is beyond CUDA's limit of 2147483647"), "{text}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}

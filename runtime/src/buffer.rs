@@ -61,7 +61,41 @@ pub enum ArgValue {
 pub struct Grid(pub [u32; 3]);
 
 impl Grid {
+    /// The largest grid CUDA launches, which Triton enforces on every backend: x below 2^31, y
+    /// and z at most 65535.
+    pub const LIMITS: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
+    /// The number of programs (at most 2^63 within [`Grid::LIMITS`]; saturating beyond).
     pub fn programs(self) -> u64 {
-        self.0.iter().map(|&g| g as u64).product()
+        self.0.iter().fold(1u64, |n, &g| n.saturating_mul(g as u64))
+    }
+
+    /// `Err` with the limit when a dimension is beyond [`Grid::LIMITS`]. Every backend checks it
+    /// before a launch (interp would otherwise run for hours over a mistyped grid).
+    pub fn within_limits(self) -> Result<(), String> {
+        for (axis, (&size, &limit)) in ["x", "y", "z"].iter().zip(self.0.iter().zip(&Grid::LIMITS)) {
+            if size > limit {
+                return Err(format!(
+                    "grid ({}, {}, {}): {axis} = {size} is beyond CUDA's limit of {limit} (Triton enforces \
+                     x < 2^31, y and z <= 65535 on every backend)",
+                    self.0[0], self.0[1], self.0[2]
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Grid;
+
+    #[test]
+    fn grids_within_and_beyond_the_launch_limits() {
+        assert!(Grid(Grid::LIMITS).within_limits().is_ok());
+        assert_eq!(Grid(Grid::LIMITS).programs(), (i32::MAX as u64) * 65535 * 65535);
+        let message = Grid([1, 1, 65536]).within_limits().unwrap_err();
+        assert!(message.contains("z = 65536 is beyond CUDA's limit of 65535"), "{message}");
+        assert_eq!(Grid([u32::MAX; 3]).programs(), u64::MAX, "saturates");
     }
 }

@@ -264,7 +264,9 @@ pub fn parse_grid(text: &str) -> Result<Grid, String> {
             format!("'{text}' is not a grid: '{part}' is not a non-negative integer; use X[,Y[,Z]]")
         })?;
     }
-    Ok(Grid(dims))
+    let grid = Grid(dims);
+    grid.within_limits()?;
+    Ok(grid)
 }
 
 /// Parses `NAME=VALUE` of `--const`.
@@ -424,6 +426,10 @@ mod tests {
         assert!(parse_grid("x").unwrap_err().contains("'x' is not a non-negative integer"));
         assert!(parse_grid("").is_err());
         assert!(parse_grid("-1").is_err());
+        assert!(parse_grid("2147483647,65535,65535").is_ok());
+        let beyond = parse_grid("4294967295,4294967295,4294967295").unwrap_err();
+        assert!(beyond.contains("x = 4294967295 is beyond CUDA's limit of 2147483647"), "{beyond}");
+        assert!(parse_grid("1,65536").unwrap_err().contains("y = 65536"));
     }
 
     #[test]

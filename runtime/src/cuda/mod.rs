@@ -586,17 +586,8 @@ fn download(memory: &[Memory], buffers: &mut [Buffer]) -> Result<(), CudaError> 
 
 /// Refuses grids CUDA cannot launch, with the limits in the message.
 fn check_grid(kernel: &LoadedKernel, grid: Grid) -> Result<(), CudaError> {
-    let [x, y, z] = grid.0;
-    if x > i32::MAX as u32 || y > 65535 || z > 65535 {
-        return Err(CudaError::new(
-            ErrorKind::Arguments,
-            format!(
-                "kernel {}: grid ({x}, {y}, {z}) exceeds CUDA's limits (x < 2^31, y and z <= 65535)",
-                kernel.name
-            ),
-        ));
-    }
-    Ok(())
+    grid.within_limits()
+        .map_err(|message| CudaError::new(ErrorKind::Arguments, format!("kernel {}: {message}", kernel.name)))
 }
 
 /// The error of a launch the driver refused (before the kernel ran).

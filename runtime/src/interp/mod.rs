@@ -106,6 +106,7 @@ pub fn run(
     args: &[ArgValue],
     buffers: &mut [Buffer],
 ) -> Result<(), RuntimeError> {
+    grid.within_limits().map_err(error)?;
     let values = bind_args(module, kernel, args, buffers.len())?;
     let Some(func) = module.function(kernel) else {
         return Err(error(format!("no function @{kernel} in the module")));

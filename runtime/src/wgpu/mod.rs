@@ -514,6 +514,7 @@ impl WgpuDevice {
         args: &[ArgValue],
         timer: Option<&PassTimer>,
     ) -> Result<wgpu::SubmissionIndex, WgpuError> {
+        grid.within_limits().map_err(WgpuError::new)?;
         let max = self.limits.max_compute_workgroups_per_dimension;
         let Some(dispatch) = fold_grid(grid.0, max) else {
             return Err(WgpuError::new(format!(
