@@ -20,6 +20,9 @@ use super::{span_of, FnLowerer, LResult};
 use crate::builtins::CallArgs;
 use crate::value::{flatten, rebuild, Const, FValue, Skeleton};
 
+/// The most iterations a `tl.static_range` unrolls (each one a copy of the body).
+const MAX_STATIC_ITERATIONS: u128 = 4096;
+
 /// A variable carried through a region: its name, skeleton and flat runtime types.
 struct Carried {
     name: String,
@@ -220,6 +223,19 @@ impl FnLowerer<'_, '_> {
             };
             if st == 0 {
                 return self.error("tl.static_range step must not be zero");
+            }
+            // Each iteration is a copy of the body: a bound keeps a mistyped range from hanging
+            // the compiler.
+            let count = if (st > 0 && hi > lo) || (st < 0 && hi < lo) {
+                (hi - lo).unsigned_abs().div_ceil(st.unsigned_abs())
+            } else {
+                0
+            };
+            if count > MAX_STATIC_ITERATIONS {
+                return self.error(format!(
+                    "tl.static_range({lo}, {hi}, {st}) unrolls {count} copies of its body; trident unrolls at most \
+                     {MAX_STATIC_ITERATIONS} (use tl.range for a loop that runs at run time)"
+                ));
             }
             let mut i = lo;
             while (st > 0 && i < hi) || (st < 0 && i > hi) {
