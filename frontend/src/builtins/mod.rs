@@ -150,10 +150,12 @@ impl FnLowerer<'_, '_> {
                 return self.error(format!("shape {shape:?}: dimension {i} ({d}) must be a power of 2"));
             }
         }
-        let numel: u64 = shape.iter().map(|&d| d as u64).product();
+        // Saturating: four dims of 65536 must not wrap around to 0 elements and pass.
+        let numel: u64 = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
         if numel > 1 << 20 {
+            let count = if numel == u64::MAX { "2^64 or more".to_string() } else { numel.to_string() };
             return self
-                .error(format!("shape {shape:?} has {numel} elements; Triton allows at most 1048576"));
+                .error(format!("shape {shape:?} has {count} elements; Triton allows at most 1048576"));
         }
         Ok(())
     }

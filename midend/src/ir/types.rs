@@ -351,9 +351,10 @@ impl Type {
         matches!(self, Type::Desc { .. })
     }
 
-    /// Number of elements (1 for scalars).
+    /// Number of elements (1 for scalars), saturating at `u64::MAX` (the frontend refuses shapes
+    /// over 2^20 elements, so only unverified input gets there).
     pub fn numel(&self) -> u64 {
-        self.shape().iter().map(|&d| d as u64).product()
+        self.shape().iter().fold(1u64, |n, &d| n.saturating_mul(d as u64))
     }
 
     /// The same shape (and layout) with another element.
