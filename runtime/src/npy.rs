@@ -50,9 +50,9 @@ pub struct NpyHeader {
 }
 
 impl NpyHeader {
-    /// Number of elements (1 for a 0-d array).
-    pub fn numel(&self) -> usize {
-        self.shape.iter().product()
+    /// Number of elements (1 for a 0-d array); `None` when it overflows.
+    pub fn numel(&self) -> Option<usize> {
+        self.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d))
     }
 }
 
@@ -122,7 +122,12 @@ pub fn kernel_dtype(storage: DType, override_dtype: Option<DType>) -> Result<DTy
 pub fn decode(bytes: &[u8], name: &str, override_dtype: Option<DType>) -> Result<Buffer, NpyError> {
     let header = parse_header(bytes)?;
     let dtype = kernel_dtype(header.storage, override_dtype)?;
-    let want = header.numel() * header.storage.size_bytes();
+    let Some(want) = header.numel().and_then(|n| n.checked_mul(header.storage.size_bytes())) else {
+        return err(format!(
+            "the header's shape {:?} holds more bytes than memory can address",
+            header.shape
+        ));
+    };
     let data = &bytes[header.data_offset..];
     if data.len() != want {
         return err(format!(
@@ -506,6 +511,15 @@ mod tests {
             let buffer = decode(&image, "x", None).unwrap();
             assert_eq!((buffer.dtype, buffer.len()), (dtype, 5), "{descr}");
         }
+    }
+
+    /// A header whose element count fits but whose byte count overflows (2^31 x 2^31 elements
+    /// of 4 bytes) is an error, not a wrapped size that happens to match a short file.
+    #[test]
+    fn a_shape_overflowing_the_byte_count_is_refused() {
+        let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483648, 2147483648), }";
+        let error = decode(&npy_image(1, dict, &[]), "x", None).unwrap_err();
+        assert!(error.to_string().contains("more bytes than memory can address"), "{error}");
     }
 
     #[test]
