@@ -789,3 +789,41 @@ fn a_grid_beyond_cuda_limits_is_refused() {
     assert!(text.contains("x = 4294967295 is beyond CUDA's limit of 2147483647"), "{text}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
+
+/// `--dump-after` dumps after every pass it names, TTIR and TTGIR alike, and an unknown name is a
+/// usage error listing the passes (it used to print nothing and exit 0).
+#[test]
+fn dump_after_names_every_pass_and_rejects_others() {
+    let compile = |pass: &str| {
+        trident(&[
+            "compile",
+            "examples/vector_add.py",
+            "--kernel",
+            "add_kernel",
+            "--const",
+            "BLOCK_SIZE=64",
+            "--arg",
+            "x_ptr=*fp32",
+            "--arg",
+            "y_ptr=*fp32",
+            "--arg",
+            "output_ptr=*fp32",
+            "--arg",
+            "n_elements=64",
+            "--emit",
+            "ptx",
+            "--dump-after",
+            pass,
+        ])
+    };
+    for pass in trident_midend::pipeline::PASS_NAMES {
+        let output = compile(pass);
+        let text = stderr(&output);
+        assert!(output.status.success(), "{pass}: {text}");
+        assert!(text.contains(&format!("// -----// IR dump after {pass} //----- //")), "{pass}: {text}");
+    }
+    let output = compile("nonsense");
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("no pass is named 'nonsense'; the passes are inline, canonicalize"), "{text}");
+}

@@ -14,6 +14,29 @@ use crate::ir::{print_module, Module};
 use crate::passes;
 use crate::target::Target;
 
+/// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
+/// and [`PipelineOptions::stop_after`] accept.
+pub const PASS_NAMES: [&str; 18] = [
+    "inline",
+    "canonicalize",
+    "combine",
+    "cse",
+    "licm",
+    "unroll-loops",
+    "dce",
+    "rewrite-tensor-descriptors",
+    "convert-to-gpu",
+    "coalesce",
+    "remove-layout-conversions",
+    "accelerate-matmul",
+    "propagate-mma-layout",
+    "rematerialize-loop-pointers",
+    "rematerialize-coalesced",
+    "pipeline-dot-loads",
+    "fold-splat-conversions",
+    "sink",
+];
+
 /// Knobs of the pipeline that the command line and the tests set.
 #[derive(Clone, Debug, Default)]
 pub struct PipelineOptions {
@@ -120,6 +143,7 @@ fn run_pass_with(
     module: &mut Module,
     options: &PipelineOptions,
 ) -> Result<Continue, PassError> {
+    debug_assert!(PASS_NAMES.contains(&name), "pass `{name}` is missing from PASS_NAMES");
     pass(module);
     if options.dump_after.as_deref() == Some(name) {
         eprintln!("// -----// IR dump after {name} //----- //");

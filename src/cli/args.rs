@@ -20,6 +20,7 @@ use super::signature::{self, Param};
 use super::SpecFlags;
 use trident_frontend::diagnostics::render_warning;
 use trident_midend::analysis::loop_hints::unapplied_loop_hints;
+use trident_midend::pipeline::PASS_NAMES;
 
 use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 
@@ -203,6 +204,12 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         bindings.push((name, binding));
     }
 
+    if let Some(pass) = flags.dump_after.as_deref().filter(|p| !PASS_NAMES.contains(p)) {
+        return usage(format!(
+            "--dump-after: no pass is named '{pass}'; the passes are {}",
+            PASS_NAMES.join(", ")
+        ));
+    }
     Ok(Launch {
         path: flags.file.display().to_string(),
         source,
