@@ -764,26 +764,10 @@ fn decode_attn_elements(bytes: &[u8], fp8: bool) -> Vec<f64> {
 #[test]
 fn a_grid_beyond_cuda_limits_is_refused() {
     let started = std::time::Instant::now();
-    let output = trident(&[
-        "run",
-        "examples/vector_add.py",
-        "--kernel",
-        "add_kernel",
-        "--backend",
-        "interp",
-        "--grid",
-        "4294967295,4294967295,4294967295",
-        "--const",
-        "BLOCK_SIZE=4",
-        "--arg",
-        "x_ptr=@examples/data/x.npy",
-        "--arg",
-        "y_ptr=@examples/data/y.npy",
-        "--arg",
-        "output_ptr=@examples/data/y.npy",
-        "--arg",
-        "n_elements=4",
-    ]);
+    let mut args = vec!["run", EXAMPLE, "--backend", "interp"];
+    let huge = "4294967295,4294967295,4294967295";
+    args.extend(example_flags().into_iter().map(|flag| if flag == "4" { huge } else { flag }));
+    let output = trident(&args);
     let text = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(text.contains("x = 4294967295 is beyond CUDA's limit of 2147483647"), "{text}");
@@ -795,26 +779,9 @@ fn a_grid_beyond_cuda_limits_is_refused() {
 #[test]
 fn dump_after_names_every_pass_and_rejects_others() {
     let compile = |pass: &str| {
-        trident(&[
-            "compile",
-            "examples/vector_add.py",
-            "--kernel",
-            "add_kernel",
-            "--const",
-            "BLOCK_SIZE=64",
-            "--arg",
-            "x_ptr=*fp32",
-            "--arg",
-            "y_ptr=*fp32",
-            "--arg",
-            "output_ptr=*fp32",
-            "--arg",
-            "n_elements=64",
-            "--emit",
-            "ptx",
-            "--dump-after",
-            pass,
-        ])
+        let mut args = vec!["compile", EXAMPLE, "--emit", "ptx", "--dump-after", pass];
+        args.extend(example_flags());
+        trident(&args)
     };
     for pass in trident_midend::pipeline::PASS_NAMES {
         let output = compile(pass);
