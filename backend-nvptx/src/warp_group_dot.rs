@@ -128,9 +128,10 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let data = e.func.body.op(op).clone();
     let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
     let result = data.results[0];
-    let Some(Encoding::Mma(Mma { warps_per_cta: [wm, wn], version: MmaVersion::V3 { instr_n, instr_k } })) =
-        e.ty(result).encoding().cloned()
-    else {
+    let Some(Encoding::Mma(mma)) = e.ty(result).encoding().cloned() else {
+        return e.invalid("a warpgroup dot without an MMA v3 result layout");
+    };
+    let ([wm, wn], MmaVersion::V3 { instr_n, instr_k }) = (mma.warps_per_cta, mma.version) else {
         return e.invalid("a warpgroup dot without an MMA v3 result layout");
     };
     let (a_type, b_type) = (e.ty(a_v).dtype(), e.ty(b_v).dtype());
@@ -147,7 +148,7 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let b_ring = e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true));
     let a_regs = match a_ring {
         Some(_) => None,
-        None => register_operand(e, a_v, [wm, wn], instr_k)?,
+        None => register_operand(e, a_v, &mma)?,
     };
     let staged = (a_ring.is_none() && a_regs.is_none()) || b_ring.is_none();
     if staged {
@@ -289,16 +290,10 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
 /// that layout): per row block `mi` and K step, four 32-bit registers each packing two 16-bit
 /// elements in fragment order, at `4 (mi K + k0) / 16`. `None` when A sits elsewhere (it is
 /// then staged to shared memory).
-fn register_operand(
-    e: &mut Emitter,
-    a_v: trident_midend::ir::Value,
-    warps: [u32; 2],
-    instr_k: u32,
-) -> EResult<Option<Vec<Reg>>> {
+fn register_operand(e: &mut Emitter, a_v: trident_midend::ir::Value, mma: &Mma) -> EResult<Option<Vec<Reg>>> {
     let ty = e.ty(a_v).clone();
     let [m, k] = ty.shape()[..] else { return Ok(None) };
-    let any = Mma { warps_per_cta: warps, version: MmaVersion::V3 { instr_n: 8, instr_k } };
-    let Some(fragment) = any.v3_register_operand(k).filter(|_| ty.dtype().bits() == 16) else {
+    let Some(fragment) = mma.v3_register_operand(k).filter(|_| ty.dtype().bits() == 16) else {
         return Ok(None);
     };
     let want = e.layout_of_type(&ty.with_encoding(Some(Encoding::Mma(fragment))))?;
@@ -318,7 +313,7 @@ fn register_operand(
         _ => (e.get(a_v)?, None),
     };
     let ordered: Vec<Reg> = index.iter().map(|&i| regs[i]).collect();
-    debug_assert_eq!(ordered.len() as u32, m * k / (32 * warps[0]));
+    debug_assert_eq!(ordered.len() as u32, m * k / (32 * mma.warps_per_cta[0]));
     let packed = ordered
         .chunks(2)
         .map(|pair| {
@@ -353,28 +348,25 @@ fn carried_registers(e: &Emitter, result: trident_midend::ir::Value) -> EResult<
     }
     let k = body.op(term).operands.iter().position(|&v| v == result).expect("the yield uses it");
     let arg = body.blocks[block].args[k + 1];
-    // The carried value, and waits passing its registers on, must be read before the dot only.
-    let dot = body.def_op(result).expect("a dot defines its result");
-    let position = |op: Op| body.blocks[block].ops.iter().position(|&o| o == op);
+    // The carried value, and waits passing its registers on, must be read before the dot only
+    // (one walk in program order: a wait comes before the uses of its results).
+    let dot_at = body.position(block, body.def_op(result).expect("a dot defines its result"));
     let mut sharing = vec![arg];
-    let mut read_after = false;
-    while let Some(v) = sharing.pop() {
-        for op in body.walk(block) {
-            let data = body.op(op);
-            for (i, _) in data.operands.iter().enumerate().filter(|&(_, &x)| x == v) {
-                let mut top = op;
-                while body.op(top).parent != Some(block) {
-                    top = body.blocks[body.op(top).parent.expect("nested")].parent_op.expect("nested");
-                }
-                read_after |= position(top) > position(dot);
-                if data.opcode == Opcode::WarpGroupDotWait {
-                    sharing.push(data.results[i]);
-                }
+    for op in body.walk(block) {
+        let data = body.op(op);
+        for (i, v) in data.operands.iter().enumerate() {
+            if !sharing.contains(v) {
+                continue;
+            }
+            let top = body.ancestor_in(block, op).expect("the walk stays in the block");
+            if body.position(block, top) > dot_at {
+                return e
+                    .invalid("an asynchronous dot would accumulate in loop registers still read after it");
+            }
+            if data.opcode == Opcode::WarpGroupDotWait {
+                sharing.push(data.results[i]);
             }
         }
-    }
-    if read_after {
-        return e.invalid("an asynchronous dot would accumulate in loop registers still read after it");
     }
     e.get(arg).map(Some)
 }

@@ -164,6 +164,23 @@ impl Body {
         *self.spans.get(op)
     }
 
+    /// The op of `block` that is `op` or encloses it (through nested regions); `None` when `op`
+    /// is not inside `block`.
+    pub fn ancestor_in(&self, block: Block, mut op: Op) -> Option<Op> {
+        loop {
+            let parent = self.op(op).parent?;
+            if parent == block {
+                return Some(op);
+            }
+            op = self.blocks[parent].parent_op?;
+        }
+    }
+
+    /// The index of `op` in `block`, which must hold it.
+    pub fn position(&self, block: Block, op: Op) -> usize {
+        self.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in its parent block")
+    }
+
     /// The op defining `v`, if it is an op result.
     pub fn def_op(&self, v: Value) -> Option<Op> {
         match self.values[v].def {

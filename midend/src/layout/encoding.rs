@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use super::registers::{register_map, LayoutInfo};
 use super::{Blocked, LayoutError, LinearLayout, Mma, MmaVersion, Slice};
 
 /// A distributed (register) layout attribute.
@@ -35,28 +36,13 @@ impl Encoding {
         }
     }
 
-    /// Whether converting a tensor of `shape` from `self` to `other` only renames registers:
-    /// every thread holds the same elements in both (the same lane and warp bases, and register
-    /// bases spanning the same coordinates), as for the MMA v3 layouts of attention's two dots,
-    /// whose instruction N differs. The nvptx backend emits no code for such a conversion.
+    /// Whether converting a tensor of `shape` from `self` to `other` only renames registers
+    /// (every register of `other` is one of `self`'s in the same thread: [`register_map`], which
+    /// the backends lower such conversions with), as for the MMA v3 layouts of attention's two
+    /// dots, whose instruction N differs.
     pub fn converts_in_registers(&self, other: &Encoding, shape: &[u32]) -> bool {
-        use super::InDim;
-        let (Ok(a), Ok(b)) = (self.to_linear(shape), other.to_linear(shape)) else { return false };
-        let coords = |l: &LinearLayout| {
-            let mut seen: Vec<Vec<u32>> = vec![vec![0; shape.len()]];
-            for basis in l.bases(InDim::Register) {
-                let more: Vec<Vec<u32>> =
-                    seen.iter().map(|c| c.iter().zip(basis).map(|(x, y)| x ^ y).collect()).collect();
-                seen.extend(more);
-            }
-            seen.sort();
-            seen.dedup();
-            seen
-        };
-        let bases = |l: &LinearLayout, dim| l.bases(dim).to_vec();
-        bases(&a, InDim::Lane) == bases(&b, InDim::Lane)
-            && bases(&a, InDim::Warp) == bases(&b, InDim::Warp)
-            && coords(&a) == coords(&b)
+        let (Ok(from), Ok(to)) = (self.to_linear(shape), other.to_linear(shape)) else { return false };
+        register_map(&LayoutInfo::new(to), &LayoutInfo::new(from), &|c| c.to_vec()).is_some()
     }
 
     /// The rank of tensors this encoding applies to.

@@ -237,20 +237,15 @@ fn give_register_operand_layout(body: &mut Body, dot: Op, mma: &Mma) {
     let (at, index) = match body.def_op(a) {
         Some(def) if body.op(def).parent != Some(block) => {
             let outer = body.op(def).parent.expect("a defining op sits in a block");
-            (outer, position(body, outer, def) + 1)
+            (outer, body.position(outer, def) + 1)
         }
-        _ => (block, position(body, block, dot)),
+        _ => (block, body.position(block, dot)),
     };
     let span = body.span(dot);
     let mut b = Builder::at(body, at, index);
     b.span = span;
     let converted = b.value(Opcode::ConvertLayout, vec![a], want, Attrs::new());
     body.ops[dot].operands[0] = converted;
-}
-
-/// The index of `op` in `block`.
-fn position(body: &Body, block: Block, op: Op) -> usize {
-    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in the block")
 }
 
 /// The MMA layout a dot can use, if any. A chained dot takes all warps along its larger

@@ -126,7 +126,7 @@ pub(crate) fn coalesced_layout(
 fn rewrite(body: &mut Body, op: Op, encoding: Encoding) {
     let Some(block) = body.op(op).parent else { return };
     let span = body.span(op);
-    let index = position(body, block, op);
+    let index = body.position(block, op);
     let mut builder = Builder::at(body, block, index);
     builder.span = span;
     let operands = builder.body.op(op).operands.clone();
@@ -145,7 +145,7 @@ fn rewrite(body: &mut Body, op: Op, encoding: Encoding) {
     let Some(&result) = body.op(op).results.first() else { return };
     let old = body.ty(result).clone();
     body.values[result].ty = old.with_encoding(Some(encoding));
-    let index = position(body, block, op) + 1;
+    let index = body.position(block, op) + 1;
     let mut builder = Builder::at(body, block, index);
     builder.span = span;
     let back = builder.value(Opcode::ConvertLayout, vec![result], old, Attrs::new());
@@ -154,11 +154,6 @@ fn rewrite(body: &mut Body, op: Op, encoding: Encoding) {
     // The conversion itself must keep reading the memory op's result.
     let convert = body.def_op(back).expect("a convert result");
     body.ops[convert].operands[0] = result;
-}
-
-/// The index of `op` in `block`.
-fn position(body: &Body, block: Block, op: Op) -> usize {
-    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in its parent block")
 }
 
 /// The function's entry block: the outermost block enclosing `block`.

@@ -281,12 +281,11 @@ fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopP
 fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
     let LoopPlan { mut loads, carried, users, rings } = plan;
     if let Some((tiles, plan)) = rings {
-        let chain = chain_in_flight(body, &body.blocks[body.op(lp).regions[0]].ops.clone());
         rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
-        match chain {
-            Some(chain) if plan.async_dots => keep_chain_in_flight(body, lp, chain),
-            _ if plan.async_dots => keep_dots_in_flight(body, lp),
-            _ => {}
+        match plan.in_flight {
+            InFlight::EachDot => keep_dots_in_flight(body, lp),
+            InFlight::Chain(chain) => keep_chain_in_flight(body, lp, chain),
+            InFlight::Nothing => {}
         }
         return;
     }
@@ -318,11 +317,21 @@ struct RingPlan {
     ahead: i64,
     /// Per ring: the `#ttg.nvmma_shared` tile of a warpgroup dot's operand, else padded rows.
     swizzles: Vec<Option<NvmmaShared>>,
-    /// The warpgroup dots of the loop stay in flight for one iteration.
-    async_dots: bool,
+    /// Which warpgroup dots stay in flight past the end of their iteration.
+    in_flight: InFlight,
     /// The copies come after the dots and their waits, behind a second barrier, into the slot
     /// the previous iteration's dot read (asynchronous dots with `num_stages` slots).
     copies_after_dots: bool,
+}
+
+/// Which warpgroup dots of a pipelined loop stay in flight past the end of their iteration.
+#[derive(Clone, Copy)]
+enum InFlight {
+    Nothing,
+    /// Every dot, each waited to depth 1 right after it (a GEMM's K loop).
+    EachDot,
+    /// Attention's second dot, waited by the next iteration's first.
+    Chain(ChainInFlight),
 }
 
 /// The rings' plan: as many slots as `num_stages` asks and shared memory allows (one more for
@@ -344,9 +353,14 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     {
         return None;
     }
-    let async_dots = warpgroup
-        && (dots.iter().all(|&d| carried_accumulator(body, d).is_some())
-            || chain_in_flight(body, top).is_some());
+    let in_flight = if !warpgroup {
+        InFlight::Nothing
+    } else if dots.iter().all(|&d| carried_accumulator(body, d).is_some()) {
+        InFlight::EachDot
+    } else {
+        chain_in_flight(body, top).map_or(InFlight::Nothing, InFlight::Chain)
+    };
+    let async_dots = !matches!(in_flight, InFlight::Nothing);
     // Warpgroup dots read their rings in place and need no scratch. A live conversion in the
     // loop needs its tensor's bytes (at most 8 per element); reductions, scans and other dots
     // the general reserve (the dead conversions the layout passes leave for DCE need nothing).
@@ -387,11 +401,11 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
             slots: stages,
             ahead: stages - 1,
             swizzles,
-            async_dots,
+            in_flight,
             copies_after_dots: true,
         });
     }
-    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, async_dots, copies_after_dots: false })
+    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, in_flight, copies_after_dots: false })
 }
 
 /// Whether `op`'s result has an MMA layout (a dot on tensor cores; other dots run on FMAs).
@@ -440,7 +454,7 @@ fn keep_dots_in_flight(body: &mut Body, lp: Op) {
         body.ops[dot].attrs = body.op(dot).attrs.clone().with("is_async", Attr::Bool(true));
         let result = body.op(dot).results[0];
         let ty = body.ty(result).clone();
-        let index = position(body, region, dot) + 1;
+        let index = body.position(region, dot) + 1;
         let mut b = Builder::at(body, region, index);
         b.span = span;
         let pendings = Attrs::new().with("pendings", Attr::Int(1));
@@ -458,7 +472,7 @@ fn drain_after_loop(body: &mut Body, lp: Op, k: usize) {
     let span = body.span(lp);
     let loop_result = body.op(lp).results[k];
     let ty = body.ty(loop_result).clone();
-    let index = position(body, parent, lp) + 1;
+    let index = body.position(parent, lp) + 1;
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     let drained = Attrs::new().with("pendings", Attr::Int(0));
@@ -496,13 +510,8 @@ fn chain_in_flight(body: &Body, top: &[Op]) -> Option<ChainInFlight> {
     if user != yield_op {
         return None;
     }
-    // The op of the body holding `op` (itself, or the reduction around a combiner).
-    let at = |mut op: Op| -> Option<usize> {
-        while body.op(op).parent != Some(region) {
-            op = body.blocks[body.op(op).parent?].parent_op?;
-        }
-        top.iter().position(|&o| o == op)
-    };
+    // Where the op of the body holding `op` sits (itself, or the reduction around a combiner).
+    let at = |op: Op| body.ancestor_in(region, op).map(|op| body.position(region, op));
     let (first_at, second_at) = (at(first)?, at(second)?);
     // The second dot's A operand is computed from the first's result (P from S).
     let scores = body.op(first).results[0];
@@ -540,7 +549,7 @@ fn keep_chain_in_flight(body: &mut Body, lp: Op, chain: ChainInFlight) {
     let scores = body.op(first).results[0];
     let arg = body.blocks[region].args[k + 1];
     let types = [body.ty(scores).clone(), body.ty(arg).clone()];
-    let index = position(body, region, first) + 1;
+    let index = body.position(region, first) + 1;
     let mut b = Builder::at(body, region, index);
     b.span = span;
     let pendings = Attrs::new().with("pendings", Attr::Int(0));
@@ -784,7 +793,7 @@ fn rewrite_async(
 
     // Before the loop: the rings, and the copies of the first `stages - 1` iterations into slots
     // 0, 1, ..., one commit group each (off memory past the end of the loop).
-    let index = position(body, parent, lp);
+    let index = body.position(parent, lp);
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     let rings: Vec<Value> = tiles
@@ -886,7 +895,7 @@ fn rewrite_async(
         // The copies go after the body (the dots and their waits), past a barrier: then every
         // warpgroup's previous dot is done with the slot they overwrite.
         map = local_loads(&mut b);
-        let end = position(b.body, region, yield_op);
+        let end = b.body.position(region, yield_op);
         b = Builder::at(body, region, end);
         b.span = span;
         b.op(Opcode::Barrier, vec![], &[], Attrs::new());
@@ -911,7 +920,7 @@ fn rewrite_async(
 
     // After the loop: the last (masked-off) copies drained, every warp past its last read, the
     // rings released (latest first). TMA copies past the end were never issued.
-    let index = position(body, parent, lp) + 1;
+    let index = body.position(parent, lp) + 1;
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     if pointer_rings {
@@ -1090,7 +1099,7 @@ fn rewrite(
         LoopParts::of(body, lp);
 
     // Prologue: the loads of the first iteration, off memory when the loop runs zero times.
-    let index = position(body, parent, lp);
+    let index = body.position(parent, lp);
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     let runs = b.cmpi("slt", lb, ub);
@@ -1129,9 +1138,4 @@ fn rewrite(
         loads.iter().zip(&current).map(|(&l, &c)| (body.op(l).results[0], c)).collect();
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.extend(prefetched);
-}
-
-/// The index of `op` in `block`.
-fn position(body: &Body, block: Block, op: Op) -> usize {
-    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in its parent block")
 }

@@ -77,7 +77,7 @@ fn rebuild_conversions_into_mma(body: &mut Body, lp: Op) {
         if mma_derived(body.ty(src).encoding()) {
             continue;
         }
-        let index = body.blocks[region].ops.iter().position(|&o| o == convert).expect("in the body");
+        let index = body.position(region, convert);
         let want = body.ty(result).clone();
         let span = body.span(convert);
         let mut b = Builder::at(body, region, index);

@@ -69,7 +69,7 @@ fn rematerialize_producers(body: &mut Body, entry: Block) {
             let span = body.span(producer);
             let ty = body.ty(value).clone();
             let clone = body.create_op(data.opcode, data.operands, &[ty], data.attrs, Vec::new(), span);
-            let index = position(body, block, producer) + 1;
+            let index = body.position(block, producer) + 1;
             body.insert_op(block, index, clone);
             let result = body.result(clone);
             body.ops[user].operands[slot] = result;
@@ -321,7 +321,7 @@ fn relayout(body: &mut Body, entry: Block, classes: &Classes) {
         }
         let def = body.def_op(*result).expect("a hard result is an op result");
         let block = body.op(def).parent.expect("the op is in a block");
-        let index = position(body, block, def) + 1;
+        let index = body.position(block, def) + 1;
         let converted =
             insert_convert(body, block, index, *result, ty.with_encoding(Some(encoding.clone())), def);
         body.replace_uses(entry, &HashMap::from([(*result, converted)]));
@@ -335,7 +335,7 @@ fn relayout(body: &mut Body, entry: Block, classes: &Classes) {
             continue;
         }
         let block = body.op(*op).parent.expect("the op is in a block");
-        let index = position(body, block, *op);
+        let index = body.position(block, *op);
         let converted = insert_convert(body, block, index, operand, ty.clone(), *op);
         body.ops[*op].operands[*slot] = converted;
     }
@@ -387,9 +387,4 @@ fn fold_conversions(body: &mut Body, entry: Block) {
         }
     }
     body.replace_uses(entry, &replaced);
-}
-
-/// The index of `op` in `block`.
-fn position(body: &Body, block: Block, op: Op) -> usize {
-    body.blocks[block].ops.iter().position(|&o| o == op).expect("the op is in its parent block")
 }

@@ -31,22 +31,11 @@ pub fn run(module: &mut Module) {
     }
 }
 
-/// The op of `block` that is `op` or encloses it.
-fn ancestor_in(body: &Body, block: Block, mut op: Op) -> Option<Op> {
-    loop {
-        let parent = body.op(op).parent?;
-        if parent == block {
-            return Some(op);
-        }
-        op = body.blocks[parent].parent_op?;
-    }
-}
-
 fn sink_block(body: &mut Body, block: Block) {
     // Each value's users, as the ops of this block that hold them.
     let mut users: HashMap<Value, Vec<Op>> = HashMap::new();
     for user in body.walk(block) {
-        let Some(at) = ancestor_in(body, block, user) else { continue };
+        let Some(at) = body.ancestor_in(block, user) else { continue };
         for &v in &body.op(user).operands {
             users.entry(v).or_default().push(at);
         }
