@@ -296,7 +296,7 @@ const SCALE_FLAGS: [&str; 10] = [
 
 /// tests/kernels/attn_fwd.py, the fused attention forward of Triton's tutorial 06 (descriptors
 /// made in the kernel), on the GPU agrees with interp: STAGE 1 (full) and 3 (causal),
-/// `warp_specialize` on and off (not applied: it must change nothing), fp16 (HEAD_DIM 128, 8
+/// `warp_specialize` on and off (on, a producer warpgroup issues the TMA copies), fp16 (HEAD_DIM 128, 8
 /// warps: warpgroup MMAs fed by TMA on sm_90a) and fp8 e5m2 (HEAD_DIM 64, 4 warps), and the
 /// accumulator split the kernel takes when `IS_HOPPER` is false. One batch of two heads of 256
 /// rows, blocks of 128 x 64: the causal programs run both loops.
@@ -386,6 +386,82 @@ fn attn_fwd_agrees_with_interp_on_the_gpu() {
         }
         println!("{label}: {}", table.lines().last().unwrap_or_default());
     }
+}
+
+const WS_MATMUL: &str = "tests/kernels/warp_specialized_matmul.py";
+
+/// The flags of tests/kernels/warp_specialized_matmul.py's kernel (8 warps, 128 x 128 x 64 blocks)
+/// for an `m` x `n` x `k` product.
+fn ws_matmul_flags(m: usize, n: usize, k: usize) -> Vec<String> {
+    let mut flags: Vec<String> = ["--kernel", "warp_specialized_matmul_kernel", "--num-warps", "8"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for (key, value) in [("BLOCK_M", 128), ("BLOCK_N", 128), ("BLOCK_K", 64)] {
+        flags.extend(["--const".into(), format!("{key}={value}")]);
+    }
+    for (key, value) in [("M", m), ("N", n), ("K", k)] {
+        flags.extend(["--arg".into(), format!("{key}={value}")]);
+    }
+    flags
+}
+
+/// A loop with `tl.range(..., warp_specialize=True)` whose dot tiles stream through tensor
+/// descriptors compiles for sm_90a into producer and consumer roles: a warpgroup more than
+/// `num_warps` (384 threads), the roles split at entry with `setmaxnreg`, a register cap that
+/// launch allows all warps, named barriers for the hand-over, the consumers' barriers counting
+/// them only, and mbarriers both ways. ptxas (where installed) assembles it without spills.
+#[test]
+fn warp_specialized_loops_split_producer_and_consumers() {
+    let mut args: Vec<String> =
+        ["compile", WS_MATMUL, "--emit", "ptx", "--target", "sm_90a"].into_iter().map(String::from).collect();
+    args.extend(ws_matmul_flags(1000, 512, 256));
+    for pointer in ["a_ptr", "b_ptr", "c_ptr"] {
+        args.extend(["--arg".into(), format!("{pointer}=*fp16")]);
+    }
+    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ptx = stdout(&output);
+    for needle in [
+        ".maxntid 384, 1, 1",
+        ".maxnreg 168",
+        "setmaxnreg.inc.sync.aligned.u32 232",
+        "setmaxnreg.dec.sync.aligned.u32 40",
+        "bar.sync 1, 384",
+        "bar.sync 2, 384",
+        "bar.sync 0, 256",
+        "mbarrier.arrive.shared::cta.b64",
+        "mbarrier.arrive.expect_tx.shared::cta.b64",
+        "cp.async.bulk.tensor.2d",
+        "wgmma.mma_async",
+    ] {
+        assert!(ptx.contains(needle), "the PTX lacks {needle}");
+    }
+    assert!(!ptx.contains("bar.sync 0;"), "a barrier waits for the producer warps too");
+}
+
+/// tests/kernels/warp_specialized_matmul.py on the GPU (a producer warpgroup feeding two consumer
+/// warpgroups through TMA rings) agrees with interp, with M not a multiple of the block.
+#[test]
+fn warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
+    use trident_midend::ir::DType;
+    const TEST: &str = "warp_specialized_matmul_agrees_with_interp_on_the_gpu";
+    if !require_gpu(TEST) {
+        return;
+    }
+    let dir = scratch_dir("cuda-ws-matmul");
+    let (m, n, k) = (1000usize, 512usize, 256usize);
+    let a = write_npy(&dir, "a_ptr", DType::F16, attn_input(1, m * k, false));
+    let b = write_npy(&dir, "b_ptr", DType::F16, attn_input(2, k * n, false));
+    let c = write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n]);
+    let mut args: Vec<String> =
+        ["check", WS_MATMUL, "--backend", "nvptx", "--grid", "8,4"].into_iter().map(String::from).collect();
+    args.extend(ws_matmul_flags(m, n, k));
+    args.extend(["--arg".into(), a, "--arg".into(), b, "--arg".into(), c]);
+    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let table = stdout(&output);
+    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    assert!(table.contains("nvptx agree"), "{table}");
 }
 
 /// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the

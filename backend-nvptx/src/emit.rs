@@ -77,6 +77,17 @@ pub struct Emitter<'a> {
     tensor_map_ops: Vec<Op>,
     /// The generic address of this program's global scratch, once a tensor map needs it.
     global_scratch: Option<Reg>,
+    /// The consumer and producer warp groups of a warp-specialized kernel
+    /// ([`crate::warp_specialize`]).
+    pub roles: Option<crate::warp_specialize::Roles>,
+    /// The thread that issues TMA copies and initializes barriers: 0, or the producer's first.
+    pub leader: u32,
+    /// Whether the producer region is being emitted.
+    pub in_producer: bool,
+    /// The producer's code, placed after the kernel's.
+    pub producer: crate::warp_specialize::ProducerCode,
+    /// Where the ring stack starts (above a warp-specialized kernel's hand-over area).
+    pub ring_floor: u32,
 }
 
 impl<'a> Emitter<'a> {
@@ -116,7 +127,24 @@ impl<'a> Emitter<'a> {
                 .filter(|&op| func.body.opcode(op) == Opcode::MakeTensorDescriptor)
                 .collect(),
             global_scratch: None,
+            roles: None,
+            leader: 0,
+            in_producer: false,
+            producer: Default::default(),
+            ring_floor: 0,
         }
+    }
+
+    /// Takes the caches of registers computed in the body (see
+    /// [`crate::warp_specialize::BodyCaches`]), leaving them empty.
+    pub fn take_body_caches(&mut self) -> crate::warp_specialize::BodyCaches {
+        (std::mem::take(&mut self.affine_bases), std::mem::take(&mut self.xor_bases))
+    }
+
+    /// Puts back caches taken by [`Emitter::take_body_caches`].
+    pub fn restore_body_caches(&mut self, (affine, xor): crate::warp_specialize::BodyCaches) {
+        self.affine_bases = affine;
+        self.xor_bases = xor;
     }
 
     // ---- global scratch ---------------------------------------------------------------------
@@ -426,8 +454,13 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// A barrier of every thread of the program, or in a warp-specialized kernel of every
+    /// consumer thread (named barrier 0 with their count).
     pub fn barrier(&mut self) {
-        self.ins("bar.sync 0");
+        match self.roles {
+            Some(roles) => self.ins(format!("bar.sync 0, {}", roles.consumer_threads)),
+            None => self.ins("bar.sync 0"),
+        }
     }
 
     /// Stores a register to shared memory at byte address `addr + offset`.
@@ -649,6 +682,11 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// Lowers one op (the warp-specialized producer rematerializes constants with it).
+    pub fn lower_op(&mut self, op: Op) -> EResult<()> {
+        self.op(op)
+    }
+
     fn op(&mut self, op: Op) -> EResult<()> {
         let saved = self.current.replace(op);
         self.line_info(self.func.body.span(op));
@@ -804,9 +842,13 @@ impl<'a> Emitter<'a> {
                 Ok(())
             }
             Barrier => {
+                if self.in_producer {
+                    return self.invalid("a block-wide barrier in a warp-specialized producer region");
+                }
                 self.barrier();
                 Ok(())
             }
+            InitBarriers | ArriveBarrier | WarpSpecialize => crate::warp_specialize::lower(self, op),
             LocalAlloc
             | LocalDealloc
             | AsyncCopyGlobalToLocal
@@ -817,6 +859,9 @@ impl<'a> Emitter<'a> {
             | WaitBarrier => crate::shared_rings::lower(self, op),
             WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(self, op),
             Return => {
+                if let Some(roles) = self.roles {
+                    crate::warp_specialize::release_producer(self, roles);
+                }
                 self.ins("ret");
                 Ok(())
             }
@@ -889,13 +934,23 @@ impl<'a> Emitter<'a> {
             }
             self.set(p, vec![r]);
         }
+        self.roles = crate::warp_specialize::Roles::of(&self)?;
+        if let Some(roles) = self.roles {
+            self.ring_floor = trident_midend::passes::pipeline_dot_loads::warp_specialize::HANDOVER_BYTES;
+            self.ring_top = self.ring_floor;
+            self.need_shared(0)?;
+            crate::warp_specialize::split_roles(&mut self, roles);
+        }
         self.block(func.entry)?;
+        if let Some(roles) = self.roles {
+            crate::warp_specialize::append_producer_part(&mut self, roles);
+        }
         let global_scratch_bytes = self.global_scratch_bytes();
         if global_scratch_bytes > 0 {
             // The runtime passes the global scratch after the kernel's own parameters.
             param_decls.push(format!("\t.param .u64 {name}_param_scratch"));
         }
-        let threads = 32 * self.options.num_warps;
+        let threads = self.roles.map_or(32 * self.options.num_warps, |r| r.total_threads());
         let mut out = String::new();
         let _ = writeln!(
             out,
@@ -909,9 +964,12 @@ impl<'a> Emitter<'a> {
         if self.smem.is_some() {
             let _ = writeln!(out, ".extern .shared .align 1024 .b8 smem[];\n");
         }
+        // A warp-specialized kernel starts every warp at the register cap the launch allows
+        // them all; its warp groups then move registers with setmaxnreg.
+        let maxnreg = self.roles.map(|r| format!(".maxnreg {}\n", r.entry_registers())).unwrap_or_default();
         let _ = writeln!(
             out,
-            ".visible .entry {name}(\n{}\n)\n.maxntid {threads}, 1, 1\n{{",
+            ".visible .entry {name}(\n{}\n)\n.maxntid {threads}, 1, 1\n{maxnreg}{{",
             param_decls.join(",\n")
         );
         out.push_str(&self.ptx.declarations());

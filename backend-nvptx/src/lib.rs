@@ -18,6 +18,7 @@ mod shared_vectors;
 mod sort;
 mod tma;
 mod warp_group_dot;
+mod warp_specialize;
 
 use std::fmt;
 

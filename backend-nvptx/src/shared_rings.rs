@@ -50,6 +50,8 @@ use crate::ptx::{Class, Reg};
 #[derive(Clone, Copy, Debug)]
 pub struct Ring {
     pub offset: u32,
+    /// Tiles (or, for a bare barrier array, barriers).
+    pub slots: u32,
     pub bytes: u32,
     pub slot_bytes: u32,
     /// Elements per padded row (per padded column when `column_major`).
@@ -62,6 +64,23 @@ pub struct Ring {
     /// For a ring TMA fills: where its mbarriers start (bytes from the start of shared memory),
     /// one 8-byte barrier per slot after the slots.
     pub barriers: Option<u32>,
+}
+
+impl Ring {
+    /// A `ttng.init_barriers` array on the ring stack: `count` mbarriers and no tiles.
+    pub fn barriers_only(offset: u32, count: u32) -> Ring {
+        Ring {
+            offset,
+            slots: count,
+            bytes: 8 * count,
+            slot_bytes: 0,
+            row_stride: 0,
+            elem_bytes: 0,
+            column_major: false,
+            swizzle: None,
+            barriers: Some(offset),
+        }
+    }
 }
 
 /// A dot operand tile in shared memory (`ttg.local_load`'s result): its address and how the
@@ -110,8 +129,18 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let barriers = tma.then_some(offset + tiles_bytes);
             let barrier_bytes = if tma { 8 * slots as u32 } else { 0 };
             let bytes = (tiles_bytes + barrier_bytes).next_multiple_of(128);
-            let ring =
-                Ring { offset, bytes, slot_bytes, row_stride, elem_bytes, column_major, swizzle, barriers };
+            let slots = slots as u32;
+            let ring = Ring {
+                offset,
+                slots,
+                bytes,
+                slot_bytes,
+                row_stride,
+                elem_bytes,
+                column_major,
+                swizzle,
+                barriers,
+            };
             // The ring reuses shared memory that earlier ops may still be reading in slower
             // warps (a persistent kernel's previous tile converts its output pointers through
             // it): no copy may land there before every warp is past them.
@@ -125,7 +154,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
                 // One arrival (thread 0's expect_tx) per phase; the TMA unit completes it. The
                 // memory's earlier generic writes are ordered before the TMA unit's.
                 let thread0 = crate::tma::first_thread(e);
-                for slot in 0..slots as u32 {
+                for slot in 0..ring.slots {
                     e.ins(format!(
                         "@{thread0} mbarrier.init.shared::cta.b64 [{start}+{}], 1",
                         first + 8 * slot
@@ -151,9 +180,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
                 // go back to plain memory.
                 let start = e.smem_start();
                 let thread0 = crate::tma::first_thread(e);
-                // The barriers follow the slots.
-                let slots = (first - ring.offset) / ring.slot_bytes;
-                for slot in 0..slots {
+                for slot in 0..ring.slots {
                     e.ins(format!(
                         "@{thread0} mbarrier.inval.shared::cta.b64 [{start}+{}]",
                         first + 8 * slot
@@ -161,7 +188,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
                 }
             }
             // The end of the highest live ring (alignment may have left a gap below this one).
-            e.ring_top = e.rings.values().map(|r| r.offset + r.bytes).max().unwrap_or(0);
+            e.ring_top = e.rings.values().map(|r| r.offset + r.bytes).max().unwrap_or(e.ring_floor);
             Ok(())
         }
         Opcode::AsyncCopyGlobalToLocal => async_copy(e, op),
@@ -203,7 +230,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
 }
 
 /// The ring behind `ring_v` and the shared address of the mbarrier of slot `slot_v`.
-fn slot_barrier(
+pub fn slot_barrier(
     e: &mut Emitter,
     ring_v: trident_midend::ir::Value,
     slot_v: trident_midend::ir::Value,
@@ -233,7 +260,7 @@ fn tma_copy(e: &mut Emitter, op: Op) -> EResult<()> {
         data.operands[4..].iter().map(|&v| e.get(v).map(|r| r[0])).collect::<EResult<_>>()?;
     let [outer, inner] = offsets[..] else { return e.invalid("a TMA ring copy of a block that is not 2-D") };
     let issue = e.reg(Class::Pred);
-    e.ins(format!("setp.eq.and.u32 {issue}, {}, 0, {live}", e.tid));
+    e.ins(format!("setp.eq.and.u32 {issue}, {}, {}, {live}", e.tid, e.leader));
     let tile_bytes = swizzle.tile_bytes([rows, cols]);
     e.ins(format!("@{issue} mbarrier.arrive.expect_tx.shared::cta.b64 _, [{barrier}], {tile_bytes}"));
     let slot_addr = e.reg(Class::B32);

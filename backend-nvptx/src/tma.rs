@@ -56,10 +56,12 @@ fn block_of(e: &Emitter, desc: trident_midend::ir::Value) -> EResult<(Vec<u32>, 
     }
 }
 
-/// A predicate true in thread 0 only (the thread that issues TMA copies and fills tensor maps).
+/// A predicate true in the leader thread only (the thread that issues TMA copies and fills
+/// tensor maps: thread 0, or the producer's first thread in its region of a warp-specialized
+/// kernel).
 pub fn first_thread(e: &mut Emitter) -> Reg {
     let p = e.reg(Class::Pred);
-    e.ins(format!("setp.eq.u32 {p}, {}, 0", e.tid));
+    e.ins(format!("setp.eq.u32 {p}, {}, {}", e.tid, e.leader));
     p
 }
 

@@ -419,6 +419,14 @@ fn verifier_errors() {
         ),
         ("  %0 = arith.constant {value = 1} : tensor<i32>\n", "`%0 = arith.constant {value = 1} : tensor<i32>`: tensor<i32> has no dimensions"),
         ("  tt.return\n  %0 = arith.addi %a, %a : i32\n", "`tt.return`: a terminator must be the last op of its block"),
+        (
+            "  %0 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : i32 {\n    scf.yield %a\n  } producer {\n    %1 = arith.addf %t, %t : tensor<4xf32>\n  }\n",
+            "`%0 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : i32`: the producer region reads the tensor %t from outside",
+        ),
+        (
+            "  ttng.warp_specialize {producer_warps = 4} {\n  } producer {\n  }\n",
+            "`ttng.warp_specialize {producer_warps = 4}`: missing positive integer attribute `producer_registers`",
+        ),
     ];
     let mut mismatches = Vec::new();
     for (ops, expected) in cases {

@@ -2,7 +2,7 @@
 //!
 //! Each case is a file `tests/passes/<pass>/<case>.mlir` holding the input module, a line
 //! `// ----- expected`, and the module the pass must print. The input must parse and verify; the
-//! output must verify and print exactly as expected. `BLESS=1 cargo test -p trident-midend --test
+//! output must verify, print exactly as expected, and parse back to the same text. `BLESS=1 cargo test -p trident-midend --test
 //! passes` rewrites the expected halves from the current output (review the diff before
 //! committing). The `pipeline` folder runs the whole TTIR pipeline instead of one pass.
 
@@ -193,6 +193,11 @@ fn check(case: &Path, pass: &impl Fn(&mut Module), bless: bool) -> Result<(), St
     pass(&mut module);
     let actual = print_module(&module);
     verify_module(&module).map_err(|e| format!("output does not verify: {e}\n{actual}"))?;
+    // The output round-trips through the text form as well (STYLE rule 9).
+    let reparsed = parse_module(&actual).map_err(|e| format!("output does not parse back: {e}\n{actual}"))?;
+    if print_module(&reparsed) != actual {
+        return Err(format!("output does not print the same once parsed back:\n{actual}"));
+    }
     if bless {
         let blessed = format!("{}\n{SEPARATOR}{actual}", input.trim_end());
         std::fs::write(case, blessed).map_err(|e| e.to_string())?;

@@ -24,8 +24,8 @@ Deviations from the document's kernel:
   the arguments, in Triton and in trident).
 The tutorial's `tl.multiple_of` hints, its `static_assert(BLOCK_N <= HEAD_DIM)` and its transposed
 V layout for fp8 are not in the document and are left out; the non-Hopper accumulator split is
-kept (it is dead when `IS_HOPPER` is true). trident warns that `warp_specialize=True` is not
-applied."""
+kept (it is dead when `IS_HOPPER` is true). With `warp_specialize=True`, each K/V loop becomes a
+producer warpgroup issuing the TMA copies beside the 8 consumer warps on sm_90a."""
 import triton
 import triton.language as tl
 

@@ -7,9 +7,12 @@
 //!
 //! - `flatten=True` (Triton fuses a persistent kernel's tile loop with its K loop, so the
 //!   pipeline does not drain between tiles): the loops run as written;
-//! - `warp_specialize=True` (producer and consumer warpgroups): every warp runs the whole loop.
+//! - `warp_specialize=True` (producer and consumer warpgroups), on loops whose dots read no tile
+//!   through a tensor descriptor: trident specializes warps on sm_90a for loops whose dot tiles
+//!   stream through TMA (pipeline-dot-loads), so every warp runs any other loop. (On other
+//!   targets the hint changes nothing either, as in Triton, and goes unmentioned.)
 
-use crate::ir::{Module, Opcode, Span};
+use crate::ir::{Body, Module, Op, Opcode, Span};
 
 /// One unapplied hint: the span of its loop and what the user should know.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,10 +42,39 @@ pub fn unapplied_loop_hints(module: &Module) -> Vec<UnappliedHint> {
             if attrs.bool("tt.flatten") == Some(true) {
                 note("tl.range(flatten=True) is not applied: trident does not fuse nested loops yet, so the loops run as written");
             }
-            if attrs.bool("tt.warp_specialize") == Some(true) {
-                note("tl.range(warp_specialize=True) is not applied: trident does not specialize warps yet, so every warp runs the whole loop");
+            if attrs.bool("tt.warp_specialize") == Some(true) && !dots_read_descriptor_tiles(body, op) {
+                note("tl.range(warp_specialize=True) is not applied: trident specializes warps only for loops whose dots read their tiles through tensor descriptors (on sm_90a), so every warp runs this loop");
             }
         }
     }
     hints
+}
+
+/// Whether the dots of loop `lp` read at least one tile loaded through a tensor descriptor in
+/// the loop and none loaded through pointers there (through transposes and layout conversions):
+/// the loops whose loads a producer warpgroup can take over.
+fn dots_read_descriptor_tiles(body: &Body, lp: Op) -> bool {
+    let region = body.op(lp).regions[0];
+    let in_loop = |op: Op| body.ancestor_in(region, op).is_some();
+    let mut descriptor_tiles = false;
+    for &op in &body.blocks[region].ops {
+        if !body.opcode(op).is_dot() {
+            continue;
+        }
+        for &operand in &body.op(op).operands[..2] {
+            let mut v = operand;
+            while let Some(def) = body.def_op(v).filter(|&d| in_loop(d)) {
+                match body.opcode(def) {
+                    Opcode::Trans | Opcode::ConvertLayout => v = body.op(def).operands[0],
+                    Opcode::DescriptorLoad => {
+                        descriptor_tiles = true;
+                        break;
+                    }
+                    Opcode::Load => return false,
+                    _ => break,
+                }
+            }
+        }
+    }
+    descriptor_tiles
 }

@@ -87,6 +87,16 @@ macro_rules! define_ops {
                 matches!(self, Opcode::Dot | Opcode::WarpGroupDot)
             }
 
+            /// The keyword printed between an op's two regions (`scf.if ... else`, `scf.while ... do`,
+            /// `ttng.warp_specialize ... producer`).
+            pub fn second_region_keyword(self) -> &'static str {
+                match self {
+                    Opcode::While => "do",
+                    Opcode::WarpSpecialize => "producer",
+                    _ => "else",
+                }
+            }
+
             pub fn from_name(name: &str) -> Option<Opcode> {
                 match name {
                     $( $name => Some(Opcode::$variant), )*
@@ -246,7 +256,13 @@ define_ops! {
     AsyncTmaCopyGlobalToLocal = "ttng.async_tma_copy_global_to_local", ops AtLeast(5), res Exactly(0), regions 0, Write, false,
         "(ring, slot, pred, desc, offsets...) when `pred`, copy the descriptor's block at `offsets` into a slot of a `tma` ring with TMA (cp.async.bulk.tensor), completing the slot's mbarrier phase when the bytes land.";
     WaitBarrier = "ttng.wait_barrier", ops Exactly(3), res Exactly(0), regions 0, Write, false,
-        "(ring, slot, phase) wait until the mbarrier of a `tma` ring's slot has completed the phase of parity `phase` (its TMA copy landed).";
+        "(ring or barriers, slot, phase) wait until the mbarrier of a `tma` ring's slot (its TMA copy landed) or mbarrier `slot` of a ttng.init_barriers array has completed the phase of parity `phase`.";
+    InitBarriers = "ttng.init_barriers", ops Exactly(0), res Exactly(1), regions 0, Write, false,
+        "trident: reserve `count` mbarriers in shared memory, each completing a phase after `arrivals` arrivals; the i32 result names the array, released by ttg.local_dealloc (in stack order with the rings).";
+    ArriveBarrier = "ttng.arrive_barrier", ops Exactly(3), res Exactly(0), regions 0, Write, false,
+        "(barriers, index, pred) when `pred`, each warp arrives once on mbarrier `index` of a ttng.init_barriers array.";
+    WarpSpecialize = "ttng.warp_specialize", ops Exactly(0), res AtLeast(0), regions 2, Write, false,
+        "Run the default region in the program's `num_warps` warps and, beside it, the producer region in `producer_warps` more warps; per-thread registers move from the producer warpgroup to the default ones (`producer_registers`, `consumer_registers`). The default region yields the results; the producer region reads only scalars from outside and yields nothing.";
     LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
         "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
 

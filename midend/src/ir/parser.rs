@@ -802,14 +802,8 @@ impl<'a> Parser<'a> {
             self.skip_inline_ws();
             if !regions.is_empty() {
                 let keyword_pos = self.pos;
-                let keyword = if self.eat_keyword("else") {
-                    Some("else")
-                } else if self.eat_keyword("do") {
-                    Some("do")
-                } else {
-                    None
-                };
-                let wanted = if opcode == Opcode::While { "do" } else { "else" };
+                let keyword = ["else", "do", "producer"].into_iter().find(|k| self.eat_keyword(k));
+                let wanted = opcode.second_region_keyword();
                 match keyword {
                     Some(k) if k != wanted || regions.len() != 1 => {
                         return Err(self.error_at(keyword_pos, format!("unexpected `{k}` after a region")));

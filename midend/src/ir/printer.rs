@@ -13,7 +13,8 @@
 //! ```
 //!
 //! Every op prints the same way: `results = name operands {attrs} : result-types`, followed by its
-//! regions (`{...}`, with `else` / `do` between the two regions of `scf.if` / `scf.while`).
+//! regions (`{...}`, with `else` / `do` / `producer` between the two regions of `scf.if` /
+//! `scf.while` / `ttng.warp_specialize`).
 //! Operand types are not printed; the parser knows them from the definitions. Function
 //! parameters print under their source names, every other value as `%N` numbered in print order.
 //! With `locations`, each op ends in `loc("file":line:col)`.
@@ -22,7 +23,6 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::body::{Block, Body, FuncKind, Function, Module, Op, Value};
-use super::opcode::Opcode;
 use super::types::Type;
 use crate::layout::Encoding;
 
@@ -213,7 +213,7 @@ impl Printer<'_> {
         }
         for (i, &region) in data.regions.iter().enumerate() {
             if i == 1 {
-                self.out.push_str(if data.opcode == Opcode::While { " do" } else { " else" });
+                let _ = write!(self.out, " {}", data.opcode.second_region_keyword());
             }
             self.out.push_str(" {\n");
             let args = self.body.blocks[region].args.clone();

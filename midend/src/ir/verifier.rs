@@ -574,6 +574,26 @@ impl<'a> FunctionVerifier<'a> {
                 i32_operands(&operands[4..])
             }
             WaitBarrier => i32_operands(&operands),
+            InitBarriers => {
+                let (count, arrivals) = (data.attrs.int("count"), data.attrs.int("arrivals"));
+                if !is_i32_scalar(results[0])
+                    || count.is_none_or(|c| c <= 0)
+                    || arrivals.is_none_or(|a| a <= 0)
+                {
+                    return Err(
+                        "init_barriers needs a positive count and arrivals, and yields an i32".to_string()
+                    );
+                }
+                Ok(())
+            }
+            ArriveBarrier => {
+                i32_operands(&operands[..2])?;
+                if !is_i1_scalar(operands[2]) {
+                    return Err(format!("arrive predicate {} is not an i1", operands[2]));
+                }
+                Ok(())
+            }
+            WarpSpecialize => self.warp_specialize(op, &results),
             LocalLoad => {
                 i32_operands(&operands)?;
                 if !results[0].is_tensor() {
@@ -612,6 +632,48 @@ impl<'a> FunctionVerifier<'a> {
             }
             if let Some(yielded) = self.yielded(*region, Opcode::Yield) {
                 expect_types(&format!("values yielded by the {name} region"), &yielded, results)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `ttng.warp_specialize`: the default region yields the results; the producer region runs
+    /// in other warps, so what it reads from outside must be the same in every thread (scalars),
+    /// and it yields nothing.
+    fn warp_specialize(&self, op: Op, results: &[&Type]) -> Check {
+        let data = self.body.op(op);
+        for key in ["producer_warps", "producer_registers", "consumer_registers"] {
+            if data.attrs.int(key).is_none_or(|n| n <= 0) {
+                return Err(format!("missing positive integer attribute `{key}`"));
+            }
+        }
+        let (default, producer) = (data.regions[0], data.regions[1]);
+        for (region, name) in [(default, "default"), (producer, "producer")] {
+            if !self.body.blocks[region].args.is_empty() {
+                return Err(format!("the {name} region has arguments"));
+            }
+        }
+        if let Some(yielded) = self.yielded(default, Opcode::Yield) {
+            expect_types("values yielded by the default region", &yielded, results)?;
+        }
+        if self.yielded(producer, Opcode::Yield).is_some_and(|y| !y.is_empty()) {
+            return Err("the producer region yields values".to_string());
+        }
+        let inside: std::collections::HashSet<Op> = self.body.walk(producer).into_iter().collect();
+        for &inner in &inside {
+            for &operand in &self.body.op(inner).operands {
+                let local = match self.body.values[operand].def {
+                    ValueDef::Result(def, _) => inside.contains(&def),
+                    ValueDef::Arg(block, _) => {
+                        self.body.blocks[block].parent_op.is_some_and(|owner| inside.contains(&owner))
+                    }
+                };
+                if !local && self.body.ty(operand).is_tensor() {
+                    return Err(format!(
+                        "the producer region reads the tensor {} from outside",
+                        self.value_name(operand)
+                    ));
+                }
             }
         }
         Ok(())
@@ -696,6 +758,8 @@ fn region_ending(opcode: Opcode, region: usize, n_results: usize) -> Ending {
         (Opcode::For | Opcode::If, _) => {
             Ending::Region { terminator: Opcode::Yield, optional: yield_optional }
         }
+        (Opcode::WarpSpecialize, 0) => Ending::Region { terminator: Opcode::Yield, optional: yield_optional },
+        (Opcode::WarpSpecialize, _) => Ending::Region { terminator: Opcode::Yield, optional: true },
         (Opcode::While, 0) => Ending::Region { terminator: Opcode::Condition, optional: false },
         (Opcode::While, _) => Ending::Region { terminator: Opcode::Yield, optional: false },
         (Opcode::Reduce, _) => Ending::Region { terminator: Opcode::ReduceReturn, optional: false },

@@ -83,6 +83,12 @@
 //! reads, so these rings need no proxy fence. Descriptor loads that get no ring stay synchronous
 //! TMA loads; they are never pipelined in registers.
 //!
+//! # Hopper: warp specialization
+//!
+//! A loop marked `tl.range(..., warp_specialize=True)` whose loads all stream through TMA rings
+//! gets its copies from a producer warpgroup of its own instead ([`warp_specialize`]): no
+//! prologue, no barrier per iteration, the slots handed back through mbarriers.
+//!
 //! # Depth per loop
 //!
 //! The depth is the loop's own `tt.num_stages` (`tl.range(..., num_stages=N)`) where it has one,
@@ -99,6 +105,8 @@ use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Effect, Module, Op, Op
 use crate::layout::{Encoding, NvmmaShared};
 use crate::passes::uses::users_in;
 use crate::target::Target;
+
+pub mod warp_specialize;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined
 /// operands may take. Past it the extra copy spills: measured on an H200, a 128x256x64 fp16 tile
@@ -124,7 +132,14 @@ pub fn run(module: &mut Module, target: &Target) {
             .into_iter()
             .filter_map(|lp| {
                 let stages = loop_stages(body, lp, target);
-                let target = Target { num_stages: stages, ..target.clone() };
+                // A warp-specialized loop leaves shared memory to the warp groups' hand-over.
+                let handover = if body.op(lp).attrs.bool("tt.warp_specialize") == Some(true) {
+                    warp_specialize::HANDOVER_BYTES
+                } else {
+                    0
+                };
+                let shared_memory_bytes = target.shared_memory_bytes - handover;
+                let target = Target { num_stages: stages, shared_memory_bytes, ..target.clone() };
                 let plan = (stages >= 2).then(|| plan_loop(body, function.entry, lp, &target)).flatten()?;
                 Some((lp, target, plan))
             })
@@ -281,6 +296,10 @@ fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopP
 fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
     let LoopPlan { mut loads, carried, users, rings } = plan;
     if let Some((tiles, plan)) = rings {
+        if warp_specialize::applies(body, lp, &tiles, target) {
+            warp_specialize::rewrite(body, lp, &loads, &tiles, &carried, &plan, target);
+            return;
+        }
         rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
         match plan.in_flight {
             InFlight::EachDot => keep_dots_in_flight(body, lp),
@@ -796,35 +815,7 @@ fn rewrite_async(
     let index = body.position(parent, lp);
     let mut b = Builder::at(body, parent, index);
     b.span = span;
-    let rings: Vec<Value> = tiles
-        .iter()
-        .zip(&plan.swizzles)
-        .map(|(tile, swizzle)| {
-            let ty = b.body.ty(tile.operand).clone();
-            let mut attrs = Attrs::new()
-                .with("slots", Attr::Int(slots))
-                .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
-                .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
-            if tile.order == RingOrder::ColumnMajor {
-                attrs = attrs.with("column_major", Attr::Bool(true));
-            }
-            if let Some(swizzle) = swizzle {
-                attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
-            }
-            if tile.tma.is_some() {
-                attrs = attrs.with("tma", Attr::Bool(true));
-            }
-            b.value(Opcode::LocalAlloc, vec![], i32_ty.clone(), attrs)
-        })
-        .collect();
-    // The tensor maps of TMA-filled rings take the rings' swizzle.
-    for (tile, swizzle) in tiles.iter().zip(&plan.swizzles) {
-        let (Some(desc), Some(swizzle)) = (tile.tma, swizzle) else { continue };
-        let make = b.body.def_op(desc).expect("a pipelined descriptor is made in the function");
-        let attrs =
-            b.body.op(make).attrs.clone().with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
-        b.body.ops[make].attrs = attrs;
-    }
+    let rings = alloc_rings(&mut b, tiles, plan);
     let pointer_rings = tiles.iter().any(|t| t.tma.is_none());
     let tma_rings = tiles.iter().any(|t| t.tma.is_some());
     let mut at: HashMap<Value, Value> = HashMap::from([(args[0], lb)]);
@@ -873,14 +864,7 @@ fn rewrite_async(
     let (zero, one, count) =
         (b.const_int(DType::I32, 0), b.const_int(DType::I32, 1), b.const_int(DType::I32, slots));
     let write_slot = ring_step(&mut b, slot, ahead, count);
-    let last = b.const_int(DType::I32, slots - 1);
-    let at_end = b.cmpi("eq", slot, last);
-    let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
-    let next_slot = b.select(at_end, zero, after);
-    let next_phase = phase.map(|phase| {
-        let flipped = b.value(Opcode::XOrI, vec![phase, one], i32_ty.clone(), Attrs::new());
-        b.select(at_end, flipped, phase)
-    });
+    let (next_slot, next_phase) = advance_slot(&mut b, slot, phase, [zero, one], slots);
     let local_loads = |b: &mut Builder| -> HashMap<Value, Value> {
         let mut map = HashMap::new();
         for (tile, &ring) in tiles.iter().zip(&rings) {
@@ -930,6 +914,63 @@ fn rewrite_async(
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
     }
+}
+
+/// The rings of `tiles` (`ttg.local_alloc`, at the builder), as `plan` lays them out; the tensor
+/// maps of TMA-filled ones take their swizzle.
+fn alloc_rings(b: &mut Builder, tiles: &[RingTile], plan: &RingPlan) -> Vec<Value> {
+    let slots = plan.slots;
+    let rings: Vec<Value> = tiles
+        .iter()
+        .zip(&plan.swizzles)
+        .map(|(tile, swizzle)| {
+            let ty = b.body.ty(tile.operand).clone();
+            let mut attrs = Attrs::new()
+                .with("slots", Attr::Int(slots))
+                .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
+                .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
+            if tile.order == RingOrder::ColumnMajor {
+                attrs = attrs.with("column_major", Attr::Bool(true));
+            }
+            if let Some(swizzle) = swizzle {
+                attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
+            }
+            if tile.tma.is_some() {
+                attrs = attrs.with("tma", Attr::Bool(true));
+            }
+            b.value(Opcode::LocalAlloc, vec![], Type::scalar(DType::I32), attrs)
+        })
+        .collect();
+    // The tensor maps of TMA-filled rings take the rings' swizzle.
+    for (tile, swizzle) in tiles.iter().zip(&plan.swizzles) {
+        let (Some(desc), Some(swizzle)) = (tile.tma, swizzle) else { continue };
+        let make = b.body.def_op(desc).expect("a pipelined descriptor is made in the function");
+        let attrs =
+            b.body.op(make).attrs.clone().with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
+        b.body.ops[make].attrs = attrs;
+    }
+    rings
+}
+
+/// The slot after `slot` in a ring of `slots` (back to `zero` after the last), and the mbarrier
+/// phase parity `phase` after it (flipped at the wrap).
+fn advance_slot(
+    b: &mut Builder,
+    slot: Value,
+    phase: Option<Value>,
+    [zero, one]: [Value; 2],
+    slots: i64,
+) -> (Value, Option<Value>) {
+    let i32_ty = Type::scalar(DType::I32);
+    let last = b.const_int(DType::I32, slots - 1);
+    let at_end = b.cmpi("eq", slot, last);
+    let after = b.value(Opcode::AddI, vec![slot, one], i32_ty.clone(), Attrs::new());
+    let next_slot = b.select(at_end, zero, after);
+    let next_phase = phase.map(|phase| {
+        let flipped = b.value(Opcode::XOrI, vec![phase, one], i32_ty, Attrs::new());
+        b.select(at_end, flipped, phase)
+    });
+    (next_slot, next_phase)
 }
 
 /// `(slot + distance) % count` for `0 < distance < count`: one add and one conditional wrap.
