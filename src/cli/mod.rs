@@ -9,7 +9,8 @@
 //! Exit codes: 0 on success; 1 when the kernel is wrong (a compile error rendered with the Python
 //! line and a caret), fails at run time, or asks for something not built yet; 2 when the command
 //! line is wrong (an unknown argument name, a bad grid, an unreadable file, a bad dtype). Nothing
-//! a user types makes trident panic.
+//! a user types should make trident panic; if a bug does, [`ice`] reports it as an internal
+//! compiler error with the command that reproduces it, and the exit code is 101.
 
 pub mod args;
 pub mod bench;
@@ -18,6 +19,7 @@ pub mod compare;
 pub mod compile;
 pub mod devices;
 pub mod error;
+pub mod ice;
 pub mod nvptx;
 pub mod ptxas;
 pub mod run;
@@ -192,6 +194,8 @@ pub struct BenchArgs {
 
 /// Parses `argv` and runs the command; returns the process exit code.
 pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let argv: Vec<std::ffi::OsString> = argv.into_iter().collect();
+    ice::install(&argv);
     let cli = match Cli::try_parse_from(argv) {
         Ok(cli) => cli,
         Err(error) => {
