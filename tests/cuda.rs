@@ -464,6 +464,46 @@ fn warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
     assert!(table.contains("nvptx agree"), "{table}");
 }
 
+/// tests/kernels/attention_descriptors.py, warp-specialized on sm_90a without asking (attention's
+/// chain with K and V through TMA), agrees with interp on the GPU: one head of 256 rows, d 128.
+#[test]
+fn unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu() {
+    use trident_midend::ir::DType;
+    const TEST: &str = "unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu";
+    if !require_gpu(TEST) {
+        return;
+    }
+    let dir = scratch_dir("cuda-attention-descriptors");
+    let (n_ctx, head_dim) = (256usize, 128usize);
+    let mut args: Vec<String> = ["check", "tests/kernels/attention_descriptors.py", "--backend", "nvptx"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for (seed, name) in [(3, "q_ptr"), (4, "k_ptr"), (5, "v_ptr")] {
+        let arg = write_npy(&dir, name, DType::F16, attn_input(seed, n_ctx * head_dim, false));
+        args.extend(["--arg".into(), arg]);
+    }
+    let o = write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * n_ctx * head_dim]);
+    args.extend(["--arg".into(), o]);
+    for flag in [
+        "--kernel=attention_descriptors_kernel",
+        "--grid=2",
+        "--num-warps=8",
+        "--num-stages=3",
+        "--const=HEAD_DIM=128",
+        "--const=BLOCK_M=128",
+        "--const=BLOCK_N=64",
+        "--arg=qk_scale=0.1275",
+        "--arg=N_CTX=256",
+    ] {
+        args.push(flag.into());
+    }
+    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let table = stdout(&output);
+    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    assert!(table.contains("nvptx agree"), "{table}");
+}
+
 /// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the
 /// upper byte of an f16, rounded to nearest even).
 fn attn_input(seed: u64, count: usize, fp8: bool) -> Vec<u8> {

@@ -87,7 +87,9 @@
 //!
 //! A loop marked `tl.range(..., warp_specialize=True)` whose loads all stream through TMA rings
 //! gets its copies from a producer warpgroup of its own instead ([`warp_specialize`]): no
-//! prologue, no barrier per iteration, the slots handed back through mbarriers.
+//! prologue, no barrier per iteration, the slots handed back through mbarriers. Attention's
+//! chain of dots gets it unasked where shared memory holds one program per SM anyway (unless
+//! the loop says `warp_specialize=False`).
 //!
 //! # Depth per loop
 //!
@@ -296,7 +298,7 @@ fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopP
 fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
     let LoopPlan { mut loads, carried, users, rings } = plan;
     if let Some((tiles, plan)) = rings {
-        if warp_specialize::applies(body, lp, &tiles, target) {
+        if warp_specialize::applies(body, lp, &tiles, &plan, target) {
             warp_specialize::rewrite(body, lp, &loads, &tiles, &carried, &plan, target);
             return;
         }
@@ -341,6 +343,8 @@ struct RingPlan {
     /// The copies come after the dots and their waits, behind a second barrier, into the slot
     /// the previous iteration's dot read (asynchronous dots with `num_stages` slots).
     copies_after_dots: bool,
+    /// Shared memory the rings and the loop's scratch take.
+    shared_bytes: u64,
 }
 
 /// Which warpgroup dots of a pipelined loop stay in flight past the end of their iteration.
@@ -416,15 +420,25 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
     let per_sm = |slots: i64| (target.shared_memory_bytes as u64 + 1024) / (rings(slots) + reserve + 1024);
     if async_dots && slots == stages + 1 && per_sm(stages) > per_sm(slots) {
         // One slot fewer lets another program share the SM: worth a second barrier.
+        let shared_bytes = rings(stages) + reserve;
         return Some(RingPlan {
             slots: stages,
             ahead: stages - 1,
             swizzles,
             in_flight,
             copies_after_dots: true,
+            shared_bytes,
         });
     }
-    Some(RingPlan { slots, ahead: slots - 1 - keep, swizzles, in_flight, copies_after_dots: false })
+    let shared_bytes = rings(slots) + reserve;
+    Some(RingPlan {
+        slots,
+        ahead: slots - 1 - keep,
+        swizzles,
+        in_flight,
+        copies_after_dots: false,
+        shared_bytes,
+    })
 }
 
 /// Whether `op`'s result has an MMA layout (a dot on tensor cores; other dots run on FMAs).
