@@ -273,8 +273,13 @@ fn tensor_descriptors_through_tma_agree_with_interp() {
         .chain(SCALE_FLAGS)
         .collect::<Vec<_>>(),
     );
-    let table = stdout(&output);
-    assert!(output.status.success(), "{table}\n{}", stderr(&output));
+    assert_nvptx_agrees(&output);
+}
+
+/// That a `trident check` run succeeded and found nvptx agreeing with interp.
+fn assert_nvptx_agrees(output: &std::process::Output) {
+    let table = stdout(output);
+    assert!(output.status.success(), "{table}\n{}", stderr(output));
     assert!(table.contains("nvptx agree"), "{table}");
 }
 
@@ -388,16 +393,17 @@ fn attn_fwd_agrees_with_interp_on_the_gpu() {
     }
 }
 
-const WS_MATMUL: &str = "tests/kernels/warp_specialized_matmul.py";
-
-/// The flags of tests/kernels/warp_specialized_matmul.py's kernel (8 warps, 128 x 128 x 64 blocks)
-/// for an `m` x `n` x `k` product.
+/// The flags of tests/kernels/descriptor_matmul.py's GEMM with `WARP_SPECIALIZE` (8 warps,
+/// 128 x 128 x 64 blocks) for an `m` x `n` x `k` product.
 fn ws_matmul_flags(m: usize, n: usize, k: usize) -> Vec<String> {
-    let mut flags: Vec<String> = ["--kernel", "warp_specialized_matmul_kernel", "--num-warps", "8"]
-        .into_iter()
-        .map(String::from)
-        .collect();
-    for (key, value) in [("BLOCK_M", 128), ("BLOCK_N", 128), ("BLOCK_K", 64)] {
+    let mut flags: Vec<String> =
+        [DESCRIPTOR_KERNELS, "--kernel", "descriptor_matmul_kernel", "--num-warps", "8"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+    for (key, value) in
+        [("BLOCK_M", "128"), ("BLOCK_N", "128"), ("BLOCK_K", "64"), ("WARP_SPECIALIZE", "True")]
+    {
         flags.extend(["--const".into(), format!("{key}={value}")]);
     }
     for (key, value) in [("M", m), ("N", n), ("K", k)] {
@@ -406,20 +412,23 @@ fn ws_matmul_flags(m: usize, n: usize, k: usize) -> Vec<String> {
     flags
 }
 
+/// Runs trident with `args`.
+fn trident_with(args: &[String]) -> std::process::Output {
+    trident(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 /// A loop with `tl.range(..., warp_specialize=True)` whose dot tiles stream through tensor
 /// descriptors compiles for sm_90a into producer and consumer roles: a warpgroup more than
 /// `num_warps` (384 threads), the roles split at entry with `setmaxnreg`, a register cap that
 /// launch allows all warps, named barriers for the hand-over, the consumers' barriers counting
-/// them only, and mbarriers both ways. ptxas (where installed) assembles it without spills.
+/// them only, and mbarriers both ways.
 #[test]
 fn warp_specialized_loops_split_producer_and_consumers() {
-    let mut args: Vec<String> =
-        ["compile", WS_MATMUL, "--emit", "ptx", "--target", "sm_90a"].into_iter().map(String::from).collect();
+    let mut args: Vec<String> = vec!["compile".into()];
     args.extend(ws_matmul_flags(1000, 512, 256));
-    for pointer in ["a_ptr", "b_ptr", "c_ptr"] {
-        args.extend(["--arg".into(), format!("{pointer}=*fp16")]);
-    }
-    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let pointers = ["--arg", "a_ptr=*fp16", "--arg", "b_ptr=*fp16", "--arg", "c_ptr=*fp16"];
+    args.extend(["--emit", "ptx", "--target", "sm_90a"].into_iter().chain(pointers).map(String::from));
+    let output = trident_with(&args);
     assert!(output.status.success(), "{}", stderr(&output));
     let ptx = stdout(&output);
     for needle in [
@@ -440,28 +449,25 @@ fn warp_specialized_loops_split_producer_and_consumers() {
     assert!(!ptx.contains("bar.sync 0;"), "a barrier waits for the producer warps too");
 }
 
-/// tests/kernels/warp_specialized_matmul.py on the GPU (a producer warpgroup feeding two consumer
-/// warpgroups through TMA rings) agrees with interp, with M not a multiple of the block.
+/// tests/kernels/descriptor_matmul.py's GEMM with `WARP_SPECIALIZE` on the GPU (a producer
+/// warpgroup feeding two consumer warpgroups through TMA rings) agrees with interp, with M not a
+/// multiple of the block.
 #[test]
 fn warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
     use trident_midend::ir::DType;
-    const TEST: &str = "warp_specialized_matmul_agrees_with_interp_on_the_gpu";
-    if !require_gpu(TEST) {
+    if !require_gpu("warp_specialized_matmul_agrees_with_interp_on_the_gpu") {
         return;
     }
     let dir = scratch_dir("cuda-ws-matmul");
     let (m, n, k) = (1000usize, 512usize, 256usize);
-    let a = write_npy(&dir, "a_ptr", DType::F16, attn_input(1, m * k, false));
-    let b = write_npy(&dir, "b_ptr", DType::F16, attn_input(2, k * n, false));
-    let c = write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n]);
-    let mut args: Vec<String> =
-        ["check", WS_MATMUL, "--backend", "nvptx", "--grid", "8,4"].into_iter().map(String::from).collect();
+    let mut args: Vec<String> = vec!["check".into()];
     args.extend(ws_matmul_flags(m, n, k));
-    args.extend(["--arg".into(), a, "--arg".into(), b, "--arg".into(), c]);
-    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    let table = stdout(&output);
-    assert!(output.status.success(), "{table}\n{}", stderr(&output));
-    assert!(table.contains("nvptx agree"), "{table}");
+    args.extend(["--backend".into(), "nvptx".into(), "--grid".into(), "8,4".into()]);
+    for (seed, name, count) in [(1, "a_ptr", m * k), (2, "b_ptr", k * n)] {
+        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
+    }
+    args.extend(["--arg".into(), write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n])]);
+    assert_nvptx_agrees(&trident_with(&args));
 }
 
 /// tests/kernels/attention_descriptors.py, warp-specialized on sm_90a without asking (attention's
@@ -469,23 +475,15 @@ fn warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
 #[test]
 fn unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu() {
     use trident_midend::ir::DType;
-    const TEST: &str = "unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu";
-    if !require_gpu(TEST) {
+    if !require_gpu("unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu") {
         return;
     }
     let dir = scratch_dir("cuda-attention-descriptors");
     let (n_ctx, head_dim) = (256usize, 128usize);
-    let mut args: Vec<String> = ["check", "tests/kernels/attention_descriptors.py", "--backend", "nvptx"]
-        .into_iter()
-        .map(String::from)
-        .collect();
-    for (seed, name) in [(3, "q_ptr"), (4, "k_ptr"), (5, "v_ptr")] {
-        let arg = write_npy(&dir, name, DType::F16, attn_input(seed, n_ctx * head_dim, false));
-        args.extend(["--arg".into(), arg]);
-    }
-    let o = write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * n_ctx * head_dim]);
-    args.extend(["--arg".into(), o]);
-    for flag in [
+    let mut args: Vec<String> = [
+        "check",
+        "tests/kernels/attention_descriptors.py",
+        "--backend=nvptx",
         "--kernel=attention_descriptors_kernel",
         "--grid=2",
         "--num-warps=8",
@@ -495,13 +493,18 @@ fn unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu() {
         "--const=BLOCK_N=64",
         "--arg=qk_scale=0.1275",
         "--arg=N_CTX=256",
-    ] {
-        args.push(flag.into());
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    for (seed, name) in [(3, "q_ptr"), (4, "k_ptr"), (5, "v_ptr")] {
+        args.extend([
+            "--arg".into(),
+            write_npy(&dir, name, DType::F16, attn_input(seed, n_ctx * head_dim, false)),
+        ]);
     }
-    let output = trident(&args.iter().map(String::as_str).collect::<Vec<_>>());
-    let table = stdout(&output);
-    assert!(output.status.success(), "{table}\n{}", stderr(&output));
-    assert!(table.contains("nvptx agree"), "{table}");
+    args.extend(["--arg".into(), write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * n_ctx * head_dim])]);
+    assert_nvptx_agrees(&trident_with(&args));
 }
 
 /// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the

@@ -20,6 +20,11 @@ use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeM
 
 pub type EResult<T> = Result<T, Error>;
 
+/// The emitter's caches of registers computed in the body (affine and XOR bases), which a
+/// warp-specialized producer's code may neither use (the consumers computed them) nor leave to the
+/// consumers ([`Emitter::take_body_caches`]).
+pub type BodyCaches = (HashMap<(String, Vec<u32>, Vec<i64>), Reg>, HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);
+
 /// The register class holding one element of `d` (narrow integers live in 32-bit registers,
 /// sign- or zero-extended; f16, bf16 and fp8 keep their bits in 16-bit registers).
 pub fn class_of(d: DType) -> Class {
@@ -135,14 +140,13 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Takes the caches of registers computed in the body (see
-    /// [`crate::warp_specialize::BodyCaches`]), leaving them empty.
-    pub fn take_body_caches(&mut self) -> crate::warp_specialize::BodyCaches {
+    /// Takes the caches of registers computed in the body ([`BodyCaches`]), leaving them empty.
+    pub fn take_body_caches(&mut self) -> BodyCaches {
         (std::mem::take(&mut self.affine_bases), std::mem::take(&mut self.xor_bases))
     }
 
     /// Puts back caches taken by [`Emitter::take_body_caches`].
-    pub fn restore_body_caches(&mut self, (affine, xor): crate::warp_specialize::BodyCaches) {
+    pub fn restore_body_caches(&mut self, (affine, xor): BodyCaches) {
         self.affine_bases = affine;
         self.xor_bases = xor;
     }
@@ -682,12 +686,8 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
-    /// Lowers one op (the warp-specialized producer rematerializes constants with it).
-    pub fn lower_op(&mut self, op: Op) -> EResult<()> {
-        self.op(op)
-    }
-
-    fn op(&mut self, op: Op) -> EResult<()> {
+    /// Lowers one op (with its line info and error span).
+    pub fn op(&mut self, op: Op) -> EResult<()> {
         let saved = self.current.replace(op);
         self.line_info(self.func.body.span(op));
         let r = self.lower(op);

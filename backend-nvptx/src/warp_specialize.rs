@@ -24,9 +24,7 @@
 //! Every other barrier of the kernel is among the consumers only (`bar.sync 0, consumers`), and
 //! the producer region may have none. Its TMA copies are issued by its first thread.
 
-use std::collections::{HashMap, HashSet};
-
-use trident_midend::ir::{Block, Op, Opcode, Value, ValueDef};
+use trident_midend::ir::{Op, Opcode, Value};
 use trident_midend::passes::pipeline_dot_loads::warp_specialize::HANDOVER_BYTES;
 
 use crate::emit::{EResult, Emitter};
@@ -134,26 +132,6 @@ pub fn release_producer(e: &mut Emitter, roles: Roles) {
     e.ins(format!("bar.sync 1, {}", roles.total_threads()));
 }
 
-/// The values defined outside `region` that its ops read, in order of first use.
-fn captures(e: &Emitter, region: Block) -> Vec<Value> {
-    let body = &e.func.body;
-    let inside: HashSet<Op> = body.walk(region).into_iter().collect();
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for &op in &body.walk(region) {
-        for &v in &body.op(op).operands {
-            let local = match body.values[v].def {
-                ValueDef::Result(def, _) => inside.contains(&def),
-                ValueDef::Arg(block, _) => body.blocks[block].parent_op.is_some_and(|o| inside.contains(&o)),
-            };
-            if !local && seen.insert(v) {
-                out.push(v);
-            }
-        }
-    }
-    out
-}
-
 /// `ttng.warp_specialize`: the hand-over, the default region here, the producer region into
 /// [`ProducerCode`].
 fn warp_specialize(e: &mut Emitter, op: Op) -> EResult<()> {
@@ -163,7 +141,7 @@ fn warp_specialize(e: &mut Emitter, op: Op) -> EResult<()> {
     let body = &e.func.body;
     let is_constant = |v: Value| body.def_op(v).is_some_and(|d| body.opcode(d) == Opcode::Constant);
     let (constants, handed): (Vec<Value>, Vec<Value>) =
-        captures(e, producer).into_iter().partition(|&v| is_constant(v));
+        body.captures(producer).into_iter().partition(|&v| is_constant(v));
     if 8 * (handed.len() as u32 + 1) > HANDOVER_BYTES {
         return e.invalid(format!("a producer region reading {} values from outside", handed.len()));
     }
@@ -177,13 +155,8 @@ fn warp_specialize(e: &mut Emitter, op: Op) -> EResult<()> {
     e.ins(format!("mov.b32 {state}, {number}"));
     e.ins(format!("@{first} st.shared.u32 [{start}], {state}"));
     for (i, &v) in handed.iter().enumerate() {
-        let mut r = single(e, v)?;
-        if r.class == Class::Pred {
-            let word = e.reg(Class::B32);
-            e.ins(format!("selp.u32 {word}, 1, 0, {r}"));
-            r = word;
-        }
-        e.ins(format!("@{first} {}", store(r, start, 8 * (i + 1))));
+        let r = single(e, v)?;
+        store_captured(e, first, r, start, 8 * (i + 1));
     }
     e.ins(format!("bar.sync 1, {total}"));
     e.ins(format!("bar.sync 2, {total}"));
@@ -196,21 +169,14 @@ fn warp_specialize(e: &mut Emitter, op: Op) -> EResult<()> {
     e.ptx.place_label(&label);
     for (i, &v) in handed.iter().enumerate() {
         let class = single(e, v)?.class;
-        let r = e.reg(class);
-        if class == Class::Pred {
-            let word = e.reg(Class::B32);
-            e.ins(load(word, start, 8 * (i + 1)));
-            e.ins(format!("setp.ne.u32 {r}, {word}, 0"));
-        } else {
-            e.ins(load(r, start, 8 * (i + 1)));
-        }
+        let r = load_captured(e, class, start, 8 * (i + 1));
         saved.push((v, e.vals.insert(v, vec![r])));
     }
     e.ins(format!("bar.sync 2, {total}"));
     for &v in &constants {
         let def = e.func.body.def_op(v).expect("a constant is an op result");
         saved.push((v, e.vals.get(&v).cloned()));
-        e.lower_op(def)?;
+        e.op(def)?;
     }
     let leader = std::mem::replace(&mut e.leader, roles.consumer_threads);
     e.in_producer = true;
@@ -250,22 +216,39 @@ fn single(e: &Emitter, v: Value) -> EResult<Reg> {
     }
 }
 
-/// The store of `r` at `[base + offset]` (predicates go as 32-bit words).
-fn store(r: Reg, base: Reg, offset: usize) -> String {
-    match r.class {
-        Class::B16 => format!("st.shared.b16 [{base}+{offset}], {r}"),
-        Class::Pred | Class::B32 | Class::F32 => format!("st.shared.b32 [{base}+{offset}], {r}"),
-        Class::B64 | Class::F64 => format!("st.shared.b64 [{base}+{offset}], {r}"),
+/// The PTX type a captured register of `class` goes through shared memory as (a predicate as a
+/// 32-bit word).
+fn shared_type(class: Class) -> &'static str {
+    match class {
+        Class::B16 => "b16",
+        Class::Pred | Class::B32 | Class::F32 => "b32",
+        Class::B64 | Class::F64 => "b64",
     }
 }
 
-/// The load of `r` from `[base + offset]`.
-fn load(r: Reg, base: Reg, offset: usize) -> String {
-    match r.class {
-        Class::B16 => format!("ld.shared.b16 {r}, [{base}+{offset}]"),
-        Class::Pred | Class::B32 | Class::F32 => format!("ld.shared.b32 {r}, [{base}+{offset}]"),
-        Class::B64 | Class::F64 => format!("ld.shared.b64 {r}, [{base}+{offset}]"),
+/// Thread `first` stores the captured register `r` at `[base + offset]`.
+fn store_captured(e: &mut Emitter, first: Reg, mut r: Reg, base: Reg, offset: usize) {
+    let ty = shared_type(r.class);
+    if r.class == Class::Pred {
+        let word = e.reg(Class::B32);
+        e.ins(format!("selp.u32 {word}, 1, 0, {r}"));
+        r = word;
     }
+    e.ins(format!("@{first} st.shared.{ty} [{base}+{offset}], {r}"));
+}
+
+/// A fresh register of `class` loaded from `[base + offset]`, where [`store_captured`] put it.
+fn load_captured(e: &mut Emitter, class: Class, base: Reg, offset: usize) -> Reg {
+    let r = e.reg(class);
+    let ty = shared_type(class);
+    if class == Class::Pred {
+        let word = e.reg(Class::B32);
+        e.ins(format!("ld.shared.{ty} {word}, [{base}+{offset}]"));
+        e.ins(format!("setp.ne.u32 {r}, {word}, 0"));
+    } else {
+        e.ins(format!("ld.shared.{ty} {r}, [{base}+{offset}]"));
+    }
+    r
 }
 
 /// `ttng.init_barriers`: `count` mbarriers on the ring stack, each completing a phase after
@@ -302,7 +285,3 @@ fn arrive(e: &mut Emitter, op: Op) -> EResult<()> {
     e.ins(format!("@{lane0} mbarrier.arrive.shared::cta.b64 _, [{barrier}]"));
     Ok(())
 }
-
-/// The emitter's caches of registers computed in the body (affine and XOR bases): the
-/// producer's code may not use registers only the consumers computed, nor leave its own to them.
-pub type BodyCaches = (HashMap<(String, Vec<u32>, Vec<i64>), Reg>, HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);

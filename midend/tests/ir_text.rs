@@ -427,6 +427,10 @@ fn verifier_errors() {
             "  ttng.warp_specialize {producer_warps = 4} {\n  } producer {\n  }\n",
             "`ttng.warp_specialize {producer_warps = 4}`: missing positive integer attribute `producer_registers`",
         ),
+        (
+            "  ttng.warp_specialize {producer_warps = 2, producer_registers = 40, consumer_registers = 232} {\n  } producer {\n  }\n",
+            "`ttng.warp_specialize {producer_warps = 2, producer_registers = 40, consumer_registers = 232}`: 2 producer warps with 40 registers beside consumers with 232: setmaxnreg needs whole warpgroups, 24 to 256 registers in steps of 8, more for the consumers",
+        ),
     ];
     let mut mismatches = Vec::new();
     for (ops, expected) in cases {

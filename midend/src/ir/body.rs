@@ -223,6 +223,28 @@ impl Body {
         }
     }
 
+    /// The values that the ops of `block` (nested regions included) read but that are defined
+    /// outside it, each once, in order of first use: what a region captures.
+    pub fn captures(&self, block: Block) -> Vec<Value> {
+        let inside: std::collections::HashSet<Op> = self.walk(block).into_iter().collect();
+        let local = |v: Value| match self.values[v].def {
+            ValueDef::Result(def, _) => inside.contains(&def),
+            ValueDef::Arg(arg_block, _) => {
+                arg_block == block || self.blocks[arg_block].parent_op.is_some_and(|o| inside.contains(&o))
+            }
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for op in self.walk(block) {
+            for &v in &self.ops[op].operands {
+                if !local(v) && seen.insert(v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
     /// `op` and every op nested in its regions (pre-order).
     pub fn walk_op(&self, op: Op) -> Vec<Op> {
         let mut out = vec![op];

@@ -647,6 +647,18 @@ impl<'a> FunctionVerifier<'a> {
                 return Err(format!("missing positive integer attribute `{key}`"));
             }
         }
+        let int = |key: &str| data.attrs.int(key).unwrap_or(0);
+        // setmaxnreg moves whole warpgroups to register counts of 24 to 256 in steps of 8; the
+        // consumers get more than the producer.
+        let (producer, consumer) = (int("producer_registers"), int("consumer_registers"));
+        let legal = |n: i64| (24..=256).contains(&n) && n % 8 == 0;
+        if int("producer_warps") % 4 != 0 || !legal(producer) || !legal(consumer) || producer >= consumer {
+            return Err(format!(
+                "{} producer warps with {producer} registers beside consumers with {consumer}: \
+                 setmaxnreg needs whole warpgroups, 24 to 256 registers in steps of 8, more for the consumers",
+                int("producer_warps")
+            ));
+        }
         let (default, producer) = (data.regions[0], data.regions[1]);
         for (region, name) in [(default, "default"), (producer, "producer")] {
             if !self.body.blocks[region].args.is_empty() {
@@ -659,22 +671,11 @@ impl<'a> FunctionVerifier<'a> {
         if self.yielded(producer, Opcode::Yield).is_some_and(|y| !y.is_empty()) {
             return Err("the producer region yields values".to_string());
         }
-        let inside: std::collections::HashSet<Op> = self.body.walk(producer).into_iter().collect();
-        for &inner in &inside {
-            for &operand in &self.body.op(inner).operands {
-                let local = match self.body.values[operand].def {
-                    ValueDef::Result(def, _) => inside.contains(&def),
-                    ValueDef::Arg(block, _) => {
-                        self.body.blocks[block].parent_op.is_some_and(|owner| inside.contains(&owner))
-                    }
-                };
-                if !local && self.body.ty(operand).is_tensor() {
-                    return Err(format!(
-                        "the producer region reads the tensor {} from outside",
-                        self.value_name(operand)
-                    ));
-                }
-            }
+        if let Some(&tensor) = self.body.captures(producer).iter().find(|&&v| self.body.ty(v).is_tensor()) {
+            return Err(format!(
+                "the producer region reads the tensor {} from outside",
+                self.value_name(tensor)
+            ));
         }
         Ok(())
     }

@@ -879,20 +879,11 @@ fn rewrite_async(
         (b.const_int(DType::I32, 0), b.const_int(DType::I32, 1), b.const_int(DType::I32, slots));
     let write_slot = ring_step(&mut b, slot, ahead, count);
     let (next_slot, next_phase) = advance_slot(&mut b, slot, phase, [zero, one], slots);
-    let local_loads = |b: &mut Builder| -> HashMap<Value, Value> {
-        let mut map = HashMap::new();
-        for (tile, &ring) in tiles.iter().zip(&rings) {
-            let ty = b.body.ty(tile.operand).clone();
-            let loaded = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
-            map.insert(tile.operand, loaded);
-        }
-        map
-    };
     let mut map = HashMap::new();
     if plan.copies_after_dots {
         // The copies go after the body (the dots and their waits), past a barrier: then every
         // warpgroup's previous dot is done with the slot they overwrite.
-        map = local_loads(&mut b);
+        map = read_in_place(&mut b, tiles, &rings, slot);
         let end = b.body.position(region, yield_op);
         b = Builder::at(body, region, end);
         b.span = span;
@@ -910,7 +901,7 @@ fn rewrite_async(
         b.op(Opcode::AsyncCommitGroup, vec![], &[], Attrs::new());
     }
     if !plan.copies_after_dots {
-        map = local_loads(&mut b);
+        map = read_in_place(&mut b, tiles, &rings, slot);
     }
     body.replace_uses(region, &map);
     body.ops[yield_op].operands.push(next_slot);
@@ -964,6 +955,18 @@ fn alloc_rings(b: &mut Builder, tiles: &[RingTile], plan: &RingPlan) -> Vec<Valu
         b.body.ops[make].attrs = attrs;
     }
     rings
+}
+
+/// The tiles of `slot` of each ring (`ttg.local_load`, read in place by the dots), by the value
+/// each replaces.
+fn read_in_place(b: &mut Builder, tiles: &[RingTile], rings: &[Value], slot: Value) -> HashMap<Value, Value> {
+    let mut map = HashMap::new();
+    for (tile, &ring) in tiles.iter().zip(rings) {
+        let ty = b.body.ty(tile.operand).clone();
+        let loaded = b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new());
+        map.insert(tile.operand, loaded);
+    }
+    map
 }
 
 /// The slot after `slot` in a ring of `slots` (back to `zero` after the last), and the mbarrier

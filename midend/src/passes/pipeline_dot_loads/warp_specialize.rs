@@ -45,7 +45,7 @@ use std::collections::HashMap;
 
 use super::{
     advance_slot, alloc_rings, clone_with, copy_into_ring, keep_chain_in_flight, keep_dots_in_flight,
-    ring_step, InFlight, LoopParts, RingPlan, RingTile,
+    read_in_place, ring_step, InFlight, LoopParts, RingPlan, RingTile,
 };
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Op, Opcode, Type, Value};
 use crate::target::Target;
@@ -147,11 +147,7 @@ pub(super) fn rewrite(
     for &ring in &rings {
         b.op(Opcode::WaitBarrier, vec![ring, slot, phase], &[], Attrs::new());
     }
-    let mut map = HashMap::new();
-    for (tile, &ring) in tiles.iter().zip(&rings) {
-        let ty = b.body.ty(tile.operand).clone();
-        map.insert(tile.operand, b.value(Opcode::LocalLoad, vec![ring, slot], ty, Attrs::new()));
-    }
+    let map = read_in_place(&mut b, tiles, &rings, slot);
     let (next_slot, next_phase) = advance_slot(&mut b, slot, Some(phase), [zero, one], plan.slots);
     body.replace_uses(region, &map);
     let yield_op = *body.blocks[region].ops.last().expect("a loop body ends in scf.yield");
