@@ -59,7 +59,6 @@ tt.func public @attention(%q: tensor<64x64xf16, #mma>, %k_ptrs: tensor<64x32x!tt
   %15, %16 = scf.for %1, %n, %2, %0, %14 : tensor<64x64xf32, #mma>, i32 {
   ^bb0(%17: i32, %18: tensor<64x64xf32, #mma>, %19: i32):
     ttg.async_wait {num = 1}
-    ttng.fence_async_shared
     gpu.barrier
     %20 = arith.constant {value = 0} : i32
     %21 = arith.constant {value = 1} : i32

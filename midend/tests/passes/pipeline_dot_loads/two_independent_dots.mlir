@@ -49,7 +49,6 @@ tt.func public @two_gemms(%a: tensor<64x64xf16, #mma>, %b_ptrs: tensor<64x64x!tt
   %15, %16, %17 = scf.for %1, %n, %2, %0, %0, %14 : tensor<64x64xf32, #mma>, tensor<64x64xf32, #mma>, i32 {
   ^bb0(%18: i32, %19: tensor<64x64xf32, #mma>, %20: tensor<64x64xf32, #mma>, %21: i32):
     ttg.async_wait {num = 1}
-    ttng.fence_async_shared
     gpu.barrier
     %22 = arith.constant {value = 0} : i32
     %23 = arith.constant {value = 1} : i32
