@@ -526,3 +526,97 @@ fn attn_input(seed: u64, count: usize, fp8: bool) -> Vec<u8> {
     }
     bytes
 }
+
+const DEBUG_KERNEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/kernels/device_debug.py");
+
+/// `trident run` of `device_debug_kernel` over `[1, 2, 300, 4, ...]` with `n` live elements.
+fn run_device_debug(backend: &str, n: &str) -> std::process::Output {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir(&format!("device-debug-{backend}-{n}"));
+    let x: Vec<u8> = [1i32, 2, 300, 4, 5, 6, 7, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let x_arg = write_npy(&dir, "x_ptr", DType::I32, x);
+    let out = dir.join("out");
+    trident(&[
+        "run",
+        "--backend",
+        backend,
+        DEBUG_KERNEL,
+        "--kernel",
+        "device_debug_kernel",
+        "--grid",
+        "1",
+        "--const",
+        "BLOCK=8",
+        "--arg",
+        &x_arg,
+        "--arg",
+        &format!("n={n}"),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
+/// `tl.device_print` and `tl.device_assert` on sm_90a: `vprintf` and `__assertfail` calls that
+/// ptxas accepts.
+#[test]
+fn device_print_and_assert_become_system_calls() {
+    let output = trident(&[
+        "compile",
+        "--emit",
+        "ptx",
+        "--target",
+        "sm_90a",
+        DEBUG_KERNEL,
+        "--kernel",
+        "device_debug_kernel",
+        "--const",
+        "BLOCK=8",
+        "--arg",
+        "x_ptr=*i32",
+        "--arg",
+        "n=8",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ptx = stdout(&output);
+    assert!(ptx.contains("call (written), vprintf, (format, args)"), "{ptx}");
+    assert!(ptx.contains("call __assertfail,"), "{ptx}");
+    // The message, the file name and the kernel's name are strings for the CUDA runtime.
+    let message: Vec<String> = "x is small\0".bytes().map(|b| b.to_string()).collect();
+    assert!(ptx.contains(&message.join(", ")), "{ptx}");
+}
+
+/// On the GPU, each live element prints the interpreter's line, and the assertion holds where
+/// the mask turns the out-of-range element off but fails (the launch reports it) where it is on.
+#[test]
+fn device_print_and_masked_assert_on_the_gpu() {
+    if !require_gpu("device_print_and_masked_assert_on_the_gpu") {
+        return;
+    }
+    let output = run_device_debug("nvptx", "2");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let printed = stdout(&output);
+    let interp = stdout(&run_device_debug("interp", "2"));
+    let mut gpu_lines: Vec<&str> = printed.lines().filter(|l| l.starts_with("pid")).collect();
+    let mut interp_lines: Vec<&str> = interp.lines().filter(|l| l.starts_with("pid")).collect();
+    gpu_lines.sort();
+    interp_lines.sort();
+    // Each element is held by one thread here (8 elements over 128 threads are replicated, so
+    // the GPU may print copies): every interp line appears on the GPU.
+    gpu_lines.dedup();
+    assert_eq!(gpu_lines, interp_lines, "GPU:\n{printed}\ninterp:\n{interp}");
+    let failed = run_device_debug("nvptx", "3");
+    assert!(!failed.status.success(), "the assertion on 300 must fail: {}", stdout(&failed));
+}
+
+/// The reference the GPU test compares with: interp honours `device_assert`'s mask (300 is masked
+/// off with `n = 2`, checked with `n = 3`) and prints one line per element.
+#[test]
+fn masked_device_assert_on_interp() {
+    let held = run_device_debug("interp", "2");
+    assert!(held.status.success(), "{}", stderr(&held));
+    assert!(stdout(&held).contains("pid (0, 0, 0) idx (1) x 2\n"), "{}", stdout(&held));
+    assert!(stdout(&held).contains("pid (0, 0, 0) idx (1) bits 0x4000\n"), "{}", stdout(&held));
+    let failed = run_device_debug("interp", "3");
+    assert!(!failed.status.success());
+    assert!(stderr(&failed).contains("x is small"), "{}", stderr(&failed));
+}

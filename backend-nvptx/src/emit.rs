@@ -93,6 +93,8 @@ pub struct Emitter<'a> {
     pub producer: crate::warp_specialize::ProducerCode,
     /// Where the ring stack starts (above a warp-specialized kernel's hand-over area).
     pub ring_floor: u32,
+    /// Module-level declarations the body needs (system calls, string constants), in order.
+    pub module_decls: Vec<String>,
 }
 
 impl<'a> Emitter<'a> {
@@ -137,6 +139,7 @@ impl<'a> Emitter<'a> {
             in_producer: false,
             producer: Default::default(),
             ring_floor: 0,
+            module_decls: Vec::new(),
         }
     }
 
@@ -659,6 +662,23 @@ impl<'a> Emitter<'a> {
         Ok(self.read_shared(dst_l, read, class))
     }
 
+    // ---- module declarations -----------------------------------------------------------------
+
+    /// Declares `text` at module level (once).
+    pub fn declare(&mut self, text: &str) {
+        if !self.module_decls.iter().any(|d| d == text) {
+            self.module_decls.push(text.to_string());
+        }
+    }
+
+    /// A NUL-terminated string constant in global memory; its symbol.
+    pub fn global_string(&mut self, text: &str) -> String {
+        let name = format!("trident_str_{}", self.module_decls.len());
+        let bytes: Vec<String> = text.bytes().chain([0]).map(|b| b.to_string()).collect();
+        self.declare(&format!(".global .align 1 .b8 {name}[{}] = {{{}}};", bytes.len(), bytes.join(", ")));
+        name
+    }
+
     // ---- line info ----------------------------------------------------------------------------
 
     pub fn line_info(&mut self, span: Span) {
@@ -870,17 +890,7 @@ impl<'a> Emitter<'a> {
             Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
             Reduce | Scan => crate::reduce::lower(self, op),
             Dot => crate::dot::lower(self, op),
-            Assert => {
-                let c = self.get(data.operands[0])?;
-                let ok = self.reg(Class::Pred);
-                self.ins(format!("mov.pred {ok}, {}", c[0]));
-                for r in &c[1..] {
-                    self.ins(format!("and.pred {ok}, {ok}, {r}"));
-                }
-                self.ins(format!("@!{ok} trap"));
-                Ok(())
-            }
-            Print => self.unsupported("device printing"),
+            Assert | Print => crate::debug_ops::lower(self, op),
             Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
                 if self.options.sm < 90 {
@@ -963,6 +973,9 @@ impl<'a> Emitter<'a> {
         }
         if self.smem.is_some() {
             let _ = writeln!(out, ".extern .shared .align 1024 .b8 smem[];\n");
+        }
+        for decl in &self.module_decls {
+            let _ = writeln!(out, "{decl}");
         }
         // A warp-specialized kernel starts every warp at the register cap the launch allows
         // them all; its warp groups then move registers with setmaxnreg.

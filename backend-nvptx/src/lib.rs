@@ -8,6 +8,7 @@
 
 mod arith;
 mod control;
+mod debug_ops;
 mod dot;
 mod emit;
 mod memory;

@@ -99,6 +99,15 @@ impl Ptx {
         }
     }
 
+    /// Opens a `{ ... }` scope in the body (for the declarations of one call).
+    pub fn open_scope(&mut self) {
+        self.body.push_str("\t{\n");
+    }
+
+    pub fn close_scope(&mut self) {
+        self.body.push_str("\t}\n");
+    }
+
     pub fn label(&mut self, stem: &str) -> String {
         self.labels += 1;
         format!("$L_{stem}_{}", self.labels)

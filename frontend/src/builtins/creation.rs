@@ -151,9 +151,19 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         "device_assert" => {
             let cond = l.arg(a, 0, "cond", "tl.device_assert")?;
             let msg = a.take(1, "msg");
-            let _mask = a.take(2, "mask");
+            let mask = a.take(2, "mask");
             l.no_more(a, "tl.device_assert")?;
             let msg = l.const_str(msg, "the message")?;
+            // Lanes the mask turns off hold by definition: the assertion is `cond | ~mask`.
+            let cond = match mask {
+                None | Some(FValue::Const(Const::None)) => cond,
+                Some(mask) => {
+                    let off = l.logical_not(mask)?;
+                    let cond = l.to_value(&cond)?;
+                    let cond = FValue::Tensor(l.cast(cond, DType::I1)?);
+                    l.binary(BinOp::Or, cond, off)?
+                }
+            };
             let c = l.to_value(&cond)?;
             let c = l.cast(c, DType::I1)?;
             l.b().op(Opcode::Assert, vec![c], &[], Attrs::new().with("message", Attr::Str(msg)));
