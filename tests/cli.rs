@@ -354,6 +354,28 @@ fn bad_command_lines_name_the_argument() {
     assert!(stderr(&missing_arg).contains("missing --arg x_ptr"), "{}", stderr(&missing_arg));
 }
 
+/// A missing `--const` is a usage error like a missing `--arg` (exit 2, one line naming it), for
+/// every verb that compiles: it used to reach the frontend and exit 1 as a kernel error.
+#[test]
+fn a_missing_const_is_a_usage_error() {
+    let out = scratch_dir("cli-missing-const");
+    let mut flags = example_flags();
+    let i = flags.iter().position(|f| *f == "BLOCK_SIZE=256").unwrap();
+    flags.drain(i - 1..=i);
+    for verb in ["run", "compile", "check", "bench"] {
+        let mut args = vec![verb, EXAMPLE];
+        args.extend(flags.iter().copied());
+        match verb {
+            "compile" => args.extend(["--emit", "ttir"]),
+            _ => args.extend(["--backend", "interp", "--out", out.to_str().unwrap()]),
+        }
+        let output = trident(&args);
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{verb}: {text}");
+        assert_eq!(text, "error: missing --const BLOCK_SIZE=VALUE: a tl.constexpr parameter of add_kernel\n");
+    }
+}
+
 #[test]
 fn devices_lists_interp() {
     let output = trident(&["devices"]);

@@ -146,9 +146,18 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         written.push((name, arg));
     }
     if let Some(params) = &params {
-        // Runtime parameters without a default must all be given; order them as in Python.
-        for param in params.iter().filter(|p| !p.is_constexpr) {
-            if !param.has_default && !written.iter().any(|(n, _)| *n == param.name) {
+        // Every parameter without a default must be given, a constexpr with --const and the others
+        // with --arg; the first one missing in Python's order is reported. Both are usage errors
+        // (exit 2), as a missing --arg always was: a missing --const used to reach the frontend and
+        // exit 1 as if the kernel were wrong. Then the arguments are put in Python's order.
+        for param in params.iter().filter(|p| !p.has_default) {
+            if param.is_constexpr && !constexprs.iter().any(|(n, _)| *n == param.name) {
+                return usage(format!(
+                    "missing --const {}=VALUE: a tl.constexpr parameter of {}",
+                    param.name, flags.kernel
+                ));
+            }
+            if !param.is_constexpr && !written.iter().any(|(n, _)| *n == param.name) {
                 return usage(format!("missing --arg {}=...: a parameter of {}", param.name, flags.kernel));
             }
         }
