@@ -301,6 +301,39 @@ fn bench_ends_with_a_bench_line() {
     assert!(fields[2].starts_with("GB/s=") && fields[3].starts_with("TFLOP/s="), "{last}");
 }
 
+/// `bench` on interp and spirv times at least 3 launches and stops at 1000 or after 2 s, as the
+/// README says (it said 100 while spirv ran 1000): a bench that ended in under 2 s stopped at 1000.
+/// Without a Vulkan adapter the spirv half is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names it.
+#[test]
+fn bench_times_up_to_1000_launches_or_2_seconds() {
+    for backend in ["interp", "spirv"] {
+        let mut args = vec!["bench", EXAMPLE];
+        args.extend(example_flags());
+        args.extend(["--backend", backend]);
+        let started = std::time::Instant::now();
+        let output = trident(&args);
+        let elapsed = started.elapsed();
+        let text = stdout(&output);
+        if backend == "spirv" && stderr(&output).contains("needs a Vulkan adapter") {
+            skip_unless_required("spirv", "spirv bench", "no Vulkan adapter here");
+            continue;
+        }
+        assert!(output.status.success(), "{backend}: {}", stderr(&output));
+        // "bench: add_kernel on interp: N launches after warm-up (...), min ..., median ..."
+        let summary = text.lines().find(|l| l.starts_with("bench: ")).unwrap_or_else(|| panic!("{text}"));
+        let runs: usize = summary
+            .split(": ")
+            .nth(2)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no launch count in {summary}"));
+        assert!((3..=1000).contains(&runs), "{backend}: {summary}");
+        if elapsed < std::time::Duration::from_secs(2) {
+            assert_eq!(runs, 1000, "{backend} ended in {elapsed:?} before 1000 launches: {summary}");
+        }
+    }
+}
+
 /// A bad command line exits non-zero and names the offending argument.
 #[test]
 fn bad_command_lines_name_the_argument() {

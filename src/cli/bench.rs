@@ -1,16 +1,22 @@
 //! `trident bench`: time launches of a kernel.
 //!
-//! Compilation is not timed. On interp: one warm-up launch, then timed launches (wall clock)
-//! until at least `MIN_RUNS` have run and either `MAX_RUNS` have or `BUDGET` has passed. On
-//! nvptx: the CUDA device's `bench` (warm-up, then CUDA events around each launch, each launch
-//! after a 256 MB write that empties L2 as `do_bench` does, buffers kept on the GPU); on spirv: timestamp queries around each compute pass where the device has them,
-//! else the wall clock around submit and wait. The median is reported. Buffers are not reset
-//! between launches (as in Triton's `do_bench`). The last stdout line is `BENCH median_ms=<float>`,
-//! plus `GB/s=` and `TFLOP/s=` when `--bytes` and `--flops` are given.
+//! Compilation is not timed. How many launches are timed (the README states the same rule):
+//! - interp and spirv ([`LIMITS`]): one warm-up launch, then timed launches until at least 3 have
+//!   run and either 1000 have or 2 s have passed; interp times each launch with the wall clock,
+//!   spirv with timestamp queries around each compute pass where the device has them, else the
+//!   wall clock around submit and wait;
+//! - nvptx: the CUDA device's `bench` with `BenchOptions::default()`, Triton's `do_bench`: warm-up
+//!   launches for 25 ms, then at least 5 timed launches, up to 1000 or 0.5 s, CUDA events around
+//!   each launch, each after a 256 MB write that empties L2, buffers kept on the GPU.
+//!
+//! The median is reported. Buffers are not reset between launches (as in Triton's `do_bench`).
+//! The last stdout line is `BENCH median_ms=<float>`, plus `GB/s=` and `TFLOP/s=` when `--bytes`
+//! and `--flops` are given.
 
 use std::time::{Duration, Instant};
 
 use trident_runtime::cuda::BenchOptions;
+use trident_runtime::wgpu::BenchLimits;
 
 use super::args::{self, DataMode};
 use super::devices::{self, Chosen};
@@ -20,9 +26,8 @@ use super::run::launch_on_interp;
 use super::spirv;
 use super::BenchArgs;
 
-const MIN_RUNS: usize = 3;
-const MAX_RUNS: usize = 100;
-const BUDGET: Duration = Duration::from_secs(2);
+/// How many launches interp and spirv time: at least 3, then up to 1000 or 2 s.
+pub const LIMITS: BenchLimits = BenchLimits { min_runs: 3, max_runs: 1000, budget: Duration::from_secs(2) };
 
 /// What one benchmark measured.
 struct Timings {
@@ -47,7 +52,9 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             launch_on_interp(&launch, &module, grid, &mut buffers)?;
             let mut times_ms = Vec::new();
             let started = Instant::now();
-            while times_ms.len() < MIN_RUNS || (times_ms.len() < MAX_RUNS && started.elapsed() < BUDGET) {
+            while times_ms.len() < LIMITS.min_runs
+                || (times_ms.len() < LIMITS.max_runs && started.elapsed() < LIMITS.budget)
+            {
                 let start = Instant::now();
                 launch_on_interp(&launch, &module, grid, &mut buffers)?;
                 times_ms.push(start.elapsed().as_secs_f64() * 1e3);
@@ -77,7 +84,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             let kernel_args = spirv::args(&launch, &module)?;
             let stats = kernel
                 .device
-                .bench(&kernel.artifact, grid, &kernel_args, &mut buffers, MIN_RUNS, BUDGET)
+                .bench(&kernel.artifact, grid, &kernel_args, &mut buffers, LIMITS)
                 .map_err(|error| CliError::Failed(error.to_string()))?;
             Timings {
                 runs: stats.runs,

@@ -109,6 +109,15 @@ struct Pipeline {
 /// A cache entry: the SPIR-V words and their pipeline.
 type CachedPipeline = (Vec<u32>, Rc<Pipeline>);
 
+/// When [`WgpuDevice::bench`] stops: after one warm-up launch, timed launches run until at least
+/// `min_runs` have run and either `max_runs` have or `budget` has passed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BenchLimits {
+    pub min_runs: usize,
+    pub max_runs: usize,
+    pub budget: Duration,
+}
+
 /// Timings of [`WgpuDevice::bench`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchStats {
@@ -647,16 +656,15 @@ impl WgpuDevice {
         self.download(&resident, args, artifact, buffers)
     }
 
-    /// Times `artifact`: a warm-up launch, then launches until `budget` passes (at least
-    /// `min_runs`). Buffers stay on the device between launches and come back at the end.
+    /// Times `artifact`: a warm-up launch, then timed launches as `limits` say. Buffers stay on
+    /// the device between launches and come back at the end.
     pub fn bench(
         &self,
         artifact: &Artifact,
         grid: Grid,
         args: &[ArgValue],
         buffers: &mut [Buffer],
-        min_runs: usize,
-        budget: Duration,
+        limits: BenchLimits,
     ) -> Result<BenchStats, WgpuError> {
         let pipeline = self.pipeline(artifact)?;
         let resident = self.upload(artifact, args, buffers)?;
@@ -665,7 +673,9 @@ impl WgpuDevice {
         self.wait()?;
         let mut times = Vec::new();
         let start = Instant::now();
-        while times.len() < min_runs || (start.elapsed() < budget && times.len() < 1000) {
+        while times.len() < limits.min_runs
+            || (times.len() < limits.max_runs && start.elapsed() < limits.budget)
+        {
             let t = Instant::now();
             self.dispatch(artifact, &pipeline, &resident, grid, args, timer.as_ref())?;
             self.wait()?;
