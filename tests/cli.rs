@@ -853,3 +853,34 @@ fn dump_after_names_every_pass_and_rejects_others() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(text.contains("no pass is named 'nonsense'; the passes are inline, canonicalize"), "{text}");
 }
+
+/// A TTGIR pass dumps on every path that lowers the kernel for a backend: `compile --emit
+/// ttgir|spirv|wgsl` and `run`/`bench --backend spirv` (`--emit ptx` is tested above). Without a
+/// Vulkan adapter the run and bench are a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names spirv.
+#[test]
+fn dump_after_a_ttgir_pass_dumps_wherever_the_kernel_is_lowered() {
+    let out = scratch_dir("cli-dump-after-ttgir");
+    let artifact = out.join("artifact");
+    let out_dir = out.join("buffers");
+    let banner = "// -----// IR dump after coalesce //----- //";
+    let paths = [artifact.to_str().unwrap(), out_dir.to_str().unwrap()];
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["compile", EXAMPLE, "--emit", "ttgir", "-o", paths[0]],
+        vec!["compile", EXAMPLE, "--emit", "spirv", "-o", paths[0]],
+        vec!["compile", EXAMPLE, "--emit", "wgsl", "-o", paths[0]],
+        vec!["run", EXAMPLE, "--backend", "spirv", "--out", paths[1]],
+        vec!["bench", EXAMPLE, "--backend", "spirv"],
+    ];
+    for mut args in commands {
+        args.extend(example_flags());
+        args.extend(["--dump-after", "coalesce"]);
+        let output = trident(&args);
+        let text = stderr(&output);
+        if args[0] != "compile" && text.contains("needs a Vulkan adapter") {
+            skip_unless_required("spirv", &format!("{} --dump-after", args[0]), "no Vulkan adapter here");
+            continue;
+        }
+        assert!(output.status.success(), "{args:?}: {text}");
+        assert_eq!(text.matches(banner).count(), 1, "{args:?}: {text}");
+    }
+}
