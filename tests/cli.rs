@@ -11,8 +11,8 @@ mod common;
 use std::path::Path;
 
 use common::{
-    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env, write_npy,
-    EXAMPLE,
+    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env,
+    trident_without_env, write_npy, EXAMPLE,
 };
 use trident_runtime::npy;
 
@@ -120,6 +120,27 @@ fn spirv_runs_or_says_why() {
     let text = stderr(&output);
     assert!(text.contains("needs a Vulkan adapter"), "{text}");
     skip_unless_required("spirv", "spirv run", "no Vulkan adapter here");
+}
+
+/// Without `XDG_RUNTIME_DIR` (CI, containers, ssh), spirv commands keep stderr clean: Mesa's
+/// device-selection layer asked libwayland for a display, which printed "XDG_RUNTIME_DIR is
+/// invalid or not set" twice per command. Without a Vulkan adapter this is a SKIP, unless
+/// `TRIDENT_REQUIRE_DEVICES` names spirv.
+#[test]
+fn spirv_without_xdg_runtime_dir_keeps_stderr_clean() {
+    let out = scratch_dir("cli-spirv-no-xdg");
+    let mut run = vec!["run", EXAMPLE, "--backend", "spirv", "--out", out.to_str().unwrap()];
+    run.extend(example_flags());
+    let output = trident_without_env(&run, &["XDG_RUNTIME_DIR"]);
+    let text = stderr(&output);
+    if text.contains("needs a Vulkan adapter") {
+        skip_unless_required("spirv", "spirv without XDG_RUNTIME_DIR", "no Vulkan adapter here");
+        return;
+    }
+    assert!(output.status.success(), "{text}");
+    assert!(!text.contains("XDG_RUNTIME_DIR"), "{text}");
+    let devices = trident_without_env(&["devices"], &["XDG_RUNTIME_DIR"]);
+    assert!(!stderr(&devices).contains("XDG_RUNTIME_DIR"), "{}", stderr(&devices));
 }
 
 /// Two f32 `tl.atomic_add` calls per element (tests/kernels/atomic_add_twice.py) on one program

@@ -18,6 +18,16 @@ pub fn trident_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     command.output().expect("the trident binary runs")
 }
 
+/// Runs the binary from the repository root without the environment variables `removed`.
+pub fn trident_without_env(args: &[&str], removed: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_trident"));
+    command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    for key in removed {
+        command.env_remove(key);
+    }
+    command.output().expect("the trident binary runs")
+}
+
 pub fn trident(args: &[&str]) -> Output {
     trident_with_env(args, &[])
 }

@@ -72,10 +72,49 @@ pub struct AdapterSummary {
 }
 
 fn instance() -> wgpu::Instance {
+    static QUIET_WAYLAND: std::sync::Once = std::sync::Once::new();
+    QUIET_WAYLAND.call_once(give_wayland_a_runtime_dir);
     wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN,
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     })
+}
+
+/// Keeps libwayland quiet on machines without a desktop session (CI, containers, ssh).
+///
+/// wgpu enables `VK_KHR_wayland_surface` on every instance it creates, and Mesa's device-selection
+/// layer (an implicit Vulkan layer installed with mesa-vulkan-drivers) then asks libwayland for the
+/// default display to put its GPU first. Without an absolute `XDG_RUNTIME_DIR`, libwayland prints
+/// "error: XDG_RUNTIME_DIR is invalid or not set in the environment." on stderr for each
+/// enumeration, twice per spirv command, although a compute kernel needs no display. So when the
+/// variable is unset or not absolute, it is pointed at a private directory of this user, as Qt
+/// does (`/tmp/runtime-$USER`): `$TMPDIR/trident-runtime-UID`, mode 0700, created if missing and
+/// used only when it is a directory that this user owns and nobody else may enter. libwayland
+/// finds no display socket there and says nothing; the layer keeps its other ways of choosing
+/// (`MESA_VK_DEVICE_SELECT`, `DRI_PRIME`, X11).
+///
+/// Called once, before the process creates its first Vulkan instance, so that no Vulkan thread
+/// reads the environment while it changes. Anything that goes wrong leaves the environment as it
+/// was (the messages come back; nothing else changes).
+fn give_wayland_a_runtime_dir() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        let current = std::env::var_os("XDG_RUNTIME_DIR");
+        if current.as_deref().is_some_and(|dir| std::path::Path::new(dir).is_absolute()) {
+            return;
+        }
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let uid = unsafe { libc::geteuid() };
+        let dir = std::env::temp_dir().join(format!("trident-runtime-{uid}"));
+        let _ = std::fs::DirBuilder::new().mode(0o700).create(&dir);
+        let Ok(metadata) = std::fs::symlink_metadata(&dir) else { return };
+        let private =
+            metadata.is_dir() && metadata.uid() == uid && metadata.permissions().mode() & 0o077 == 0;
+        if private && dir.is_absolute() {
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    }
 }
 
 fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
