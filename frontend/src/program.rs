@@ -10,6 +10,8 @@ use std::collections::HashMap;
 use ruff_python_ast::{Expr, ModModule, Stmt, StmtFunctionDef};
 use ruff_text_size::Ranged;
 
+use trident_midend::ir::Span;
+
 use crate::diagnostics::Diagnostic;
 use crate::lower::span_of;
 use crate::value::FValue;
@@ -31,6 +33,9 @@ pub struct Program {
     pub decorations: HashMap<String, Decorations>,
     /// Module-level names: imports, constants, jit functions.
     pub globals: HashMap<String, FValue>,
+    /// Top-level functions without `@triton.jit`, by name: the span of the name in their `def`.
+    /// A kernel cannot call them; the error says so instead of "not defined".
+    pub plain_functions: HashMap<String, Span>,
 }
 
 impl Program {
@@ -48,6 +53,7 @@ impl Program {
             jit_functions: HashMap::new(),
             decorations: HashMap::new(),
             globals: HashMap::new(),
+            plain_functions: HashMap::new(),
         };
         program.scan()?;
         Ok(program)
@@ -100,11 +106,13 @@ impl Program {
                             deco.heuristics = true;
                         }
                     }
+                    let name = f.name.as_str().to_string();
                     if is_jit {
-                        let name = f.name.as_str().to_string();
                         self.jit_functions.insert(name.clone(), index);
                         self.decorations.insert(name.clone(), deco);
                         jit_names.push(name);
+                    } else {
+                        self.plain_functions.insert(name, span_of(&f.name));
                     }
                 }
                 _ => {}

@@ -5,12 +5,15 @@
 //! [`call`] dispatches on them. The families live in their own files: construction and
 //! compile-time helpers (`creation.rs`), memory and atomics (`memory.rs`), elementwise math and
 //! casts (`math.rs`), reductions, scans and sorting (`reduce.rs`), shape manipulation
-//! (`shape.rs`), `tl.dot` (`dot.rs`) and the Philox generator (`random.rs`).
+//! (`shape.rs`), `tl.dot` (`dot.rs`) and the Philox generator (`random.rs`). `namespace.rs` lists
+//! the names `triton.language` has, to tell a name trident does not lower yet from a name that is
+//! not Triton's.
 
 mod creation;
 mod dot;
 mod math;
 mod memory;
+pub mod namespace;
 mod random;
 mod reduce;
 mod shape;
@@ -279,6 +282,10 @@ pub fn call(l: &mut FnLowerer, name: &str, mut a: CallArgs) -> LResult<FValue> {
         "jit" | "autotune" | "heuristics" | "Config" => {
             l.error(format!("triton.{name} cannot be used inside a kernel"))
         }
+        // A bare name came from `triton.language` (`tl.NAME`, `tl.math.NAME`, `from
+        // triton.language import NAME`): Triton may not have it at all. Dotted names come from
+        // modules trident knows only in part (`triton.`, `libdevice.`, `extra.`).
+        other if !other.contains('.') => l.error(namespace::unknown_call_message(other)),
         other => {
             l.error(format!("`{}` is not supported by trident yet", other.trim_start_matches("triton.")))
         }

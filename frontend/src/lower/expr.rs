@@ -10,6 +10,7 @@ use trident_midend::ir::{Attr, Attrs, Opcode};
 use super::semantic::{BinOp, CmpOp};
 use super::{span_of, FnLowerer, LResult};
 use crate::builtins::{self, CallArgs};
+use crate::diagnostics::Diagnostic;
 use crate::value::{Const, FValue};
 
 impl FnLowerer<'_, '_> {
@@ -201,7 +202,18 @@ impl FnLowerer<'_, '_> {
         match name {
             "range" | "min" | "max" | "len" | "float" | "int" | "bool" | "print" | "isinstance" | "abs"
             | "getattr" | "tuple" | "zip" | "enumerate" => Ok(FValue::PyBuiltin(name.to_string())),
-            _ => self.error(format!("name `{name}` is not defined")),
+            _ => match self.c.program.plain_functions.get(name) {
+                // Triton compiles only what is decorated; a plain `def` is not "not defined".
+                Some(&def_span) => Err(Diagnostic::error(
+                    format!(
+                        "`{name}` is not a @triton.jit function: a kernel can only call functions \
+                         decorated with @triton.jit"
+                    ),
+                    Some(self.span),
+                )
+                .with_label(def_span, format!("`{name}` is defined here without @triton.jit"))),
+                None => self.error(format!("name `{name}` is not defined")),
+            },
         }
     }
 

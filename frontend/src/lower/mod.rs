@@ -111,10 +111,13 @@ impl<'p> Compiler<'p> {
             let mut known: Vec<&String> = program.jit_functions.keys().collect();
             known.sort();
             let list = known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
-            return Err(Diagnostic::error(
-                format!("no @triton.jit function named `{name}` in {} (found: {list})", program.path),
-                None,
-            ));
+            let message =
+                format!("no @triton.jit function named `{name}` in {} (found: {list})", program.path);
+            return Err(match program.plain_functions.get(name) {
+                Some(&def_span) => Diagnostic::error(message, None)
+                    .with_label(def_span, format!("`{name}` is defined here without @triton.jit")),
+                None => Diagnostic::error(message, None),
+            });
         };
         let spec = self.spec;
         let params = all_params(def);
