@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 
 use common::{
-    example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident, trident_with_env,
+    example_flags, scratch_dir, show_skip, skip_unless_required, stderr, stdout, trident, trident_with_env,
     trident_without_env, write_npy, EXAMPLE,
 };
 use trident_runtime::npy;
@@ -466,7 +466,9 @@ fn required_devices_are_available() {
         if required.contains(&device) {
             panic!("TRIDENT_REQUIRE_DEVICES names {device}, but `trident devices` says:\n{listing}");
         }
-        println!("SKIP {device}: not available here (set TRIDENT_REQUIRE_DEVICES={device} to require it)");
+        show_skip(&format!(
+            "SKIP {device}: not available here (set TRIDENT_REQUIRE_DEVICES={device} to require it)"
+        ));
     }
 }
 

@@ -9,6 +9,8 @@
 //! run once per (file, kernel); the unmodified file once per specialization. If the corpus is
 //! absent the test prints SKIP and passes.
 
+mod common;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
@@ -91,7 +93,7 @@ fn compile_catching(path: &str, source: &str, kernel: &str, spec: &Specializatio
 fn no_panic_on_corpus_kernels_with_lines_deleted() {
     let corpus = corpus_dir();
     if !corpus.join("kernels").is_dir() {
-        println!("SKIP corpus_robustness: ../shared/corpus not found");
+        common::show_skip("SKIP corpus_robustness: ../shared/corpus not found");
         return;
     }
     let specs = read_specs();

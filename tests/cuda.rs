@@ -8,7 +8,8 @@
 mod common;
 
 use common::{
-    example_flags, required, scratch_dir, stderr, stdout, trident, trident_with_env, write_npy, EXAMPLE,
+    example_flags, required, scratch_dir, show_skip, stderr, stdout, trident, trident_with_env, write_npy,
+    EXAMPLE,
 };
 
 /// `None` when `trident devices` lists a CUDA GPU, else why not.
@@ -32,7 +33,7 @@ fn require_gpu(test: &str) -> bool {
                 !required(&["nvptx", "cuda"]),
                 "{test}: TRIDENT_REQUIRE_DEVICES asks for a CUDA GPU, but: {reason}"
             );
-            println!("SKIP {test}: no CUDA GPU ({reason})");
+            show_skip(&format!("SKIP {test}: no CUDA GPU ({reason})"));
             false
         }
     }
@@ -41,7 +42,7 @@ fn require_gpu(test: &str) -> bool {
 #[test]
 fn nvptx_without_a_gpu_fails_clearly() {
     let Some(reason) = no_gpu_reason() else {
-        println!("SKIP nvptx_without_a_gpu_fails_clearly: this machine has a CUDA GPU");
+        show_skip("SKIP nvptx_without_a_gpu_fails_clearly: this machine has a CUDA GPU");
         return;
     };
     for verb in ["run", "bench", "check"] {
@@ -160,7 +161,10 @@ fn compile_cubin_through_ptxas() {
         assert!(std::fs::metadata(&cubin).map(|m| m.len() > 0).unwrap_or(false), "no cubin written");
         assert!(stdout(&output).contains("registers"), "{}", stdout(&output));
     } else if error.contains("does not support") || error.contains("ptxas not found") {
-        println!("SKIP compile_cubin_through_ptxas (assembly): {}", error.lines().next().unwrap_or_default());
+        show_skip(&format!(
+            "SKIP compile_cubin_through_ptxas (assembly): {}",
+            error.lines().next().unwrap_or_default()
+        ));
     } else {
         panic!("--emit cubin failed:\n{error}");
     }
@@ -197,7 +201,7 @@ fn check_compares_nvptx_with_interp() {
     let nvptx_rows: Vec<&str> = table.lines().filter(|l| l.starts_with("nvptx")).collect();
     assert!(!nvptx_rows.is_empty(), "{table}");
     if nvptx_rows.iter().any(|l| l.contains("FAILED")) && stderr(&output).contains("does not support") {
-        println!("SKIP check_compares_nvptx_with_interp: the emitter does not compile the example yet");
+        show_skip("SKIP check_compares_nvptx_with_interp: the emitter does not compile the example yet");
         return;
     }
     assert!(output.status.success(), "{table}\n{}", stderr(&output));

@@ -137,7 +137,9 @@ mod tests {
     #[test]
     fn assembles_the_cuda_fixture() {
         let Ok(ptxas) = find() else {
-            println!("SKIP assembles_the_cuda_fixture: ptxas not found");
+            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr().lock(), "SKIP assembles_the_cuda_fixture: ptxas not found");
             return;
         };
         let dir = std::env::temp_dir().join(format!("trident-ptxas-{}", std::process::id()));

@@ -77,7 +77,16 @@ pub fn required(names: &[&str]) -> bool {
 /// `TRIDENT_REQUIRE_DEVICES` names the device.
 pub fn skip_unless_required(device: &str, test: &str, reason: &str) {
     assert!(!required(&[device]), "{test}: TRIDENT_REQUIRE_DEVICES names {device}, but: {reason}");
-    println!("SKIP {test}: {reason} (set TRIDENT_REQUIRE_DEVICES={device} to require it)");
+    show_skip(&format!("SKIP {test}: {reason} (set TRIDENT_REQUIRE_DEVICES={device} to require it)"));
+}
+
+/// Prints a `SKIP ...` line where a plain `cargo test` shows it. The harness captures what a
+/// test prints with `println!` and `eprintln!` and drops it when the test passes, so a skipped
+/// test looked like a pass unless run with `--nocapture`; a write to the stderr handle itself
+/// goes past the capture, to the terminal or CI log, beside the harness's own lines.
+pub fn show_skip(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Writes `values` (little-endian bytes of `dtype` elements) as `name.npy` in `dir`.

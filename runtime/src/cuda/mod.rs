@@ -673,6 +673,13 @@ fn median(sorted: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    /// Prints a `SKIP ...` line to the stderr handle, past the harness's capture of `println!`
+    /// and `eprintln!`, so that a plain `cargo test` shows it.
+    fn show_skip(line: &str) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+
     /// Whether the tests must find a CUDA GPU (`TRIDENT_REQUIRE_DEVICES` names nvptx or cuda).
     fn gpu_required() -> bool {
         std::env::var("TRIDENT_REQUIRE_DEVICES")
@@ -690,7 +697,9 @@ mod tests {
                 assert!(!reason.is_empty());
                 assert!(matches!(opened, Ok(None)), "{opened:?}");
                 assert!(!gpu_required(), "TRIDENT_REQUIRE_DEVICES asks for a CUDA GPU, but: {reason}");
-                println!("SKIP open_without_a_gpu_is_none_not_a_panic (GPU part): no CUDA GPU ({reason})");
+                show_skip(&format!(
+                    "SKIP open_without_a_gpu_is_none_not_a_panic (GPU part): no CUDA GPU ({reason})"
+                ));
             }
             Probe::Present { devices, .. } => {
                 let device = opened.expect("GPU 0 opens").expect("GPU 0 is present");
@@ -710,7 +719,7 @@ mod tests {
             }
             Ok(selftest::Outcome::NoGpu(reason)) => {
                 assert!(!gpu_required(), "TRIDENT_REQUIRE_DEVICES asks for a CUDA GPU, but: {reason}");
-                println!("SKIP cuda_runs_handwritten_ptx: no CUDA GPU ({reason})");
+                show_skip(&format!("SKIP cuda_runs_handwritten_ptx: no CUDA GPU ({reason})"));
             }
             Err(failure) => panic!("the CUDA self-test failed:\n{failure}"),
         }
