@@ -408,6 +408,27 @@ fn bad_command_lines_name_the_argument() {
     assert!(stderr(&missing_arg).contains("missing --arg x_ptr"), "{}", stderr(&missing_arg));
 }
 
+/// A kernel error ends with one line holding its message and place, after the Python line and
+/// caret: the corpus runner shows the last three lines of stderr, which held the source line and
+/// caret but not the message.
+#[test]
+fn a_kernel_error_ends_with_its_message() {
+    let kernel = "tests/kernels/errors/not_a_jit_function.py";
+    let args = ["compile", kernel, "--kernel", "scale_kernel", "--emit", "ttir", "--const", "BLOCK=64"];
+    let mut args = args.to_vec();
+    args.extend(["--arg", "x_ptr=*fp32", "--arg", "n=100"]);
+    let output = trident(&args);
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let message = "`twice` is not a @triton.jit function: a kernel can only call functions decorated with \
+                   @triton.jit";
+    assert!(text.starts_with(&format!("error: {message}\n")), "{text}");
+    // What run.py shows of a failure: " | ".join(stderr.strip().splitlines()[-3:]).
+    let lines: Vec<&str> = text.trim().lines().collect();
+    let shown = lines[lines.len() - 3..].join(" | ");
+    assert!(shown.ends_with(&format!("error: {kernel}:15:28: {message}")), "{shown}");
+}
+
 /// A missing `--const` is a usage error like a missing `--arg` (exit 2, one line naming it), for
 /// every verb that compiles: it used to reach the frontend and exit 1 as a kernel error.
 #[test]

@@ -28,6 +28,15 @@ impl CliError {
         }
     }
 
+    /// The last line for stderr after [`CliError::render`], for a kernel error whose rendering
+    /// ends with source lines rather than its message (see `Diagnostics::summary`).
+    pub fn summary(&self) -> Option<String> {
+        match self {
+            CliError::Kernel(diagnostics) => diagnostics.summary(),
+            _ => None,
+        }
+    }
+
     /// The text for stderr, ending with a newline.
     pub fn render(&self) -> String {
         let mut text = match self {

@@ -7,8 +7,9 @@
 //! [`crate::Specialization`] plus the buffers and scalars of a launch.
 //!
 //! Exit codes: 0 on success; 1 when the kernel is wrong (a compile error rendered with the Python
-//! line and a caret), fails at run time, or asks for something not built yet; 2 when the command
-//! line is wrong (an unknown argument name, a bad grid, an unreadable file, a bad dtype). Nothing
+//! line and a caret, then its message again on the last line), fails at run time, or asks for
+//! something not built yet; 2 when the command line is wrong (an unknown argument name, a missing
+//! `--arg` or `--const`, a bad grid, an unreadable file, a bad dtype). Nothing
 //! a user types should make trident panic; if a bug does, [`ice`] reports it as an internal
 //! compiler error with the command that reproduces it, and the exit code is 101.
 
@@ -219,6 +220,9 @@ pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprint!("{}", error.render());
+            if let Some(summary) = error.summary() {
+                eprintln!("{summary}");
+            }
             ExitCode::from(error.exit_code())
         }
     }
