@@ -40,8 +40,21 @@ fn run_vector_add_on_interp() {
     }
     // Inputs are written back unchanged, with their dtype and shape.
     assert_eq!(read_f32(&out.join("x_ptr.npy")), x);
-    // interp was asked for by name: no fallback note.
-    assert!(!stderr(&output).contains("--backend auto"), "{}", stderr(&output));
+    // interp was asked for by name: no fallback note; one line says where it ran and what it
+    // wrote (run printed nothing on success).
+    let text = stderr(&output);
+    assert!(!text.contains("--backend auto"), "{text}");
+    let files: Vec<String> = ["x_ptr", "y_ptr", "output_ptr"]
+        .iter()
+        .map(|name| out.join(format!("{name}.npy")).display().to_string())
+        .collect();
+    assert_eq!(
+        text,
+        format!(
+            "note: ran add_kernel on interp (the reference interpreter, on the CPU) over grid 4,1,1; wrote {}\n",
+            files.join(", ")
+        )
+    );
 }
 
 #[test]

@@ -47,6 +47,15 @@ impl Chosen {
             Chosen::Spirv(_) => "spirv",
         }
     }
+
+    /// The backend and its device, as `run` reports them: `spirv (vulkan:0 llvmpipe ...)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Chosen::Interp => "interp (the reference interpreter, on the CPU)".to_string(),
+            Chosen::Nvptx(gpu) => format!("nvptx ({})", nvptx::describe(&gpu.device)),
+            Chosen::Spirv(kernel) => format!("spirv ({})", spirv::describe(&kernel.device)),
+        }
+    }
 }
 
 /// Picks the backend for a launch of `module` (TTIR). An explicit backend that cannot run is an

@@ -1,5 +1,5 @@
 //! `trident run`: compile, launch once (on interp, a CUDA GPU or a Vulkan adapter), write every buffer to
-//! `DIR/NAME.npy`.
+//! `DIR/NAME.npy`, and say on stderr, in one line, where it ran and what it wrote.
 
 use std::path::Path;
 
@@ -26,12 +26,29 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
     let chosen = devices::choose(args.backend, &launch, &module, args.adapter.as_deref())?;
     let mut buffers = std::mem::take(&mut launch.buffers);
-    match chosen {
+    match &chosen {
         Chosen::Interp => launch_on_interp(&launch, &module, grid, &mut buffers)?,
-        Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, &gpu, grid, &mut buffers)?,
-        Chosen::Spirv(kernel) => spirv::launch_on_device(&launch, &module, &kernel, grid, &mut buffers)?,
+        Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, gpu, grid, &mut buffers)?,
+        Chosen::Spirv(kernel) => spirv::launch_on_device(&launch, &module, kernel, grid, &mut buffers)?,
     }
-    write_buffers(args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT)), &buffers)
+    let out = args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT));
+    write_buffers(out, &buffers)?;
+    eprintln!("{}", success_line(&launch.kernel, &chosen, grid, out, &buffers));
+    Ok(())
+}
+
+/// What a successful `run` says on stderr: the kernel, where it ran, the grid and the files it
+/// wrote (`note: ran add_kernel on interp (...) over grid 4,1,1; wrote out/x_ptr.npy, ...`).
+fn success_line(kernel: &str, chosen: &Chosen, grid: Grid, out: &Path, buffers: &[Buffer]) -> String {
+    let [x, y, z] = grid.0;
+    let files: Vec<String> =
+        buffers.iter().map(|buffer| out.join(format!("{}.npy", buffer.name)).display().to_string()).collect();
+    let wrote = if files.is_empty() {
+        "no buffers to write (the kernel takes none)".to_string()
+    } else {
+        format!("wrote {}", files.join(", "))
+    };
+    format!("note: ran {kernel} on {} over grid {x},{y},{z}; {wrote}", chosen.describe())
 }
 
 /// One launch on the interpreter, with errors turned into the command line's.
