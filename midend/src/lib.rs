@@ -1,7 +1,9 @@
 //! trident-midend: the IR shared by every stage after the frontend, and the passes over it.
 //!
 //! One IR serves two levels, as in Triton: TTIR (tensors without layouts, produced by the
-//! frontend) and, later, TTGIR (the same ops plus layouts and GPU ops). The data model:
+//! frontend) and TTGIR (the same ops, every tensor type carrying a layout, plus GPU ops:
+//! `convert_layout`, shared-memory allocations and copies, async copies and barriers, warpgroup
+//! dots, TMA copies, warp-specialized partitions). The data model:
 //!
 //! - A [`ir::Module`] holds functions; a [`ir::Function`] owns a [`ir::Body`] of three arenas
 //!   (ops, values, blocks) addressed by typed handles, plus a side table of source spans.
@@ -11,9 +13,20 @@
 //!   passes read that table.
 //! - The text form round-trips (print, parse, print gives the same text); pass tests are text in,
 //!   text out.
+//! - Layouts ([`layout`]) are linear layouts over GF(2), as in Triton 3.x: blocked, slice, MMA
+//!   (mma.sync and wgmma), dot-operand and swizzled shared layouts are constructors of one type,
+//!   and `layout/registers.rs` says which elements each thread holds, for both backends.
+//! - Analyses ([`analysis`]: axis info, loop hints not applied) return side tables; they never
+//!   write into the IR.
+//! - [`pipeline`] runs the passes ([`passes`], one per file) in Triton's order: `run_ttir` on the
+//!   frontend's TTIR, then `run_ttgir` lowers it to TTGIR for a [`target::Target`] and improves
+//!   the layouts (coalescing, MMA, pipelining); the verifier runs after every pass in debug builds
+//!   and tests, and a failure is an internal compiler error with the pass name and the IR.
 //!
-//! What the midend does not know: Python (the frontend's business), and any target syntax. Target
-//! facts will come in as a `Target` value when the TTGIR passes arrive.
+//! What the midend does not know: Python (the frontend's business), and any target syntax: no
+//! PTX, no SPIR-V. What it knows of a machine comes in a [`target::Target`] value (threads per
+//! warp, warps, compute capability, shared memory, pipelining stages), which the backends and
+//! the runtime fill from the device.
 
 pub mod analysis;
 pub mod ir;
