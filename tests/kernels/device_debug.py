@@ -1,3 +1,4 @@
+# compile: --kernel device_debug_kernel --num-warps 4 --const BLOCK=8 --arg x_ptr=*i32 --arg n=8
 """tl.device_print and tl.device_assert with a mask: the backends print the interpreter's lines
 (`pid (x, y, z) idx (i) prefix value`) and assert only where the mask is on."""
 import triton
