@@ -2,7 +2,8 @@
 //!
 //! A usage error (exit 2) names the offending flag or argument on one line. A compile or
 //! runtime error (exit 1) is rendered like rustc, with the Python line and a caret. An internal
-//! compiler error (exit 1) says so and gives a command that reproduces it.
+//! compiler error trident detects (exit 1) says so and gives a command that reproduces it; one
+//! that escapes as a panic is reported by the panic hook (`ice.rs`) and exits 101.
 
 use crate::{CompileError, Diagnostics};
 
