@@ -34,7 +34,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     }
 }
 
-/// One argument of a `vprintf` call: its register, how it is stored and its format directive.
+/// One argument of a `vprintf` call: its register and how it is stored (`st.local` type, bytes).
 struct Arg {
     reg: Reg,
     store: &'static str,

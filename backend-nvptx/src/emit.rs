@@ -95,6 +95,8 @@ pub struct Emitter<'a> {
     pub ring_floor: u32,
     /// Module-level declarations the body needs (system calls, string constants), in order.
     pub module_decls: Vec<String>,
+    /// The symbol of each string constant declared, by its text.
+    pub global_strings: HashMap<String, String>,
 }
 
 impl<'a> Emitter<'a> {
@@ -140,6 +142,7 @@ impl<'a> Emitter<'a> {
             producer: Default::default(),
             ring_floor: 0,
             module_decls: Vec::new(),
+            global_strings: HashMap::new(),
         }
     }
 
@@ -671,11 +674,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A NUL-terminated string constant in global memory; its symbol.
+    /// A NUL-terminated string constant in global memory (one per text); its symbol.
     pub fn global_string(&mut self, text: &str) -> String {
-        let name = format!("trident_str_{}", self.module_decls.len());
+        if let Some(name) = self.global_strings.get(text) {
+            return name.clone();
+        }
+        let name = format!("trident_str_{}", self.global_strings.len());
         let bytes: Vec<String> = text.bytes().chain([0]).map(|b| b.to_string()).collect();
         self.declare(&format!(".global .align 1 .b8 {name}[{}] = {{{}}};", bytes.len(), bytes.join(", ")));
+        self.global_strings.insert(text.to_string(), name.clone());
         name
     }
 

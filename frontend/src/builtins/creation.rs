@@ -154,18 +154,14 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let mask = a.take(2, "mask");
             l.no_more(a, "tl.device_assert")?;
             let msg = l.const_str(msg, "the message")?;
+            let cond = l.to_value(&cond)?;
+            let mut c = l.cast(cond, DType::I1)?;
             // Lanes the mask turns off hold by definition: the assertion is `cond | ~mask`.
-            let cond = match mask {
-                None | Some(FValue::Const(Const::None)) => cond,
-                Some(mask) => {
-                    let off = l.logical_not(mask)?;
-                    let cond = l.to_value(&cond)?;
-                    let cond = FValue::Tensor(l.cast(cond, DType::I1)?);
-                    l.binary(BinOp::Or, cond, off)?
-                }
-            };
-            let c = l.to_value(&cond)?;
-            let c = l.cast(c, DType::I1)?;
+            if let Some(mask) = mask.filter(|m| !matches!(m, FValue::Const(Const::None))) {
+                let off = l.logical_not(mask)?;
+                let held = l.binary(BinOp::Or, FValue::Tensor(c), off)?;
+                c = l.to_value(&held)?;
+            }
             l.b().op(Opcode::Assert, vec![c], &[], Attrs::new().with("message", Attr::Str(msg)));
             Ok(FValue::Const(Const::None))
         }
