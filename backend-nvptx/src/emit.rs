@@ -107,7 +107,12 @@ impl<'a> Emitter<'a> {
         let warp = ptx.reg(Class::B32);
         ptx.prologue_ins(format!("mov.u32 {tid}, %tid.x"));
         ptx.prologue_ins(format!("and.b32 {lane}, {tid}, 31"));
-        ptx.prologue_ins(format!("shr.u32 {warp}, {tid}, 5"));
+        // The warp index goes through a lane-0 shuffle, as in Triton: ptxas then knows it is the
+        // same in every lane and keeps what derives from it (wgmma descriptors, shared-memory
+        // bases of a warp's rows) in uniform registers instead of per-thread ones.
+        let warp_of_thread = ptx.reg(Class::B32);
+        ptx.prologue_ins(format!("shr.u32 {warp_of_thread}, {tid}, 5"));
+        ptx.prologue_ins(format!("shfl.sync.idx.b32 {warp}, {warp_of_thread}, 0, 31, -1"));
         Emitter {
             module,
             func,
