@@ -78,8 +78,15 @@ fn addptr(e: &mut Emitter, op: Op) -> EResult<()> {
         }
         let r = e.reg(Class::B64);
         if off_type.bits() == 64 {
+            // A shift rather than a multiply for power-of-two element sizes: ptxas then adds the
+            // scaled offset with a plain 64-bit add (IADD3/IADD3.X, the scaled offset in a uniform
+            // register when it is one) instead of a wide multiply-add that first copies the pointer.
             let t = e.reg(Class::B64);
-            e.ins(format!("mul.lo.s64 {t}, {o}, {size}"));
+            if size.is_power_of_two() {
+                e.ins(format!("shl.b64 {t}, {o}, {}", size.trailing_zeros()));
+            } else {
+                e.ins(format!("mul.lo.s64 {t}, {o}, {size}"));
+            }
             e.ins(format!("add.s64 {r}, {p}, {t}"));
         } else if off_type.is_unsigned_int() {
             e.ins(format!("mad.wide.u32 {r}, {o}, {size}, {p}"));
