@@ -12,11 +12,11 @@ use std::rc::Rc;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
-use rspirv::spirv::{self, Capability, Decoration, Op, StorageClass, Word};
+use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
 use trident_midend::ir::{Attr, DType, Function, Module, Op as IrOp, Opcode, Type, Value};
 
 use crate::spirv::{Class, Reg, Spv};
-use crate::{Artifact, Error, HighWindow, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
+use crate::{Artifact, AssertSite, Error, HighWindow, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
 use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
 
 pub type EResult<T> = Result<T, Error>;
@@ -63,6 +63,10 @@ pub struct Emitter<'a> {
     uniform_words: u32,
     program_ids: [Reg; 3],
     num_programs: [Reg; 3],
+    /// The binding of the assertion report buffer, when the kernel has `tt.assert`s.
+    assert_binding: Option<u32>,
+    /// Every `tt.assert` lowered so far; its index plus one is what it reports.
+    assert_sites: Vec<AssertSite>,
     /// The op being lowered, for error spans.
     pub current: Option<IrOp>,
 }
@@ -102,6 +106,8 @@ impl<'a> Emitter<'a> {
             uniform_words: FIRST_PARAM_WORD,
             program_ids: [zero; 3],
             num_programs: [zero; 3],
+            assert_binding: None,
+            assert_sites: Vec::new(),
             current: None,
         }
     }
@@ -764,8 +770,7 @@ impl<'a> Emitter<'a> {
             Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
             Reduce | Scan => crate::reduce::lower(self, op),
             Dot => crate::dot::lower(self, op),
-            // Device-side assertions have no trap in SPIR-V; the interpreter checks them.
-            Assert => Ok(()),
+            Assert => self.device_assert(op),
             Print => self.unsupported("device printing"),
             Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
@@ -777,6 +782,66 @@ impl<'a> Emitter<'a> {
     }
 
     // ---- the kernel frame -------------------------------------------------------------------
+
+    /// `tt.assert`: SPIR-V has no trap, so a thread holding a false element reports the site
+    /// through the assertion buffer (see [`crate::AssertSite`]): the first report wins a
+    /// compare-and-swap of word 0 (0 -> site + 1) and writes its program id to words 1..4; the
+    /// runtime reads the buffer back after the launch. The kernel runs on, as a CUDA kernel does
+    /// until its trap reaches the host.
+    fn device_assert(&mut self, op: IrOp) -> EResult<()> {
+        let data = self.func.body.op(op);
+        let Some(binding) = self.assert_binding else {
+            return self.invalid("tt.assert in a kernel without an assertion buffer");
+        };
+        let mut failed: Option<Reg> = None;
+        let mut seen = Vec::new();
+        for c in self.get(data.operands[0])? {
+            if seen.contains(&c.id) {
+                continue;
+            }
+            seen.push(c.id);
+            let false_here = match c.class {
+                Class::Bool => self.s.op(Op::LogicalNot, Class::Bool, &[c]),
+                Class::U32 | Class::U64 => {
+                    let zero = self.s.const_of(c.class, 0);
+                    self.s.op(Op::IEqual, Class::Bool, &[c, zero])
+                }
+                _ => return self.invalid("tt.assert of a non-integer condition"),
+            };
+            failed = Some(match failed {
+                None => false_here,
+                Some(any) => self.s.op(Op::LogicalOr, Class::Bool, &[any, false_here]),
+            });
+        }
+        let Some(failed) = failed else { return Ok(()) };
+        let site = self.assert_sites.len() as u32;
+        self.assert_sites.push(AssertSite {
+            message: data.attrs.str("message").unwrap_or("assertion failed").to_string(),
+            span: self.func.body.span(op),
+        });
+        let report = self.s.begin_if(failed);
+        let u32t = self.s.u32_ty();
+        let scope = self.s.const_u32(Scope::Device as u32);
+        let semantics = self.s.const_u32(0x8 | 0x40);
+        let unequal = self.s.const_u32(0x2 | 0x40);
+        let word0 = self.s.const_reg_u32(0);
+        let flag = self.buffer_word_ptr(binding, word0);
+        let value = self.s.const_u32(site + 1);
+        let free = self.s.const_u32(0);
+        let old =
+            self.s.inst(Op::AtomicCompareExchange, u32t, &[flag, scope, semantics, unequal, value, free]);
+        let old = Reg { id: old, class: Class::U32 };
+        let first = self.s.op(Op::IEqual, Class::Bool, &[old, word0]);
+        let won = self.s.begin_if(first);
+        for (axis, pid) in self.program_ids.into_iter().enumerate() {
+            let index = self.s.const_reg_u32(1 + axis as u32);
+            let word = self.buffer_word_ptr(binding, index);
+            self.s.store(word, pid.id);
+        }
+        self.s.end_if(won);
+        self.s.end_if(report);
+        Ok(())
+    }
 
     /// Declares the bindings, builds the prologue, lowers the body and assembles the module.
     pub fn kernel(mut self) -> EResult<Artifact> {
@@ -828,6 +893,14 @@ impl<'a> Emitter<'a> {
             splits.push((*binding, n_bindings, self.uniform_words));
             n_bindings += 1;
             self.uniform_words += 1;
+        }
+
+        // The assertion report buffer, after the windows, when the kernel asserts anything.
+        let asserts = func.body.walk(func.entry).into_iter().any(|op| func.body.opcode(op) == Opcode::Assert);
+        if asserts {
+            self.assert_binding = Some(n_bindings);
+            buffer_names.push("device_asserts".to_string());
+            n_bindings += 1;
         }
 
         // Storage buffers: struct { u32 words[]; } per binding.
@@ -1020,6 +1093,8 @@ impl<'a> Emitter<'a> {
             uniform_binding: n_bindings,
             uniform_words: self.uniform_words,
             mode: self.options.mode,
+            assert_binding: self.assert_binding,
+            asserts: self.assert_sites,
         })
     }
 }

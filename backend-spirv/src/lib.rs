@@ -23,6 +23,11 @@
 //! buffer (a second variable at the same binding, both views decorated `Aliased`); elsewhere a
 //! compare-and-swap loop on the word.
 //!
+//! `tl.device_assert` cannot trap in SPIR-V: a kernel with assertions gets one more storage
+//! buffer ([`Artifact::assert_binding`]) where the first failing thread records which assertion
+//! failed and in which program; the runtime reads it back after the launch and reports the
+//! message with its Python line ([`Artifact::asserts`]).
+//!
 //! Two modes ([`Mode`]): `Vulkan` may use every capability lavapipe and desktop drivers have
 //! (Int64, Float64); `Portable` restricts itself to what naga's SPIR-V frontend accepts, so the
 //! module can be translated to WGSL for Metal, DX12 and WebGPU.
@@ -132,11 +137,26 @@ pub struct Artifact {
     /// Workgroup memory the kernel declares, in bytes.
     pub workgroup_memory_bytes: u32,
     pub params: Vec<ParamAbi>,
-    /// The binding of the uniform block (after the buffers and their high windows).
+    /// The binding of the uniform block (after the buffers, their high windows and the
+    /// assertion buffer).
     pub uniform_binding: u32,
     /// Size of the uniform block in 32-bit words.
     pub uniform_words: u32,
     pub mode: Mode,
+    /// The binding of the assertion report buffer (four u32 words, zeroed before the launch),
+    /// present when the kernel has `tl.device_assert`s. After the launch, word 0 is 0 if no
+    /// assertion failed, else the index in [`Artifact::asserts`] plus one of a failed one, and
+    /// words 1..4 the program id (x, y, z) that reported it.
+    pub assert_binding: Option<u32>,
+    /// The kernel's assertions, in the order their reports number them.
+    pub asserts: Vec<AssertSite>,
+}
+
+/// One `tl.device_assert` of the kernel: its message and where it is in the Python source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssertSite {
+    pub message: String,
+    pub span: trident_midend::ir::Span,
 }
 
 /// Why a module could not be lowered to SPIR-V.

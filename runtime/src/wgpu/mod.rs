@@ -31,6 +31,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use trident_backend_spirv::{fold_grid, Artifact, HighWindow, Mode, ParamAbi};
+use trident_midend::ir::Span;
 
 use crate::{ArgValue, Buffer, Grid};
 
@@ -40,11 +41,14 @@ pub use naga_tools::{to_wgsl, validate_portable};
 #[derive(Clone, Debug, PartialEq)]
 pub struct WgpuError {
     pub message: String,
+    /// The Python source of the failure, for errors the kernel itself reports (a failed
+    /// `tl.device_assert`).
+    pub span: Option<Span>,
 }
 
 impl WgpuError {
     fn new(message: impl Into<String>) -> WgpuError {
-        WgpuError { message: message.into() }
+        WgpuError { message: message.into(), span: None }
     }
 }
 
@@ -202,6 +206,27 @@ struct Resident {
     sizes: Vec<u64>,
     /// Per buffer, where its high window starts (bytes) when it is bound as two windows.
     splits: Vec<Option<u64>>,
+    /// The kernel's assertion report buffer (see [`Artifact::assert_binding`]), zeroed.
+    asserts: Option<wgpu::Buffer>,
+}
+
+/// Bytes of the assertion report buffer: the failed site plus one, then the program id.
+const ASSERT_REPORT_BYTES: u64 = 16;
+
+/// The error of a failed `tl.device_assert`, from the words of the assertion report buffer, in
+/// the interpreter's words: `device assertion failed in program (x, y, z): MESSAGE`, with the
+/// assertion's span. None when no assertion failed.
+fn failed_assertion(artifact: &Artifact, words: &[u32]) -> Option<WgpuError> {
+    let site = artifact.asserts.get((*words.first()? as usize).checked_sub(1)?);
+    let [x, y, z] = [1, 2, 3].map(|i| words.get(i).copied().unwrap_or(0));
+    let (message, span) = match site {
+        Some(site) => (site.message.as_str(), Some(site.span).filter(|s| !s.is_none())),
+        None => ("assertion failed (an unknown site: the report buffer was overwritten)", None),
+    };
+    Some(WgpuError {
+        message: format!("device assertion failed in program ({x}, {y}, {z}): {message}"),
+        span,
+    })
 }
 
 /// The environment variable that lowers the per-binding limit (see the module docs).
@@ -396,6 +421,18 @@ impl WgpuDevice {
                 });
             }
         }
+        if let Some(binding) = artifact.assert_binding {
+            entries.push(wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
         entries.push(wgpu::BindGroupLayoutEntry {
             binding: artifact.uniform_binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -549,7 +586,19 @@ impl WgpuDevice {
             sizes.push(size);
             splits.push(split);
         }
-        Ok(Resident { storage, sizes, splits })
+        let asserts = artifact.assert_binding.map(|_| {
+            let report = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("trident device asserts"),
+                size: ASSERT_REPORT_BYTES,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            self.queue.write_buffer(&report, 0, &[0; ASSERT_REPORT_BYTES as usize]);
+            report
+        });
+        Ok(Resident { storage, sizes, splits, asserts })
     }
 
     /// Records and submits one dispatch.
@@ -606,6 +655,9 @@ impl WgpuDevice {
             }
             next += 1;
         }
+        if let (Some(binding), Some(report)) = (artifact.assert_binding, &resident.asserts) {
+            entries.push(wgpu::BindGroupEntry { binding, resource: report.as_entire_binding() });
+        }
         entries.push(wgpu::BindGroupEntry {
             binding: artifact.uniform_binding,
             resource: uniform.as_entire_binding(),
@@ -651,7 +703,13 @@ impl WgpuDevice {
     ) -> Result<(), WgpuError> {
         let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         let mut staging = Vec::new();
-        for (gpu, &size) in resident.storage.iter().zip(&resident.sizes) {
+        let report_sizes = resident.asserts.iter().map(|_| ASSERT_REPORT_BYTES);
+        for (gpu, size) in resident
+            .storage
+            .iter()
+            .zip(resident.sizes.iter().copied())
+            .chain(resident.asserts.iter().zip(report_sizes))
+        {
             let s = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("trident readback"),
                 size,
@@ -677,7 +735,19 @@ impl WgpuDevice {
             let n = buffers[index].bytes.len();
             buffers[index].bytes.copy_from_slice(&data[..n]);
         }
-        Ok(())
+        match (&resident.asserts, staging.last()) {
+            (Some(_), Some(report)) => {
+                let data = report.slice(..).get_mapped_range().map_err(|e| {
+                    WgpuError::new(format!(
+                        "cannot read the assertion report back from the Vulkan device: {e}"
+                    ))
+                })?;
+                let words: Vec<u32> =
+                    data.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+                failed_assertion(artifact, &words).map_or(Ok(()), Err)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Runs `artifact` once over `grid`: buffers in, dispatch, wait, buffers out.
