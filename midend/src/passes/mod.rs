@@ -1,10 +1,18 @@
-//! The TTIR passes, one per file, each with one `pub fn run(&mut Module)` entry point.
+//! The passes of both IR levels, one per file, each with one `pub fn run` entry point
+//! (`run(&mut Module)`, or `run(&mut Module, &Target)` where the target decides).
 //!
-//! The pipeline (`crate::pipeline`) runs them in Triton's `make_ttir` order: inline,
-//! canonicalize, combine, CSE, LICM, canonicalize again, DCE. `uses` is the one analysis they
-//! share (use counts, since the IR keeps no use lists). `convert_to_gpu` starts TTGIR: it
-//! gives every tensor a layout for a `Target`; `coalesce` and `remove_layout_conversions` then
-//! pick vectorizable layouts for memory ops and let their neighbourhoods follow.
+//! The pipeline (`crate::pipeline`) runs them in the order of Triton's `make_ttir` and
+//! `make_ttgir`:
+//! - TTIR: inline, canonicalize, combine, CSE, LICM, unroll-loops (`loop_unroll_factor`),
+//!   canonicalize, CSE, DCE, then rewrite-tensor-descriptors;
+//! - TTIR -> TTGIR: convert-to-gpu gives every tensor a layout for a `Target`;
+//! - TTGIR: coalesce and remove-layout-conversions pick vectorizable layouts for memory ops and
+//!   let their neighbourhoods follow; accelerate-matmul (mma v2 / wgmma v3) and
+//!   propagate-mma-layout; rematerialize-loop-pointers and rematerialize-coalesced recompute
+//!   addresses where they are used; pipeline-dot-loads (`num_stages`: cp.async rings, TMA and
+//!   mbarriers, warp specialization); fold-splat-conversions, CSE, DCE, sink.
+//!
+//! `uses` is the one analysis they share (use counts, since the IR keeps no use lists).
 
 pub mod accelerate_matmul;
 pub mod canonicalize;
