@@ -941,3 +941,238 @@ fn dump_after_a_ttgir_pass_dumps_wherever_the_kernel_is_lowered() {
         assert_eq!(text.matches(banner).count(), 1, "{args:?}: {text}");
     }
 }
+
+/// The flags of `tests/kernels/autotune_add.py` on the example's inputs (no `--grid`, no
+/// `--const BLOCK_SIZE`: the configs give it).
+fn autotune_add_flags() -> Vec<&'static str> {
+    vec![
+        "tests/kernels/autotune_add.py",
+        "--kernel",
+        "add_kernel",
+        "--arg",
+        "x_ptr=@examples/data/x.npy",
+        "--arg",
+        "y_ptr=@examples/data/y.npy",
+        "--arg",
+        "output_ptr=@examples/data/output.npy",
+        "--arg",
+        "n_elements=1000",
+    ]
+}
+
+/// Checks `DIR/output_ptr.npy` against `x + y` of the example's inputs.
+fn assert_vector_sum(dir: &Path, what: &str) {
+    let x = read_f32(Path::new("examples/data/x.npy"));
+    let y = read_f32(Path::new("examples/data/y.npy"));
+    let sum = read_f32(&dir.join("output_ptr.npy"));
+    assert_eq!(sum.len(), x.len(), "{what}");
+    for i in 0..x.len() {
+        assert_eq!(sum[i].to_bits(), (x[i] + y[i]).to_bits(), "{what}: output_ptr[{i}]");
+    }
+}
+
+/// An autotuned kernel on interp runs config 0 (timings there say nothing about a GPU) and says
+/// so in one line; `--config 1` pins the other config; a grid expression follows the config's
+/// BLOCK_SIZE (16 programs of 64, 4 of 256); `compile` says which config it compiled.
+#[test]
+fn autotune_on_interp_uses_config_0_or_the_pinned_one() {
+    let dir = scratch_dir("cli-autotune-interp");
+    for (config, line) in [
+        (None, "autotune: timings on interp say nothing about a GPU; using config 0 {BLOCK_SIZE=64, num_warps=2, num_stages=3} of 2 (--config N picks another)"),
+        (Some("1"), "autotune: using config 1 {BLOCK_SIZE=256, num_warps=4, num_stages=2} (--config 1)"),
+    ] {
+        let out = dir.join(config.unwrap_or("default"));
+        let mut args = vec!["run"];
+        args.extend(autotune_add_flags());
+        args.extend(["--grid", "cdiv(n_elements, BLOCK_SIZE)", "--backend", "interp", "--out", out.to_str().unwrap()]);
+        if let Some(index) = config {
+            args.extend(["--config", index]);
+        }
+        let output = trident(&args);
+        let text = stderr(&output);
+        assert!(output.status.success(), "{config:?}: {text}");
+        assert_eq!(text.lines().next(), Some(line), "{text}");
+        let programs = if config.is_some() { "grid 4,1,1" } else { "grid 16,1,1" };
+        assert!(text.contains(programs), "{text}");
+        assert_vector_sum(&out, &format!("config {config:?}"));
+    }
+
+    let mut args = vec!["compile"];
+    args.extend(autotune_add_flags());
+    args.extend(["--emit", "ttir"]);
+    let output = trident(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("end = 64"), "{}", stdout(&output));
+    assert_eq!(
+        stderr(&output),
+        "autotune: compiling config 0 {BLOCK_SIZE=64, num_warps=2, num_stages=3} of 2 (--config N picks another)\n"
+    );
+}
+
+/// On spirv, `run`, `bench` and `check` time every config, print one line per config with its
+/// time, then the chosen one, and the output is right whichever won. Without a Vulkan adapter
+/// this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names spirv.
+#[test]
+fn autotune_on_spirv_times_every_config() {
+    let dir = scratch_dir("cli-autotune-spirv");
+    for verb in ["run", "bench", "check"] {
+        let mut args = vec![verb];
+        args.extend(autotune_add_flags());
+        args.extend([
+            "--grid",
+            "cdiv(n_elements, BLOCK_SIZE)",
+            "--backend",
+            "spirv",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        let output = trident(&args);
+        let text = stderr(&output);
+        if text.contains("needs a Vulkan adapter") {
+            skip_unless_required("spirv", "spirv autotune", "no Vulkan adapter here");
+            return;
+        }
+        assert!(output.status.success(), "{verb}: {text}\n{}", stdout(&output));
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("autotune: ")).collect();
+        assert!(lines[0].starts_with("autotune: timing 2 configs of add_kernel on spirv"), "{text}");
+        for (line, config) in lines[1..3].iter().zip([
+            "config 0 {BLOCK_SIZE=64, num_warps=2, num_stages=3}: ",
+            "config 1 {BLOCK_SIZE=256, num_warps=4, num_stages=2}: ",
+        ]) {
+            let time = line.strip_prefix(&format!("autotune: {config}")).unwrap_or_else(|| panic!("{text}"));
+            assert!(time.ends_with(" ms") && time.trim_end_matches(" ms").parse::<f64>().is_ok(), "{text}");
+        }
+        assert!(
+            lines[3] == "autotune: chose config 0 {BLOCK_SIZE=64, num_warps=2, num_stages=3}"
+                || lines[3] == "autotune: chose config 1 {BLOCK_SIZE=256, num_warps=4, num_stages=2}",
+            "{text}"
+        );
+        match verb {
+            "run" => assert_vector_sum(&dir, "spirv run"),
+            "bench" => assert!(
+                stdout(&output).lines().last().unwrap().starts_with("BENCH median_ms="),
+                "{}",
+                stdout(&output)
+            ),
+            _ => {
+                assert!(stdout(&output).contains("check: spirv agree(s) with interp"), "{}", stdout(&output))
+            }
+        }
+    }
+}
+
+/// `@triton.heuristics` computes EVEN from n and BLOCK: the unmasked branch for n = 1024 (a masked
+/// access beyond n would be an out-of-bounds error on interp for n = 1000), on interp and spirv.
+#[test]
+fn heuristics_pick_the_branch_that_fits_the_size() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-heuristics");
+    for n in [1000usize, 1024] {
+        let x: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.25 - 3.0).collect();
+        let x_arg = write_npy(&dir, "x_ptr", DType::F32, x.iter().flat_map(|v| v.to_le_bytes()).collect());
+        let out_arg = write_npy(&dir, "out_ptr", DType::F32, vec![0; n * 4]);
+        let n_arg = format!("n={n}");
+        for backend in ["interp", "spirv"] {
+            let out = dir.join(format!("{backend}-{n}"));
+            let output = trident(&[
+                "run",
+                "tests/kernels/heuristics_scale.py",
+                "--kernel",
+                "scale_kernel",
+                "--grid",
+                "cdiv(n, BLOCK)",
+                "--const",
+                "BLOCK=128",
+                "--arg",
+                &x_arg,
+                "--arg",
+                &out_arg,
+                "--arg",
+                &n_arg,
+                "--backend",
+                backend,
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            if backend == "spirv" && stderr(&output).contains("needs a Vulkan adapter") {
+                skip_unless_required("spirv", "spirv heuristics", "no Vulkan adapter here");
+                continue;
+            }
+            assert!(output.status.success(), "{backend}, n = {n}: {}", stderr(&output));
+            let got = read_f32(&out.join("out_ptr.npy"));
+            for i in 0..n {
+                assert_eq!(got[i], x[i] * 2.0 + 1.0, "{backend}, n = {n}: out_ptr[{i}]");
+            }
+        }
+    }
+}
+
+/// Autotune above heuristics, configs from a list comprehension: every config (pinned in turn)
+/// gives the row sums, and the heuristics see each config's BLOCK.
+#[test]
+fn autotune_with_heuristics_sums_rows_with_every_config() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-autotune-heuristics");
+    let (rows, cols) = (3usize, 200usize);
+    let x: Vec<f32> = (0..rows * cols).map(|i| ((i * 31) % 17) as f32 - 8.0).collect();
+    let x_arg = write_npy(&dir, "x_ptr", DType::F32, x.iter().flat_map(|v| v.to_le_bytes()).collect());
+    let out_arg = write_npy(&dir, "out_ptr", DType::F32, vec![0; rows * 4]);
+    for config in ["0", "1", "2", "3"] {
+        let out = dir.join(config);
+        let output = trident(&[
+            "run",
+            "tests/kernels/autotune_heuristics.py",
+            "--kernel",
+            "row_sum_kernel",
+            "--grid",
+            "3",
+            "--config",
+            config,
+            "--arg",
+            &x_arg,
+            "--arg",
+            &out_arg,
+            "--arg",
+            "n_cols=200",
+            "--backend",
+            "interp",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "config {config}: {}", stderr(&output));
+        let sums = read_f32(&out.join("out_ptr.npy"));
+        for row in 0..rows {
+            let want: f32 = x[row * cols..(row + 1) * cols].iter().sum();
+            assert_eq!(sums[row], want, "config {config}: row {row}");
+        }
+    }
+}
+
+/// `--const` for a meta-parameter the configs set, and `--config` out of range or on a kernel
+/// without configs, are usage errors that name the flag.
+#[test]
+fn autotune_flag_errors_name_the_flag() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["--const", "BLOCK_SIZE=32"], "Conflicting meta-parameters: BLOCK_SIZE"),
+        (&["--config", "2"], "--config 2: add_kernel has 2 autotune configs"),
+        (&["--grid", "cdiv(n_elements, BLOCK)"], "--grid 'cdiv(n_elements, BLOCK)': `BLOCK` is not defined"),
+    ];
+    for (extra, needle) in cases {
+        let mut args = vec!["run"];
+        args.extend(autotune_add_flags());
+        args.extend(["--backend", "interp", "--out", "target/unused"]);
+        if !extra.contains(&"--grid") {
+            args.extend(["--grid", "16"]);
+        }
+        args.extend(extra);
+        let output = trident(&args);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}: {}", stderr(&output));
+        assert!(stderr(&output).contains(needle), "{extra:?}: {}", stderr(&output));
+    }
+    let mut args = vec!["run", EXAMPLE];
+    args.extend(example_flags());
+    args.extend(["--config", "0", "--backend", "interp"]);
+    let output = trident(&args);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stderr(&output), "error: --config 0: add_kernel has no @triton.autotune configs\n");
+}

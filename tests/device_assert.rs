@@ -1,9 +1,10 @@
-//! `tl.device_assert` on interp and spirv: a kernel whose assertion holds runs to the end, one
+//! `tl.device_assert` on interp and spirv: a kernel whose assertion holds runs to the end; one
 //! whose assertion fails in program 1 stops with the interpreter's message (`device assertion
-//! failed in program (1, 0, 0): x is small`) on both, and an element the mask turns off is not
-//! checked. spirv reports through its assertion buffer (backend-spirv's `Artifact::asserts`);
-//! without a Vulkan adapter its half is a SKIP, unless `TRIDENT_REQUIRE_DEVICES` names spirv.
-//! (nvptx's `__assertfail` is checked on the GPU in tests/cuda.rs.)
+//! failed in program (1, 0, 0): x is small`) and the Python line on both; an element the mask
+//! turns off is not checked. spirv reports through its assertion buffer (backend-spirv's
+//! `Artifact::asserts`); without a Vulkan adapter its half is a SKIP, unless
+//! `TRIDENT_REQUIRE_DEVICES` names spirv. (nvptx's `__assertfail` is checked on the GPU in
+//! tests/cuda.rs.)
 
 mod common;
 
@@ -62,6 +63,10 @@ fn device_assert_stops_the_run_where_it_fails() {
         assert!(
             message.contains("device assertion failed in program (1, 0, 0): x is small"),
             "{backend}:\n{message}"
+        );
+        assert!(
+            message.contains("tests/kernels/device_assert.py:12:5"),
+            "{backend}: no Python line:\n{message}"
         );
         // The same element past n is masked off: nothing is checked there, the run succeeds.
         let masked = run(backend, &dir, Some(70), 65);

@@ -111,3 +111,26 @@ fn command_line_errors_render_their_golden_text() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The command-line errors of autotuned kernels: a `--const` that a config sets (Triton's
+/// "Conflicting meta-parameters") and a `--config` out of range, which lists the configs.
+#[test]
+fn autotune_command_line_errors_render_their_golden_text() {
+    let kernel = "tests/kernels/autotune_add.py";
+    let flags = ["--kernel", "add_kernel", "--emit", "ttir", "--arg", "x_ptr=*fp32", "--arg", "y_ptr=*fp32"];
+    let flags =
+        [&["compile", kernel][..], &flags, &["--arg", "output_ptr=*fp32", "--arg", "n_elements=1000"]]
+            .concat();
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("cli_autotune_conflicting_const", [&flags[..], &["--const", "BLOCK_SIZE=128"]].concat()),
+        ("cli_autotune_config_out_of_range", [&flags[..], &["--config", "7"]].concat()),
+    ];
+    let mut failures = Vec::new();
+    for (name, args) in &cases {
+        let rendered = usage_error(args);
+        if let Err(message) = golden::check(&Path::new(GOLDEN).join(format!("{name}.txt")), &rendered) {
+            failures.push(format!("{name}: {message}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}

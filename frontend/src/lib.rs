@@ -7,14 +7,21 @@
 //! the language surface in `builtins/`. Helpers called by the kernel become separate, specialized
 //! functions reached by `tt.call` (the midend inlines them). User errors come back as
 //! [`Diagnostics`] with spans into the source, rendered with the Python line and a caret.
+//!
+//! `@triton.autotune` and `@triton.heuristics` are read by `decorators/` without Python: the
+//! configs are returned to the caller ([`kernel_decorations`]), which picks one and puts its
+//! values in the [`Specialization`]; the heuristics run in [`compile_kernel`], after the config,
+//! as in Triton.
 
 pub mod builtins;
+pub mod decorators;
 pub mod diagnostics;
 pub mod lower;
 pub mod program;
 pub mod spec;
 pub mod value;
 
+pub use decorators::{Autotune, Config, Decorations};
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use spec::{ArgSpec, ConstValue, Specialization};
 
@@ -29,7 +36,45 @@ pub fn compile_kernel(
 ) -> Result<Module, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
     let program = program::Program::parse(path, source).map_err(wrap)?;
-    let mut compiler = lower::Compiler::new(&program, spec);
+    // The heuristics complete the specialization before lowering (a missing kernel is reported
+    // by `lower_kernel`, with the list of kernels).
+    let spec = match program.function(kernel) {
+        Some(def) => {
+            let decorations = decorators::read(&program, def).map_err(wrap)?;
+            decorators::apply_heuristics(&program, def, &decorations, spec).map_err(wrap)?
+        }
+        None => spec.clone(),
+    };
+    let mut compiler = lower::Compiler::new(&program, &spec);
     compiler.lower_kernel(kernel).map_err(wrap)?;
     Ok(compiler.module)
+}
+
+/// What `@triton.autotune` and `@triton.heuristics` say about kernel `kernel` of `path`. A file
+/// that does not parse, or has no such jit function, has none: compiling it reports that.
+pub fn kernel_decorations(path: &str, source: &str, kernel: &str) -> Result<Decorations, Diagnostics> {
+    let Ok(program) = program::Program::parse(path, source) else { return Ok(Decorations::default()) };
+    match program.function(kernel) {
+        Some(def) => decorators::read(&program, def).map_err(|d| Diagnostics::single(path, source, d)),
+        None => Ok(Decorations::default()),
+    }
+}
+
+/// `spec` completed by the heuristics of kernel `kernel` (for what the launch needs besides the
+/// compiled kernel: a grid written as an expression over the meta-parameters).
+pub fn specialize(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Specialization, Diagnostics> {
+    let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
+    let program = program::Program::parse(path, source).map_err(wrap)?;
+    match program.function(kernel) {
+        Some(def) => {
+            let decorations = decorators::read(&program, def).map_err(wrap)?;
+            decorators::apply_heuristics(&program, def, &decorations, spec).map_err(wrap)
+        }
+        None => Ok(spec.clone()),
+    }
 }

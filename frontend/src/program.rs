@@ -1,4 +1,5 @@
-//! The kernel file as a whole: its `@triton.jit` functions, module-level constants and imports.
+//! The kernel file as a whole: its `@triton.jit` functions, module-level constants and imports
+//! (the host-side decorators on the functions are read by `crate::decorators`).
 //!
 //! Scanning happens once per file. Imports are recorded as aliases to canonical module paths
 //! (`tl` -> `triton.language`, `libdevice` -> `triton.language.extra.libdevice`); module-level
@@ -16,13 +17,6 @@ use crate::diagnostics::Diagnostic;
 use crate::lower::span_of;
 use crate::value::FValue;
 
-/// What `@triton.autotune` / `@triton.heuristics` said about a function (recorded, not used yet).
-#[derive(Clone, Debug, Default)]
-pub struct Decorations {
-    pub autotune: bool,
-    pub heuristics: bool,
-}
-
 /// The parsed file.
 pub struct Program {
     pub path: String,
@@ -30,7 +24,6 @@ pub struct Program {
     pub module: ModModule,
     /// Jit functions by name: index into `module.body`.
     pub jit_functions: HashMap<String, usize>,
-    pub decorations: HashMap<String, Decorations>,
     /// Module-level names: imports, constants, jit functions.
     pub globals: HashMap<String, FValue>,
     /// Top-level functions without `@triton.jit`, by name: the span of the name in their `def`.
@@ -51,7 +44,6 @@ impl Program {
             source: source.to_string(),
             module,
             jit_functions: HashMap::new(),
-            decorations: HashMap::new(),
             globals: HashMap::new(),
             plain_functions: HashMap::new(),
         };
@@ -94,22 +86,13 @@ impl Program {
                     }
                 }
                 Stmt::FunctionDef(f) => {
-                    let mut deco = Decorations::default();
-                    let mut is_jit = false;
-                    for d in &f.decorator_list {
-                        let text = decorator_path(&d.expression);
-                        if text.ends_with("jit") {
-                            is_jit = true;
-                        } else if text.ends_with("autotune") {
-                            deco.autotune = true;
-                        } else if text.ends_with("heuristics") {
-                            deco.heuristics = true;
-                        }
-                    }
+                    // `@triton.autotune` and `@triton.heuristics` are read per kernel, when one
+                    // is compiled (`crate::decorators`): an error in them concerns that kernel.
+                    let is_jit =
+                        f.decorator_list.iter().any(|d| decorator_path(&d.expression).ends_with("jit"));
                     let name = f.name.as_str().to_string();
                     if is_jit {
                         self.jit_functions.insert(name.clone(), index);
-                        self.decorations.insert(name.clone(), deco);
                         jit_names.push(name);
                     } else {
                         self.plain_functions.insert(name, span_of(&f.name));

@@ -9,12 +9,19 @@
 //!   f32, unless typed `:i32 :i64 :u32 :u64 :f32 :f64`.
 //!
 //! Every error names the flag and the argument it is about, and is a usage error (exit 2).
+//!
+//! `--grid` is `X[,Y[,Z]]`, or a Python expression over the kernel's scalar arguments and
+//! meta-parameters (`cdiv(n_elements, BLOCK_SIZE)`), evaluated when the launch needs it, after the
+//! autotune config and the heuristics have given their values. For a kernel with
+//! `@triton.autotune`, the configs' meta-parameters need no `--const` (giving one anyway is an
+//! error, as Triton's "Conflicting meta-parameters"), and `--config N` must name a config.
 
 use std::path::{Path, PathBuf};
 
 use trident_midend::ir::{DType, Module};
 use trident_runtime::{npy, ArgValue, Buffer, Grid};
 
+use super::autotune::Tuning;
 use super::error::{usage, CliError};
 use super::signature::{self, Param};
 use super::SpecFlags;
@@ -61,13 +68,18 @@ pub struct Launch {
     pub source: String,
     pub kernel: String,
     pub spec: Specialization,
-    /// `None` when `--grid` was not given (fine for `compile`).
+    /// `None` when `--grid` was not given (fine for `compile`) or is an expression.
     pub grid: Option<Grid>,
+    /// `--grid` as an expression over arguments and meta-parameters, evaluated per launch.
+    pub grid_expr: Option<String>,
     /// Argument bindings by Python parameter name.
     pub bindings: Vec<(String, Binding)>,
     /// The buffers of `@FILE.npy` arguments (empty in [`DataMode::HeaderOnly`]).
     pub buffers: Vec<Buffer>,
     pub pipeline: PipelineOptions,
+    /// The configs of `@triton.autotune`, when the kernel has one; `spec` holds the chosen
+    /// config's values once [`super::autotune`] has chosen.
+    pub tuning: Option<Tuning>,
 }
 
 impl Launch {
@@ -81,9 +93,26 @@ impl Launch {
         Ok(module)
     }
 
-    /// The grid, which launching verbs require.
+    /// The grid, which launching verbs require: `--grid`'s numbers, or its expression evaluated
+    /// for the current specialization (with the heuristics' values).
     pub fn require_grid(&self) -> Result<Grid, CliError> {
-        self.grid.ok_or_else(|| CliError::Usage("--grid X[,Y[,Z]] is required to launch a kernel".into()))
+        let Some(text) = &self.grid_expr else {
+            return self
+                .grid
+                .ok_or_else(|| CliError::Usage("--grid X[,Y[,Z]] is required to launch a kernel".into()));
+        };
+        let spec = trident_frontend::specialize(&self.path, &self.source, &self.kernel, &self.spec)
+            .map_err(CliError::Kernel)?;
+        let dims = trident_frontend::decorators::grid::evaluate(text, &spec)
+            .or_else(|e| usage(format!("--grid {e}")))?;
+        let mut grid = [1u32; 3];
+        for (slot, dim) in grid.iter_mut().zip(&dims) {
+            *slot =
+                u32::try_from(*dim).or_else(|_| usage(format!("--grid '{text}' gives {dim}, too large")))?;
+        }
+        let grid = Grid(grid);
+        grid.within_limits().or_else(|e| usage(format!("--grid '{text}': {e}")))?;
+        Ok(grid)
     }
 
     /// The runtime value bound to a compiled kernel parameter.
@@ -112,8 +141,13 @@ pub fn read_source(path: &Path) -> Result<String, CliError> {
 
 /// Like [`prepare`], with the kernel's source text given.
 pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) -> Result<Launch, CliError> {
-    let grid =
-        flags.grid.as_deref().map(parse_grid).transpose().or_else(|e| usage(format!("--grid: {e}")))?;
+    let grid_expr = flags.grid.clone().filter(|text| trident_frontend::decorators::grid::is_expression(text));
+    let grid = match &grid_expr {
+        Some(_) => None,
+        None => {
+            flags.grid.as_deref().map(parse_grid).transpose().or_else(|e| usage(format!("--grid: {e}")))?
+        }
+    };
     if !flags.num_warps.is_power_of_two() || flags.num_warps > 64 {
         return usage(format!("--num-warps {}: must be a power of two from 1 to 64", flags.num_warps));
     }
@@ -121,6 +155,15 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         return usage("--num-stages 0: must be at least 1");
     }
     let params = signature::kernel_params(&source, &flags.kernel);
+    let path = flags.file.display().to_string();
+    let decorations =
+        trident_frontend::kernel_decorations(&path, &source, &flags.kernel).map_err(CliError::Kernel)?;
+    // Meta-parameters that the configs or the heuristics give need no --const.
+    let mut given_by_decorators: Vec<&str> = decorations.heuristic_names();
+    if let Some(tune) = &decorations.autotune {
+        given_by_decorators
+            .extend(tune.configs.iter().flat_map(|c| c.kwargs.iter().map(|(n, _)| n.as_str())));
+    }
 
     let mut constexprs: Vec<(String, ConstValue)> = Vec::new();
     for text in &flags.consts {
@@ -130,6 +173,15 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         }
         if let Some(params) = &params {
             check_const_name(params, &flags.kernel, &name)?;
+        }
+        if let Some(tune) = &decorations.autotune {
+            if let Some(index) = tune.configs.iter().position(|c| c.get(&name).is_some()) {
+                return usage(format!(
+                    "--const {text}: {name} is a meta-parameter that @triton.autotune sets (config {index} {}); \
+                     drop --const {name}: the configs give it, and --config N picks one (Triton: Conflicting meta-parameters: {name})",
+                    tune.configs[index].describe()
+                ));
+            }
         }
         constexprs.push((name, value));
     }
@@ -151,7 +203,9 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         // (exit 2), as a missing --arg always was: a missing --const used to reach the frontend and
         // exit 1 as if the kernel were wrong. Then the arguments are put in Python's order.
         for param in params.iter().filter(|p| !p.has_default) {
-            if param.is_constexpr && !constexprs.iter().any(|(n, _)| *n == param.name) {
+            let given = constexprs.iter().any(|(n, _)| *n == param.name)
+                || given_by_decorators.contains(&param.name.as_str());
+            if param.is_constexpr && !given {
                 return usage(format!(
                     "missing --const {}=VALUE: a tl.constexpr parameter of {}",
                     param.name, flags.kernel
@@ -219,15 +273,35 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
             PASS_NAMES.join(", ")
         ));
     }
+    let tuning = match (decorations.autotune, flags.config) {
+        (None, None) => None,
+        (None, Some(index)) => {
+            return usage(format!("--config {index}: {} has no @triton.autotune configs", flags.kernel))
+        }
+        (Some(autotune), pinned) => {
+            let tuning = Tuning { autotune, base: spec.clone(), pinned };
+            if let Some(index) = pinned.filter(|&i| i >= tuning.autotune.configs.len()) {
+                return usage(format!(
+                    "--config {index}: {} has {} autotune configs (0-based):{}",
+                    flags.kernel,
+                    tuning.autotune.configs.len(),
+                    tuning.list()
+                ));
+            }
+            Some(tuning)
+        }
+    };
     Ok(Launch {
-        path: flags.file.display().to_string(),
+        path,
         source,
         kernel: flags.kernel.clone(),
         spec,
         grid,
+        grid_expr,
         bindings,
         buffers,
         pipeline: PipelineOptions { dump_after: flags.dump_after.clone(), ..Default::default() },
+        tuning,
     })
 }
 

@@ -19,6 +19,7 @@ use trident_runtime::cuda::BenchOptions;
 use trident_runtime::wgpu::BenchLimits;
 
 use super::args::{self, DataMode};
+use super::autotune;
 use super::devices::{self, Chosen};
 use super::error::CliError;
 use super::nvptx;
@@ -40,8 +41,9 @@ struct Timings {
 
 pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;
-    let grid = launch.require_grid()?;
     devices::require_built(args.run.backend)?;
+    autotune::choose_config(&mut launch, args.run.backend, args.run.adapter.as_deref())?;
+    let grid = launch.require_grid()?;
     let module = launch.compile()?;
     // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
     let chosen = devices::choose(args.run.backend, &launch, &module, args.run.adapter.as_deref())?;
@@ -85,7 +87,7 @@ pub fn bench(args: &BenchArgs) -> Result<(), CliError> {
             let stats = kernel
                 .device
                 .bench(&kernel.artifact, grid, &kernel_args, &mut buffers, LIMITS)
-                .map_err(|error| CliError::Failed(error.to_string()))?;
+                .map_err(|error| spirv::device_error(&launch, error))?;
             Timings {
                 runs: stats.runs,
                 min_ms: stats.min_ms,

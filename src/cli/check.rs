@@ -17,6 +17,7 @@ use trident_midend::ir::Module;
 use trident_runtime::Buffer;
 
 use super::args::{self, DataMode, Launch};
+use super::autotune;
 use super::compare::{self, default_tolerance, Comparison, Tolerance};
 use super::devices;
 use super::error::{usage, CliError};
@@ -54,9 +55,10 @@ struct Row {
 
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let perturbation = args.perturb.as_deref().map(parse_perturbation).transpose()?;
-    let launch = args::prepare(&args.run.spec, DataMode::Load)?;
-    let grid = launch.require_grid()?;
+    let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;
     devices::require_built(args.run.backend)?;
+    autotune::choose_config(&mut launch, args.run.backend, args.run.adapter.as_deref())?;
+    let grid = launch.require_grid()?;
     let module = launch.compile()?;
     // The inputs stay in `launch`: spirv compiles for their sizes.
     let inputs = &launch.buffers;

@@ -7,7 +7,8 @@
 //! register and spill counts.
 //!
 //! `@FILE.npy` arguments are read only for their headers (dtype and alignment); `--grid` is
-//! accepted and ignored, so that one command line serves `run` and `compile`.
+//! accepted and ignored, so that one command line serves `run` and `compile`. An autotuned kernel
+//! is compiled for `--config N`, or config 0, and stderr says which.
 
 use std::path::Path;
 
@@ -15,6 +16,7 @@ use trident_midend::ir::{print_module, Module};
 use trident_runtime::cuda::{self, Probe};
 
 use super::args::{self, DataMode, Launch};
+use super::autotune;
 use super::error::{usage, CliError};
 use super::{nvptx, ptxas, spirv, CompileArgs, Emit, Target};
 use crate::{lower_to_ptx, Artifact};
@@ -41,7 +43,8 @@ pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
 /// The artifact's text. The kernel is compiled first, so that kernel errors come before "not
 /// available yet" for the stages that do not exist.
 pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
-    let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    autotune::choose_for_compile(&mut launch)?;
     let module = launch.compile()?;
     match args.emit {
         Emit::Ttir => Ok(print_module(&module)),
@@ -107,7 +110,8 @@ fn spirv_binary(args: &CompileArgs) -> Result<(), CliError> {
     let Some(output) = args.output.as_deref() else {
         return usage("--emit spirv writes a binary file: give -o FILE");
     };
-    let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    autotune::choose_for_compile(&mut launch)?;
     let module = launch.compile()?;
     let artifact = spirv_artifact(args, &launch, &module, None)?;
     let bytes: Vec<u8> = artifact.words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -154,7 +158,8 @@ fn cubin(args: &CompileArgs) -> Result<(), CliError> {
     let Some(output) = args.output.as_deref() else {
         return usage("--emit cubin writes a binary file: give -o FILE");
     };
-    let launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
+    autotune::choose_for_compile(&mut launch)?;
     let module = launch.compile()?;
     let artifact = ptx(args, &launch, &module)?;
     let ptxas = ptxas::find().map_err(CliError::Failed)?;

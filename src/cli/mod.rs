@@ -14,6 +14,7 @@
 //! compiler error with the command that reproduces it, and the exit code is 101.
 
 pub mod args;
+pub mod autotune;
 pub mod bench;
 pub mod check;
 pub mod compare;
@@ -77,9 +78,13 @@ pub struct SpecFlags {
     /// The name of the @triton.jit function to compile.
     #[arg(long)]
     pub kernel: String,
-    /// Launch grid: X[,Y[,Z]] programs.
+    /// Launch grid: X[,Y[,Z]] programs, or a Python expression over the scalar arguments and
+    /// meta-parameters (`cdiv(n_elements, BLOCK_SIZE)`; evaluated per autotune config).
     #[arg(long)]
     pub grid: Option<String>,
+    /// For a kernel with @triton.autotune: use config N (0-based) instead of timing them all.
+    #[arg(long, value_name = "N")]
+    pub config: Option<usize>,
     /// Warps per program (Triton's num_warps).
     #[arg(long, default_value_t = 4)]
     pub num_warps: u32,

@@ -7,6 +7,7 @@ use trident_midend::ir::Module;
 use trident_runtime::{npy, Buffer, Grid};
 
 use super::args::{self, DataMode, Launch};
+use super::autotune;
 use super::devices::{self, Chosen};
 use super::error::CliError;
 use super::nvptx;
@@ -20,8 +21,9 @@ pub const DEFAULT_OUT: &str = "trident-out";
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.spec, DataMode::Load)?;
-    let grid = launch.require_grid()?;
     devices::require_built(args.backend)?;
+    autotune::choose_config(&mut launch, args.backend, args.adapter.as_deref())?;
+    let grid = launch.require_grid()?;
     let module = launch.compile()?;
     // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
     let chosen = devices::choose(args.backend, &launch, &module, args.adapter.as_deref())?;

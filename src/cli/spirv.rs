@@ -118,10 +118,19 @@ pub fn launch_on_device(
     buffers: &mut [Buffer],
 ) -> Result<(), CliError> {
     let args = args(launch, module)?;
-    kernel
-        .device
-        .launch(&kernel.artifact, grid, &args, buffers)
-        .map_err(|error| CliError::Failed(error.to_string()))
+    kernel.device.launch(&kernel.artifact, grid, &args, buffers).map_err(|error| device_error(launch, error))
+}
+
+/// A failure on the adapter: the kernel's own (a failed `tl.device_assert`, which has a span)
+/// renders with its Python line, as the interpreter's errors do; the driver's is one message.
+pub fn device_error(launch: &Launch, error: trident_runtime::wgpu::WgpuError) -> CliError {
+    match error.span {
+        Some(span) => {
+            let error = trident_runtime::interp::RuntimeError { message: error.message, span: Some(span) };
+            CliError::Kernel(crate::runtime_diagnostics(&launch.path, &launch.source, &error))
+        }
+        None => CliError::Failed(error.message),
+    }
 }
 
 /// A one-line description of the adapter.

@@ -231,7 +231,7 @@ impl<'p> Compiler<'p> {
 }
 
 /// (name, is constexpr, default, span) for every parameter, in order.
-fn all_params(def: &StmtFunctionDef) -> Vec<(String, bool, Option<&Expr>, Span)> {
+pub(crate) fn all_params(def: &StmtFunctionDef) -> Vec<(String, bool, Option<&Expr>, Span)> {
     let p = &def.parameters;
     p.posonlyargs
         .iter()

@@ -1,0 +1,175 @@
+//! `@triton.heuristics({'NAME': lambda args: EXPR, ...})`: meta-parameters computed from the
+//! launch's arguments at specialization time.
+//!
+//! Triton's `Heuristics.run` (python/triton/runtime/autotuner.py) calls each lambda, in the dict's
+//! order, with a dict of the launch's arguments by name plus the meta-parameters known so far (the
+//! autotune config's, when `@triton.autotune` is stacked above, and the earlier heuristics'), and
+//! passes the result to the kernel as that meta-parameter, overriding any value given for it.
+//! trident does the same with the host evaluator: scalars are their values, constexprs theirs,
+//! and a pointer argument is an opaque value that cannot take part in arithmetic.
+
+use ruff_python_ast::{Expr, ExprCall};
+
+use trident_midend::ir::Span;
+
+use super::host_eval::{Evaluator, HResult, HostValue};
+use crate::diagnostics::Diagnostic;
+use crate::lower::span_of;
+use crate::spec::{ArgSpec, ConstValue, Specialization};
+use crate::value::Const;
+
+/// One entry of the dict: `'NAME': lambda PARAM: BODY`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heuristic {
+    pub name: String,
+    /// The key in the dict.
+    pub name_span: Span,
+    /// The lambda's parameter (`args`, `meta`, `nargs`...).
+    pub param: String,
+    pub body: Expr,
+}
+
+fn err<T>(span: Span, message: impl Into<String>) -> HResult<T> {
+    Err(Diagnostic::error(message, Some(span)))
+}
+
+/// Reads the dict of one `@triton.heuristics(...)`. `params` are the kernel's parameter names.
+pub fn read(call: &ExprCall, params: &[(String, bool)]) -> HResult<Vec<Heuristic>> {
+    let span = span_of(call);
+    let values = match (&call.arguments.args[..], &call.arguments.keywords[..]) {
+        ([values], []) => values,
+        ([], [keyword]) if keyword.arg.as_ref().is_some_and(|a| a.as_str() == "values") => &keyword.value,
+        _ => return err(span, "@triton.heuristics takes one argument: a dict of lambdas"),
+    };
+    let Expr::Dict(dict) = values else {
+        return err(
+            span_of(values),
+            "trident reads @triton.heuristics from a dict literal: {'NAME': lambda args: ..., ...}",
+        );
+    };
+    let mut heuristics = Vec::new();
+    for item in &dict.items {
+        let Some(Expr::StringLiteral(key)) = &item.key else {
+            let at = item.key.as_ref().map_or(span_of(values), span_of);
+            return err(
+                at,
+                "a key of @triton.heuristics must be a string literal: the meta-parameter's name",
+            );
+        };
+        let name = key.value.to_str().to_string();
+        let name_span = span_of(key);
+        let Expr::Lambda(lambda) = &item.value else {
+            return err(
+                span_of(&item.value),
+                format!("the value of '{name}' must be a lambda (`lambda args: ...`); trident cannot call other functions on the host"),
+            );
+        };
+        let param = match lambda.parameters.as_deref() {
+            Some(p)
+                if p.posonlyargs.is_empty()
+                    && p.args.len() == 1
+                    && p.vararg.is_none()
+                    && p.kwonlyargs.is_empty()
+                    && p.kwarg.is_none() =>
+            {
+                p.args[0].parameter.name.as_str().to_string()
+            }
+            _ => {
+                return err(
+                    span_of(&item.value),
+                    format!("the lambda of '{name}' must take one argument, the dict of arguments"),
+                )
+            }
+        };
+        match params.iter().find(|(p, _)| *p == name) {
+            Some((_, true)) => {}
+            Some((_, false)) => {
+                return err(name_span, format!("'{name}' is not a tl.constexpr parameter; trident computes only constexprs with @triton.heuristics"))
+            }
+            None => {
+                let all: Vec<&str> = params.iter().map(|(p, _)| p.as_str()).collect();
+                return err(name_span, format!("'{name}' is not a parameter of the kernel (its parameters: {})", all.join(", ")));
+            }
+        }
+        heuristics.push(Heuristic { name, name_span, param, body: (*lambda.body).clone() });
+    }
+    Ok(heuristics)
+}
+
+/// The dict a lambda receives: every argument and constexpr of the launch by name, in the
+/// kernel's parameter order.
+fn launch_values(spec: &Specialization, params: &[(String, bool)]) -> Vec<(String, HostValue)> {
+    let mut values = Vec::new();
+    for (name, _) in params {
+        if let Some((_, arg)) = spec.args.iter().find(|(n, _)| n == name) {
+            let value = match arg {
+                ArgSpec::Pointer { .. } => HostValue::Pointer(name.clone()),
+                ArgSpec::Int { value, .. } => HostValue::int(*value as i128),
+                ArgSpec::Float { value, .. } => HostValue::Const(Const::Float(*value)),
+            };
+            values.push((name.clone(), value));
+        } else if let Some((_, value)) = spec.constexprs.iter().find(|(n, _)| n == name) {
+            values.push((name.clone(), HostValue::Const(const_of(value))));
+        }
+    }
+    values
+}
+
+fn const_of(value: &ConstValue) -> Const {
+    match value {
+        ConstValue::Int(i) => Const::Int(*i as i128),
+        ConstValue::Float(f) => Const::Float(*f),
+        ConstValue::Bool(b) => Const::Bool(*b),
+        ConstValue::DType(d) => Const::DType(*d),
+        ConstValue::Str(s) => Const::Str(s.clone()),
+        ConstValue::None => Const::None,
+    }
+}
+
+/// Runs the heuristics in order over `spec` and returns it with their values set (replacing
+/// values given for the same names, as Triton does).
+pub fn apply(
+    evaluator: &mut Evaluator,
+    heuristics: &[Heuristic],
+    spec: &Specialization,
+    params: &[(String, bool)],
+) -> HResult<Specialization> {
+    let mut spec = spec.clone();
+    for heuristic in heuristics {
+        let args = HostValue::Dict(launch_values(&spec, params));
+        let value = evaluator
+            .with_local(vec![(heuristic.param.clone(), args)], |e| e.eval(&heuristic.body))
+            .map_err(|d| {
+                d.with_label(heuristic.name_span, format!("while computing '{}'", heuristic.name))
+            })?;
+        let value = match value {
+            HostValue::Const(Const::Int(i)) => match i64::try_from(i) {
+                Ok(i) => ConstValue::Int(i),
+                Err(_) => {
+                    return err(
+                        span_of(&heuristic.body),
+                        format!("'{}' = {i} does not fit in 64 bits", heuristic.name),
+                    )
+                }
+            },
+            HostValue::Const(Const::Float(f)) => ConstValue::Float(f),
+            HostValue::Const(Const::Bool(b)) => ConstValue::Bool(b),
+            HostValue::Const(Const::DType(d)) => ConstValue::DType(d),
+            HostValue::Const(Const::Str(s)) => ConstValue::Str(s),
+            HostValue::Const(Const::None) => ConstValue::None,
+            other => {
+                return err(
+                    span_of(&heuristic.body),
+                    format!(
+                        "'{}' must be a constant (an int, float or bool), not {}",
+                        heuristic.name,
+                        other.describe()
+                    ),
+                )
+            }
+        };
+        spec.constexprs.retain(|(n, _)| *n != heuristic.name);
+        spec.constexprs.push((heuristic.name.clone(), value));
+    }
+    Ok(spec)
+}
