@@ -38,13 +38,7 @@ pub fn compile_kernel(
     let program = program::Program::parse(path, source).map_err(wrap)?;
     // The heuristics complete the specialization before lowering (a missing kernel is reported
     // by `lower_kernel`, with the list of kernels).
-    let spec = match program.function(kernel) {
-        Some(def) => {
-            let decorations = decorators::read(&program, def).map_err(wrap)?;
-            decorators::apply_heuristics(&program, def, &decorations, spec).map_err(wrap)?
-        }
-        None => spec.clone(),
-    };
+    let spec = with_heuristics(&program, kernel, spec).map_err(wrap)?;
     let mut compiler = lower::Compiler::new(&program, &spec);
     compiler.lower_kernel(kernel).map_err(wrap)?;
     Ok(compiler.module)
@@ -70,10 +64,20 @@ pub fn specialize(
 ) -> Result<Specialization, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
     let program = program::Program::parse(path, source).map_err(wrap)?;
+    with_heuristics(&program, kernel, spec).map_err(wrap)
+}
+
+/// `spec` with the values of kernel `kernel`'s heuristics (unchanged when it has none, or when
+/// the file has no such kernel).
+fn with_heuristics(
+    program: &program::Program,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Specialization, Diagnostic> {
     match program.function(kernel) {
         Some(def) => {
-            let decorations = decorators::read(&program, def).map_err(wrap)?;
-            decorators::apply_heuristics(&program, def, &decorations, spec).map_err(wrap)
+            let decorations = decorators::read(program, def)?;
+            decorators::apply_heuristics(program, def, &decorations, spec)
         }
         None => Ok(spec.clone()),
     }

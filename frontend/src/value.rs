@@ -23,6 +23,21 @@ pub enum Const {
     PtrType(DType),
 }
 
+impl From<&crate::spec::ConstValue> for Const {
+    /// A constexpr given on the command line (or by a config) as the lowering's constant.
+    fn from(value: &crate::spec::ConstValue) -> Const {
+        use crate::spec::ConstValue;
+        match value {
+            ConstValue::Int(i) => Const::Int(*i as i128),
+            ConstValue::Float(f) => Const::Float(*f),
+            ConstValue::Bool(b) => Const::Bool(*b),
+            ConstValue::DType(d) => Const::DType(*d),
+            ConstValue::Str(s) => Const::Str(s.clone()),
+            ConstValue::None => Const::None,
+        }
+    }
+}
+
 impl Const {
     pub fn describe(&self) -> String {
         match self {

@@ -9,7 +9,7 @@
 
 use super::host_eval::{Evaluator, HostValue};
 use crate::program::Program;
-use crate::spec::{ArgSpec, ConstValue, Specialization};
+use crate::spec::Specialization;
 use crate::value::Const;
 
 /// Whether `--grid TEXT` is an expression rather than plain `X[,Y[,Z]]` numbers.
@@ -26,23 +26,10 @@ pub fn evaluate(text: &str, spec: &Specialization) -> Result<Vec<u64>, String> {
     let program = Program::parse("<grid>", "").map_err(|d| d.message)?;
     let mut values: Vec<(String, HostValue)> = Vec::new();
     for (name, arg) in &spec.args {
-        let value = match arg {
-            ArgSpec::Pointer { .. } => HostValue::Pointer(name.clone()),
-            ArgSpec::Int { value, .. } => HostValue::int(*value as i128),
-            ArgSpec::Float { value, .. } => HostValue::Const(Const::Float(*value)),
-        };
-        values.push((name.clone(), value));
+        values.push((name.clone(), HostValue::of_arg(name, arg)));
     }
     for (name, value) in &spec.constexprs {
-        let value = match value {
-            ConstValue::Int(i) => Const::Int(*i as i128),
-            ConstValue::Float(f) => Const::Float(*f),
-            ConstValue::Bool(b) => Const::Bool(*b),
-            ConstValue::DType(d) => Const::DType(*d),
-            ConstValue::Str(s) => Const::Str(s.clone()),
-            ConstValue::None => Const::None,
-        };
-        values.push((name.clone(), HostValue::Const(value)));
+        values.push((name.clone(), HostValue::Const(Const::from(value))));
     }
     let mut scope = vec![
         ("triton".to_string(), HostValue::Module("triton".into())),
@@ -75,6 +62,7 @@ pub fn evaluate(text: &str, spec: &Specialization) -> Result<Vec<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::{ArgSpec, ConstValue};
     use trident_midend::ir::DType;
 
     #[test]

@@ -15,7 +15,7 @@ use trident_midend::ir::Span;
 use super::host_eval::{Evaluator, HResult, HostValue};
 use crate::diagnostics::Diagnostic;
 use crate::lower::span_of;
-use crate::spec::{ArgSpec, ConstValue, Specialization};
+use crate::spec::{ConstValue, Specialization};
 use crate::value::Const;
 
 /// One entry of the dict: `'NAME': lambda PARAM: BODY`.
@@ -102,28 +102,12 @@ fn launch_values(spec: &Specialization, params: &[(String, bool)]) -> Vec<(Strin
     let mut values = Vec::new();
     for (name, _) in params {
         if let Some((_, arg)) = spec.args.iter().find(|(n, _)| n == name) {
-            let value = match arg {
-                ArgSpec::Pointer { .. } => HostValue::Pointer(name.clone()),
-                ArgSpec::Int { value, .. } => HostValue::int(*value as i128),
-                ArgSpec::Float { value, .. } => HostValue::Const(Const::Float(*value)),
-            };
-            values.push((name.clone(), value));
+            values.push((name.clone(), HostValue::of_arg(name, arg)));
         } else if let Some((_, value)) = spec.constexprs.iter().find(|(n, _)| n == name) {
-            values.push((name.clone(), HostValue::Const(const_of(value))));
+            values.push((name.clone(), HostValue::Const(Const::from(value))));
         }
     }
     values
-}
-
-fn const_of(value: &ConstValue) -> Const {
-    match value {
-        ConstValue::Int(i) => Const::Int(*i as i128),
-        ConstValue::Float(f) => Const::Float(*f),
-        ConstValue::Bool(b) => Const::Bool(*b),
-        ConstValue::DType(d) => Const::DType(*d),
-        ConstValue::Str(s) => Const::Str(s.clone()),
-        ConstValue::None => Const::None,
-    }
 }
 
 /// Runs the heuristics in order over `spec` and returns it with their values set (replacing

@@ -24,6 +24,7 @@ use super::autotune::{self, Config};
 use crate::diagnostics::Diagnostic;
 use crate::lower::span_of;
 use crate::program::Program;
+use crate::spec::ArgSpec;
 use crate::value::{Const, FValue};
 
 /// A host-side Python value.
@@ -50,6 +51,15 @@ impl HostValue {
 
     pub fn bool(v: bool) -> HostValue {
         HostValue::Const(Const::Bool(v))
+    }
+
+    /// A launch argument as host code sees it: scalars by value, pointers opaque.
+    pub fn of_arg(name: &str, arg: &ArgSpec) -> HostValue {
+        match arg {
+            ArgSpec::Pointer { .. } => HostValue::Pointer(name.to_string()),
+            ArgSpec::Int { value, .. } => HostValue::int(*value as i128),
+            ArgSpec::Float { value, .. } => HostValue::Const(Const::Float(*value)),
+        }
     }
 
     /// How the value reads in an error message.

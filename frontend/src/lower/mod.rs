@@ -26,7 +26,7 @@ use trident_midend::ir::{
 
 use crate::diagnostics::Diagnostic;
 use crate::program::Program;
-use crate::spec::{ArgSpec, ConstValue, Specialization};
+use crate::spec::{ArgSpec, Specialization};
 use crate::value::{flatten, rebuild, Const, FValue, Skeleton};
 
 pub type LResult<T> = Result<T, Diagnostic>;
@@ -138,7 +138,7 @@ impl<'p> Compiler<'p> {
         for (pname, is_constexpr, default, span) in &params {
             if *is_constexpr {
                 let value = match spec.constexprs.iter().find(|(n, _)| n == pname) {
-                    Some((_, v)) => FValue::Const(const_from_spec(v)),
+                    Some((_, v)) => FValue::Const(Const::from(v)),
                     None => match default {
                         Some(d) => self.eval_const_expr(d)?,
                         None => {
@@ -256,17 +256,6 @@ fn annotation_is_constexpr(e: &Expr) -> bool {
         Expr::Attribute(a) => a.attr.as_str() == "constexpr",
         Expr::StringLiteral(s) => s.value.to_str().contains("constexpr"),
         _ => false,
-    }
-}
-
-fn const_from_spec(v: &ConstValue) -> Const {
-    match v {
-        ConstValue::Int(i) => Const::Int(*i as i128),
-        ConstValue::Float(f) => Const::Float(*f),
-        ConstValue::Bool(b) => Const::Bool(*b),
-        ConstValue::DType(d) => Const::DType(*d),
-        ConstValue::Str(s) => Const::Str(s.clone()),
-        ConstValue::None => Const::None,
     }
 }
 

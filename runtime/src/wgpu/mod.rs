@@ -405,44 +405,28 @@ impl WgpuDevice {
                 source: wgpu::ShaderSource::SpirV(artifact.words.as_slice().into()),
             })
         };
-        let mut entries = Vec::new();
-        for abi in &artifact.params {
-            let ParamAbi::Buffer { binding, high } = abi else { continue };
-            for binding in std::iter::once(*binding).chain(high.map(|h| h.binding)) {
-                entries.push(wgpu::BindGroupLayoutEntry {
-                    binding,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only: false },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                });
-            }
-        }
-        if let Some(binding) = artifact.assert_binding {
-            entries.push(wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only: false },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            });
-        }
-        entries.push(wgpu::BindGroupLayoutEntry {
-            binding: artifact.uniform_binding,
+        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+            binding,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Uniform,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
+            ty: wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None },
             count: None,
-        });
+        };
+        let storage = wgpu::BufferBindingType::Storage { read_only: false };
+        // Every storage binding: the buffers, their high windows, the assertion buffer.
+        let mut entries: Vec<wgpu::BindGroupLayoutEntry> = artifact
+            .params
+            .iter()
+            .filter_map(|abi| match abi {
+                ParamAbi::Buffer { binding, high } => {
+                    Some(std::iter::once(*binding).chain(high.map(|h| h.binding)))
+                }
+                _ => None,
+            })
+            .flatten()
+            .chain(artifact.assert_binding)
+            .map(|binding| entry(binding, storage))
+            .collect();
+        entries.push(entry(artifact.uniform_binding, wgpu::BufferBindingType::Uniform));
         let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(name),
             entries: &entries,
