@@ -114,6 +114,12 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         "load_tensor_descriptor" | "store_tensor_descriptor" => {
             let desc = l.arg(a, 0, "desc", name)?;
             let desc = l.to_value(&desc)?;
+            if !l.ty(desc).is_desc() {
+                let ty = l.ty(desc);
+                return l.error(format!(
+                    "tl.{name} needs a tensor descriptor (from tl.make_tensor_descriptor) as `desc`, got {ty}"
+                ));
+            }
             let method = if name.starts_with("load") { "load" } else { "store" };
             let mut rest = CallArgs { args: a.take_rest(1), kwargs: std::mem::take(&mut a.kwargs) };
             desc_method(l, desc, method, &mut rest)
@@ -497,11 +503,7 @@ fn block_ptr_addresses(
         let mut idx_v = l.to_value(&idx)?;
         for axis in 0..rank {
             if axis != dim {
-                let mut shape = l.shape_of(idx_v);
-                shape.insert(axis, 1);
-                let ty = l.ty(idx_v).with_shape(&shape);
-                let attrs = Attrs::new().with("axis", Attr::Int(axis as i64));
-                idx_v = l.b().value(Opcode::ExpandDims, vec![idx_v], ty, attrs);
+                idx_v = l.b().expand_dims(idx_v, axis);
             }
         }
         let term = l.binary(BinOp::Mul, FValue::Tensor(idx_v), FValue::Tensor(bp.strides[dim]))?;
@@ -601,9 +603,11 @@ fn make_descriptor(
     Ok(FValue::Tensor(l.b().value(Opcode::MakeTensorDescriptor, operands, ty, attrs)))
 }
 
-/// `desc.load(offsets)` and `desc.store(offsets, value)`.
+/// `desc.load(offsets)` and `desc.store(offsets, value)`; `desc` must have a descriptor type.
 pub fn desc_method(l: &mut FnLowerer, desc: Value, name: &str, a: &mut CallArgs) -> LResult<FValue> {
-    let Type::Desc { dtype, block } = l.ty(desc) else { unreachable!("checked by the caller") };
+    let Type::Desc { dtype, block } = l.ty(desc) else {
+        return l.error(format!("`{name}` needs a tensor descriptor, got {}", l.ty(desc)));
+    };
     let offsets = l.arg(a, 0, "offsets", name)?;
     let offsets = tuple_items(offsets);
     if offsets.len() != block.len() {

@@ -314,15 +314,7 @@ fn reduce(
     let mut results = l.func.body.op(op).results.clone();
     if keep {
         for r in results.iter_mut() {
-            let mut s = l.shape_of(*r);
-            s.insert(axis, 1);
-            let ty = l.ty(*r).with_shape(&s);
-            *r = l.b().value(
-                Opcode::ExpandDims,
-                vec![*r],
-                ty,
-                Attrs::new().with("axis", Attr::Int(axis as i64)),
-            );
+            *r = l.b().expand_dims(*r, axis);
         }
     }
     Ok(results)
@@ -380,15 +372,7 @@ fn arg_reduce(
     let mut idx = l.to_value(&idx)?;
     for d in 0..shape.len() {
         if d != ax {
-            let mut s = l.shape_of(idx);
-            s.insert(d, 1);
-            let ty = l.ty(idx).with_shape(&s);
-            idx = l.b().value(
-                Opcode::ExpandDims,
-                vec![idx],
-                ty,
-                Attrs::new().with("axis", Attr::Int(d as i64)),
-            );
+            idx = l.b().expand_dims(idx, d);
         }
     }
     let idx = l.broadcast_to(idx, &shape)?;

@@ -123,15 +123,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             }
             list.sort();
             for ax in list {
-                let mut s = l.shape_of(x);
-                s.insert(ax, 1);
-                let ty = l.ty(x).with_shape(&s);
-                x = l.b().value(
-                    Opcode::ExpandDims,
-                    vec![x],
-                    ty,
-                    Attrs::new().with("axis", Attr::Int(ax as i64)),
-                );
+                x = l.b().expand_dims(x, ax);
             }
             Ok(FValue::Tensor(x))
         }

@@ -20,7 +20,8 @@ use super::{span_of, FnLowerer, LResult};
 use crate::builtins::CallArgs;
 use crate::value::{flatten, rebuild, Const, FValue, Skeleton};
 
-/// The most iterations a `tl.static_range` unrolls (each one a copy of the body).
+/// The most copies of a body `tl.static_range` unrolls: the iterations of one loop, or the
+/// product of the iterations of nested ones.
 const MAX_STATIC_ITERATIONS: u128 = 4096;
 
 /// A variable carried through a region: its name, skeleton and flat runtime types.
@@ -237,6 +238,17 @@ impl FnLowerer<'_, '_> {
                      {MAX_STATIC_ITERATIONS} (use tl.range for a loop that runs at run time)"
                 ));
             }
+            // Nested loops multiply: 3 x 4000 copies hang the compiler as surely as 12000.
+            let enclosing = self.unrolled_copies;
+            let total = enclosing.saturating_mul(count);
+            if total > MAX_STATIC_ITERATIONS {
+                return self.error(format!(
+                    "tl.static_range({lo}, {hi}, {st}) unrolls {count} copies of its body inside loops that unroll \
+                     {enclosing}: {total} copies in all; trident unrolls at most {MAX_STATIC_ITERATIONS} (use tl.range \
+                     for a loop that runs at run time)"
+                ));
+            }
+            self.unrolled_copies = total.max(1);
             let mut i = lo;
             while (st > 0 && i < hi) || (st < 0 && i > hi) {
                 self.vars.insert(target.clone(), FValue::int(i));
@@ -244,6 +256,7 @@ impl FnLowerer<'_, '_> {
                 self.reject_return_in_region("a loop")?;
                 i += st;
             }
+            self.unrolled_copies = enclosing;
             return Ok(());
         }
 

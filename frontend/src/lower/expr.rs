@@ -5,7 +5,6 @@
 //! to a dtype. Everything resolvable at compile time is folded here.
 
 use ruff_python_ast::{self as ast, Expr, Number, Operator, UnaryOp};
-use trident_midend::ir::{Attr, Attrs, Opcode};
 
 use super::semantic::{BinOp, CmpOp};
 use super::{span_of, FnLowerer, LResult};
@@ -316,11 +315,7 @@ impl FnLowerer<'_, '_> {
                 for item in items {
                     match item {
                         Expr::NoneLiteral(_) => {
-                            let mut shape = self.shape_of(x);
-                            shape.insert(dim, 1);
-                            let ty = self.ty(x).with_shape(&shape);
-                            let attrs = Attrs::new().with("axis", Attr::Int(dim as i64));
-                            x = self.b().value(Opcode::ExpandDims, vec![x], ty, attrs);
+                            x = self.b().expand_dims(x, dim);
                             dim += 1;
                         }
                         Expr::Slice(sl) if sl.lower.is_none() && sl.upper.is_none() && sl.step.is_none() => {

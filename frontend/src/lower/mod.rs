@@ -272,6 +272,9 @@ pub struct FnLowerer<'c, 'p> {
     pub returned: Option<(FValue, Span)>,
     /// Hints on block arguments of regions whose op does not exist yet (see `builtins::creation`).
     pub pending_hints: Vec<(Block, String, Attr)>,
+    /// How many copies of the code being lowered the enclosing `tl.static_range` loops make (1
+    /// outside them): nested loops multiply, and the product is what the limit bounds.
+    pub unrolled_copies: u128,
 }
 
 impl<'c, 'p> FnLowerer<'c, 'p> {
@@ -284,6 +287,7 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
             vars: HashMap::new(),
             returned: None,
             pending_hints: Vec::new(),
+            unrolled_copies: 1,
         }
     }
 

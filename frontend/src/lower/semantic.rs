@@ -261,8 +261,7 @@ impl FnLowerer<'_, '_> {
         let mut cur = src.clone();
         while cur.len() < shape.len() {
             cur.insert(0, 1);
-            let ty = self.ty(v).with_shape(&cur);
-            v = self.b().value(Opcode::ExpandDims, vec![v], ty, Attrs::new().with("axis", Attr::Int(0)));
+            v = self.b().expand_dims(v, 0);
         }
         for (c, s) in cur.iter().zip(shape) {
             if *c != *s && *c != 1 {
@@ -576,7 +575,13 @@ impl FnLowerer<'_, '_> {
         let a = self.to_value(&lhs)?;
         let b = self.to_value(&rhs)?;
         let (da, db) = (self.dtype_of(a), self.dtype_of(b));
-        if self.is_ptr(a) || self.is_ptr(b) {
+        if self.is_ptr(a) != self.is_ptr(b) {
+            // Triton compares pointers only with pointers (IncompatibleTypeErrors otherwise).
+            let (ta, tb) = (self.ty(a), self.ty(b));
+            return self
+                .error(format!("cannot compare {ta} with {tb}: a pointer compares only with a pointer"));
+        }
+        if self.is_ptr(a) {
             let (a, b) = self.broadcast_pair(a, b)?;
             let pred = cmp_pred(op, false, false);
             let ia = self.ptr_to_int(a);

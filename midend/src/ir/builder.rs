@@ -90,6 +90,19 @@ impl<'a> Builder<'a> {
         self.value(Opcode::Splat, vec![v], ty, Attrs::new())
     }
 
+    /// `v` with a size-1 dimension inserted at `axis`: `tt.expand_dims` of a tensor, and for a
+    /// scalar (whose only axis is 0) a one-element tensor through `tt.splat`, as Triton's
+    /// `expand_dims` does for a value that is not a block.
+    pub fn expand_dims(&mut self, v: Value, axis: usize) -> Value {
+        let mut shape = self.ty(v).shape().to_vec();
+        if shape.is_empty() {
+            return self.splat(v, &[1]);
+        }
+        shape.insert(axis, 1);
+        let ty = self.ty(v).with_shape(&shape);
+        self.value(Opcode::ExpandDims, vec![v], ty, Attrs::new().with("axis", Attr::Int(axis as i64)))
+    }
+
     pub fn cmpi(&mut self, predicate: &str, a: Value, b: Value) -> Value {
         let ty = self.ty(a).with_elem(Elem::Scalar(DType::I1));
         self.value(Opcode::CmpI, vec![a, b], ty, Attrs::new().with("predicate", Attr::Str(predicate.into())))

@@ -889,6 +889,11 @@ fn broadcast(from: &Type, to: &Type) -> Check {
 }
 
 fn expand_dims(attrs: &Attrs, from: &Type, to: &Type) -> Check {
+    if !from.is_tensor() {
+        return Err(format!(
+            "the operand must be a tensor, not {from} (a scalar becomes one through tt.splat)"
+        ));
+    }
     same_elem(from, to)?;
     let axis = int_attr(attrs, "axis")?;
     let mut shape = shape_of(from)?.to_vec();

@@ -61,11 +61,14 @@ pub struct Machine<'m, 'b> {
     pub pid: [u32; 3],
     pub grid: [u32; 3],
     depth: usize,
+    /// Units of work left before the launch stops with an error (see `interp::run_with_budget`):
+    /// each op costs one plus the elements of its results.
+    pub budget: u64,
 }
 
 impl<'m, 'b> Machine<'m, 'b> {
     pub fn new(module: &'m Module, mem: Memory<'b>, grid: [u32; 3]) -> Self {
-        Machine { module, mem, pid: [0; 3], grid, depth: 0 }
+        Machine { module, mem, pid: [0; 3], grid, depth: 0, budget: u64::MAX }
     }
 
     /// Runs `func` on `args` and returns the operands of its `tt.return`.
@@ -165,9 +168,19 @@ impl<'m, 'b> Machine<'m, 'b> {
                 data.results.len()
             ));
         }
+        self.charge(results.iter().fold(1u64, |cost, val| cost.saturating_add(val.numel() as u64)))?;
         for (&r, val) in data.results.iter().zip(results) {
             frame.set(r, val)?;
         }
+        Ok(())
+    }
+
+    /// Takes `cost` units from the launch's work budget, or fails when it is spent.
+    fn charge(&mut self, cost: u64) -> Res<()> {
+        if cost > self.budget {
+            return err("the interpreter's work budget for this launch is spent (a limit its caller set)");
+        }
+        self.budget -= cost;
         Ok(())
     }
 
@@ -187,6 +200,8 @@ impl<'m, 'b> Machine<'m, 'b> {
             return err(format!("scf.for with non-positive step {step} would not terminate"));
         }
         while less(iv, ub) {
+            // An iteration costs a unit even when its body is empty.
+            self.charge(1)?;
             let mut block_args = Vec::with_capacity(1 + carried.len());
             block_args.push(Rc::new(Val::scalar_int(iv)));
             block_args.append(&mut carried);
@@ -207,6 +222,7 @@ impl<'m, 'b> Machine<'m, 'b> {
         let after = Self::region(data, 1)?;
         let mut carried = args;
         loop {
+            self.charge(1)?;
             let mut out = self.exec_block(frame, before, carried)?;
             if out.is_empty() {
                 return err("scf.while before region does not end in scf.condition");

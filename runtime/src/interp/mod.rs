@@ -106,12 +106,28 @@ pub fn run(
     args: &[ArgValue],
     buffers: &mut [Buffer],
 ) -> Result<(), RuntimeError> {
+    run_with_budget(module, kernel, grid, args, buffers, u64::MAX)
+}
+
+/// [`run`] that gives up with an error once the launch has done `budget` units of work: each op
+/// costs one unit plus the elements of its results. For callers that run kernels they did not
+/// write and must stay bounded in time (the fuzzer); a kernel's own loops are otherwise only
+/// bounded by its trip counts.
+pub fn run_with_budget(
+    module: &Module,
+    kernel: &str,
+    grid: Grid,
+    args: &[ArgValue],
+    buffers: &mut [Buffer],
+    budget: u64,
+) -> Result<(), RuntimeError> {
     grid.within_limits().map_err(error)?;
     let values = bind_args(module, kernel, args, buffers.len())?;
     let Some(func) = module.function(kernel) else {
         return Err(error(format!("no function @{kernel} in the module")));
     };
     let mut machine = Machine::new(module, Memory { buffers }, grid.0);
+    machine.budget = budget;
     let [gx, gy, gz] = grid.0;
     for z in 0..gz {
         for y in 0..gy {
