@@ -72,6 +72,9 @@ pub struct Emitter<'a> {
     /// by the dot) and the ring's row stride in elements.
     pub in_shared: HashMap<Value, crate::shared_rings::SharedTile>,
     last_line: u32,
+    /// Whether a ping-pong warpgroup dot was lowered: the hand-over's first turn is given in
+    /// the prologue and its last taken before `ret` ([`crate::warp_group_dot`]).
+    pub takes_turns: bool,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,
     /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
@@ -127,6 +130,7 @@ impl<'a> Emitter<'a> {
             lane,
             warp,
             smem: None,
+            takes_turns: false,
             shared_bytes: 0,
             ring_top: 0,
             rings: HashMap::new(),
@@ -891,6 +895,7 @@ impl<'a> Emitter<'a> {
             | WaitBarrier => crate::shared_rings::lower(self, op),
             WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(self, op),
             Return => {
+                crate::warp_group_dot::end_turns(self);
                 if let Some(roles) = self.roles {
                     crate::warp_specialize::release_producer(self, roles);
                 }

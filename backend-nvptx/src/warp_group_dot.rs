@@ -39,9 +39,14 @@
 //! synchronous one works on a copy and waits for itself. A synchronous dot whose accumulator is a
 //! constant zero (attention's scores) copies nothing: the first K step of each instruction tile
 //! runs with `scale-d` false, which ignores the accumulator registers.
+//!
+//! A `pingpong` dot (`pingpong-warpgroups`: attention's `QK^T` in a program of two warpgroups)
+//! waits for its warpgroup's turn on a named barrier before the `wgmma.fence` and passes the
+//! turn to the other warpgroup right after its `commit_group`.
 
 use trident_midend::ir::{DType, Op, Opcode};
 use trident_midend::layout::{Encoding, Mma, MmaVersion, NvmmaShared};
+use trident_midend::passes::pingpong_warpgroups::PINGPONG;
 
 use trident_midend::layout::registers::register_map;
 
@@ -243,6 +248,13 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let regs_per_instr = (instr_n / 2) as usize;
     let n_reps = n / instr_n;
     let m_reps = m / (16 * wm);
+    let takes_turns = data.attrs.bool(PINGPONG) == Some(true);
+    if takes_turns {
+        if wm != 8 {
+            return e.invalid("a ping-pong warpgroup dot in a program of other than two warpgroups");
+        }
+        wait_for_turn(e);
+    }
     e.ins("wgmma.fence.sync.aligned");
     for mi in 0..m_reps {
         for ni in 0..n_reps {
@@ -278,11 +290,61 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
         }
     }
     e.ins("wgmma.commit_group.sync.aligned");
+    if takes_turns {
+        pass_turn(e);
+    }
     if !is_async {
         e.ins("wgmma.wait_group.sync.aligned 0");
     }
     e.set(result, acc);
     Ok(())
+}
+
+/// The named barriers of the ping-pong hand-over (`pingpong-warpgroups`): warpgroup `g` waits
+/// on `TURN_BARRIERS[g]` for its turn and arrives on the other's to pass it. Barrier 0 is the
+/// block's (or the consumers') and 1 and 2 belong to warp specialization.
+const TURN_BARRIERS: [u32; 2] = [14, 15];
+
+/// Threads of the hand-over barriers: the waiting warpgroup and the arriving one.
+const TURN_THREADS: u32 = 256;
+
+/// Waits for this warpgroup's turn on the tensor cores. The first ping-pong dot of the kernel
+/// also has warpgroup 1 give warpgroup 0 the first turn at the program's start.
+fn wait_for_turn(e: &mut Emitter) {
+    if !e.takes_turns {
+        e.takes_turns = true;
+        let group = e.ptx.reg(Class::B32);
+        let second = e.ptx.reg(Class::Pred);
+        e.ptx.prologue_ins(format!("shr.u32 {group}, {}, 7", e.tid));
+        e.ptx.prologue_ins(format!("setp.eq.u32 {second}, {group}, 1"));
+        e.ptx.prologue_ins(format!("@{second} bar.arrive {}, {TURN_THREADS}", TURN_BARRIERS[0]));
+    }
+    let second = second_warpgroup(e);
+    e.ins(format!("@!{second} bar.sync {}, {TURN_THREADS}", TURN_BARRIERS[0]));
+    e.ins(format!("@{second} bar.sync {}, {TURN_THREADS}", TURN_BARRIERS[1]));
+}
+
+/// Gives the turn to the other warpgroup, once this one's dot is issued.
+fn pass_turn(e: &mut Emitter) {
+    let second = second_warpgroup(e);
+    e.ins(format!("@!{second} bar.arrive {}, {TURN_THREADS}", TURN_BARRIERS[1]));
+    e.ins(format!("@{second} bar.arrive {}, {TURN_THREADS}", TURN_BARRIERS[0]));
+}
+
+/// At the kernel's end: warpgroup 0 takes the turn warpgroup 1 passed last, so that no
+/// hand-over is left half done when the program exits.
+pub fn end_turns(e: &mut Emitter) {
+    if e.takes_turns {
+        let second = second_warpgroup(e);
+        e.ins(format!("@!{second} bar.sync {}, {TURN_THREADS}", TURN_BARRIERS[0]));
+    }
+}
+
+/// Whether this thread is in warpgroup 1 (its warp index is uniform: ptxas keeps it so).
+fn second_warpgroup(e: &mut Emitter) -> Reg {
+    let p = e.reg(Class::Pred);
+    e.ins(format!("setp.ge.u32 {p}, {}, 4", e.warp));
+    p
 }
 
 /// The A operand of a warpgroup dot as `wgmma` reads it from registers, when its layout holds

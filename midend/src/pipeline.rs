@@ -16,7 +16,7 @@ use crate::target::Target;
 
 /// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
 /// and [`PipelineOptions::stop_after`] accept.
-pub const PASS_NAMES: [&str; 18] = [
+pub const PASS_NAMES: [&str; 19] = [
     "inline",
     "canonicalize",
     "combine",
@@ -34,6 +34,7 @@ pub const PASS_NAMES: [&str; 18] = [
     "rematerialize-coalesced",
     "pipeline-dot-loads",
     "fold-splat-conversions",
+    "pingpong-warpgroups",
     "sink",
 ];
 
@@ -220,6 +221,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass("fold-splat-conversions", passes::fold_splat_conversions::run, module, options)?
         == Continue::StopHere
     {
+        return Ok(());
+    }
+    // ---- Hopper attention: the two warpgroups' QK^T take turns ------------------------------
+    let pingpong = |m: &mut Module| passes::pingpong_warpgroups::run(m, target);
+    if run_pass_with("pingpong-warpgroups", &pingpong, module, options)? == Continue::StopHere {
         return Ok(());
     }
     if run_pass("cse", passes::cse::run, module, options)? == Continue::StopHere {

@@ -136,6 +136,14 @@ fn fold_splat_conversions() {
     });
 }
 
+/// In a program of two warpgroups, attention's `QK^T` takes turns on the tensor cores.
+#[test]
+fn pingpong_warpgroups() {
+    check_folder("pingpong_warpgroups", |module| {
+        passes::pingpong_warpgroups::run(module, &trident_midend::target::Target::nvidia(90, 8));
+    });
+}
+
 /// Pure ops move down to their first user (here: the store's addresses past the barrier).
 #[test]
 fn sink() {

@@ -81,7 +81,7 @@ fn defined_by(body: &Body, v: Value, opcode: Opcode) -> Option<Op> {
 }
 
 /// Whether `v` is an `arith.constant` zero (integer zero, or float zero of either sign).
-fn is_zero_constant(body: &Body, v: Value) -> bool {
+pub(crate) fn is_zero_constant(body: &Body, v: Value) -> bool {
     let Some(constant) = defined_by(body, v, Opcode::Constant) else { return false };
     match body.op(constant).attrs.get("value") {
         Some(Attr::Int(n)) => *n == 0,

@@ -10,7 +10,8 @@
 //!   let their neighbourhoods follow; accelerate-matmul (mma v2 / wgmma v3) and
 //!   propagate-mma-layout; rematerialize-loop-pointers and rematerialize-coalesced recompute
 //!   addresses where they are used; pipeline-dot-loads (`num_stages`: cp.async rings, TMA and
-//!   mbarriers, warp specialization); fold-splat-conversions, CSE, DCE, sink.
+//!   mbarriers, warp specialization); fold-splat-conversions, pingpong-warpgroups (Hopper
+//!   attention's two warpgroups take turns on the tensor cores), CSE, DCE, sink.
 //!
 //! `uses` is the one analysis they share (use counts, since the IR keeps no use lists).
 
@@ -24,6 +25,7 @@ pub mod dce;
 pub mod fold_splat_conversions;
 pub mod inline;
 pub mod licm;
+pub mod pingpong_warpgroups;
 pub mod pipeline_dot_loads;
 pub mod propagate_mma_layout;
 pub mod rematerialize_coalesced;
