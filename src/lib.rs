@@ -15,10 +15,16 @@
 //! - [`run_interp`]: runs a compiled module on the reference interpreter, binding arguments by
 //!   the compiled kernel's parameter names; [`kernel_args`] does the binding for other devices.
 //!
+//! Besides the stages, [`cache`] keeps compiled kernels and autotune choices on disk between
+//! commands, keyed by everything they depend on (the kernel's file, the specialization, the
+//! target, the device, and this trident's version and build id).
+//!
 //! What this crate does not do: lower anything itself. It glues `trident-frontend`,
 //! `trident-midend` and `trident-runtime` together, parses command lines and formats results.
-//! Only this crate parses command lines; the runtime owns files and devices.
+//! Only this crate parses command lines; the runtime owns devices and the files of a launch, and
+//! [`cache`] the cache directory.
 
+pub mod cache;
 pub mod cli;
 pub mod golden;
 

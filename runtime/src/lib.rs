@@ -18,8 +18,9 @@
 //!
 //! A launch copies every buffer to the device, runs and copies every buffer back; the devices'
 //! `bench` keeps them on the device between timed launches. Loaded CUDA modules and wgpu
-//! pipelines are cached in memory for the process; there is no kernel cache on disk and no
-//! autotuning yet (ARCHITECTURE.md asks for both).
+//! pipelines are cached in memory for the process. The on-disk cache of compiled kernels and
+//! autotune choices, and autotuning itself, live in the root package (`src/cache`,
+//! `src/cli/autotune.rs`), which hands the runtime artifacts as the backends made them.
 //!
 //! What the runtime does not know: command lines (the root package parses them) and how code is
 //! generated: it takes the backends' artifacts (PTX text, SPIR-V words) with their launch

@@ -29,6 +29,7 @@ use trident_frontend::diagnostics::render_warning;
 use trident_midend::analysis::loop_hints::unapplied_loop_hints;
 use trident_midend::pipeline::PASS_NAMES;
 
+use crate::cache::Cache;
 use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 
 /// One `--arg` as written on the command line, before any file is read.
@@ -80,17 +81,35 @@ pub struct Launch {
     /// The configs of `@triton.autotune`, when the kernel has one; `spec` holds the chosen
     /// config's values once [`super::autotune`] has chosen.
     pub tuning: Option<Tuning>,
+    /// The kernel has `@triton.heuristics`: its specialization is complete only after them.
+    pub has_heuristics: bool,
+    /// The on-disk cache ([`Cache::off`] under `--no-cache`).
+    pub cache: Cache,
 }
 
 impl Launch {
     /// Compiles the kernel to TTIR (frontend and TTIR pipeline), warning on stderr about the
     /// loop hints that trident does not apply.
     pub fn compile(&self) -> Result<Module, CliError> {
-        let module = compile_ttir_with(&self.path, &self.source, &self.kernel, &self.spec, &self.pipeline)?;
-        for hint in unapplied_loop_hints(&module) {
-            eprint!("{}", render_warning(&self.path, &self.source, hint.span, &hint.message));
+        let module = self.compile_quietly()?;
+        for warning in self.warnings(&module) {
+            eprint!("{warning}");
         }
         Ok(module)
+    }
+
+    /// [`Launch::compile`] without printing the warnings.
+    pub fn compile_quietly(&self) -> Result<Module, CliError> {
+        Ok(compile_ttir_with(&self.path, &self.source, &self.kernel, &self.spec, &self.pipeline)?)
+    }
+
+    /// The warnings about a compiled module, rendered with their Python lines: the loop hints
+    /// that trident does not apply.
+    pub fn warnings(&self, module: &Module) -> Vec<String> {
+        unapplied_loop_hints(module)
+            .into_iter()
+            .map(|hint| render_warning(&self.path, &self.source, hint.span, &hint.message))
+            .collect()
     }
 
     /// The grid, which launching verbs require: `--grid`'s numbers, or its expression evaluated
@@ -273,6 +292,7 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
             PASS_NAMES.join(", ")
         ));
     }
+    let has_heuristics = !decorations.heuristics.is_empty();
     let tuning = match (decorations.autotune, flags.config) {
         (None, None) => None,
         (None, Some(index)) => {
@@ -302,6 +322,8 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         buffers,
         pipeline: PipelineOptions { dump_after: flags.dump_after.clone(), ..Default::default() },
         tuning,
+        has_heuristics,
+        cache: Cache::open(flags.no_cache),
     })
 }
 

@@ -3,22 +3,33 @@
 //! The frontend reads the configs ([`trident_frontend::Autotune`]); this module picks one, as
 //! Triton's `Autotuner.run` does on a kernel's first launch:
 //! - `--config N` pins config N (0-based), on every verb;
-//! - `run`, `bench` and `check` on nvptx or spirv time every config ([`tune`]): each is compiled
-//!   with its constexprs, `num_warps` and `num_stages`, launched from a fresh copy of the inputs
-//!   (the buffers named in `reset_to_zero` zeroed; every buffer, not only those of
-//!   `restore_value`, comes back to its input value between configs), timed like `trident bench`
-//!   within the decorator's `warmup` and `rep` budgets (Triton's 25 and 100 ms by default), and
-//!   the fastest median wins; a config that does not compile or launch is reported and skipped;
+//! - `run`, `bench` and `check` on nvptx or spirv first look in the tuning cache
+//!   ([`crate::cache`]: keyed by the kernel's file, the values of the decorator's `key`
+//!   arguments, the pointer dtypes, the `--const` values, the backend and the device with its
+//!   driver). A hit prints `autotune: cached config N {...} (from PATH)` and times nothing;
+//! - on a miss they time every config ([`time_configs`]): each is compiled with its constexprs,
+//!   `num_warps` and `num_stages`, launched from a fresh copy of the inputs (the buffers named in
+//!   `reset_to_zero` zeroed; every buffer, not only those of `restore_value`, comes back to its
+//!   input value between configs), timed like `trident bench` within the decorator's `warmup` and
+//!   `rep` budgets (Triton's 25 and 100 ms by default), and the fastest median wins and is
+//!   stored; a config that does not compile or launch is reported and skipped;
+//! - `trident tune` ([`super::tune`]) always times every config, prints the table and stores the
+//!   winner;
 //! - on interp, timings say nothing about a GPU: config 0, with one line saying so;
 //! - `compile` takes config 0 and says so.
 //!
-//! Every line goes to stderr: one per timed config, then `autotune: chose config N {...}`. After
-//! tuning, the buffers of `reset_to_zero` are zeroed for the real launch, as Triton's autotuner
-//! does after benchmarking. Not done yet: the on-disk cache of the choice per `key` (every run
-//! tunes again), `prune_configs_by`, hooks.
+//! Every line goes to stderr: one per timed config, then `autotune: chose config N {...}`. When
+//! stderr is a terminal, an `indicatif` progress bar shows which config is being timed (index,
+//! config, and the times so far above it); elsewhere (tests, CI, a file) the lines are plain.
+//! After tuning, and after a cache hit alike, the buffers of `reset_to_zero` are zeroed for the
+//! real launch, as Triton's autotuner does after benchmarking, so that the output does not depend
+//! on the cache. Not done yet: `prune_configs_by`, hooks.
 
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Duration;
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use trident_frontend::Autotune;
 use trident_runtime::cuda::{BenchOptions, CudaDevice};
 use trident_runtime::wgpu::{BenchLimits, WgpuDevice};
@@ -27,7 +38,10 @@ use trident_runtime::Buffer;
 use super::args::Launch;
 use super::error::CliError;
 use super::{nvptx, spirv, Backend};
-use crate::{CompileError, Specialization};
+use crate::cache::keys::{self, Key};
+use crate::cache::tuning::{Trial, TuningRecord};
+use crate::cache::{self, About, Hit, Kind};
+use crate::Specialization;
 
 /// An autotuned launch: the configs and the command line's own specialization.
 #[derive(Clone, Debug)]
@@ -63,9 +77,45 @@ impl Tuning {
 }
 
 /// Where the configs are timed.
-enum TuneDevice {
+pub enum TuneDevice {
     Nvptx(Box<CudaDevice>),
     Spirv(Box<WgpuDevice>),
+}
+
+impl TuneDevice {
+    /// `nvptx` or `spirv`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            TuneDevice::Nvptx(_) => "nvptx",
+            TuneDevice::Spirv(_) => "spirv",
+        }
+    }
+
+    /// The backend and the device, as the lines say: `spirv (vulkan:0 llvmpipe ...)`.
+    pub fn describe(&self) -> String {
+        match self {
+            TuneDevice::Nvptx(gpu) => format!("nvptx ({})", nvptx::describe(gpu)),
+            TuneDevice::Spirv(vulkan) => format!("spirv ({})", spirv::describe(vulkan)),
+        }
+    }
+
+    /// What identifies the device for the tuning cache: its name, and its driver with version.
+    fn identity(&self) -> String {
+        match self {
+            TuneDevice::Nvptx(gpu) => {
+                let (major, minor) = gpu.compute_capability();
+                let (driver_major, driver_minor) = gpu.driver_version();
+                format!(
+                    "{} (compute capability {major}.{minor}), CUDA driver {driver_major}.{driver_minor}",
+                    gpu.name()
+                )
+            }
+            TuneDevice::Spirv(vulkan) => {
+                let summary = vulkan.summary();
+                format!("{} ({})", summary.name, summary.driver)
+            }
+        }
+    }
 }
 
 /// Picks the config of an autotuned launch for `run`, `bench` and `check` on `backend`, and
@@ -88,7 +138,67 @@ pub fn choose_config(launch: &mut Launch, backend: Backend, adapter: Option<&str
         );
         return select(launch, &tuning, 0);
     };
-    tune(launch, &tuning, &device)
+    let key = tuning_key(launch, &tuning, &device);
+    if let Some(hit) = load(launch, &tuning, &key) {
+        let index = hit.value.chosen;
+        eprintln!("autotune: cached {} (from {})", tuning.describe(index), hit.path.display());
+        select(launch, &tuning, index)?;
+        zero(&mut launch.buffers, &tuning.autotune.reset_to_zero);
+        return Ok(());
+    }
+    let (trials, first_error) = time_configs(launch, &tuning, &device)?;
+    let Some(index) = fastest(&trials) else {
+        // No config ran: the first failure is the kernel's error.
+        return Err(first_error.unwrap_or_else(|| CliError::Failed("autotune: no config ran".into())));
+    };
+    eprintln!("autotune: chose {}", tuning.describe(index));
+    store(launch, &key, &device, &TuningRecord { chosen: index, trials });
+    select(launch, &tuning, index)?;
+    // As Triton's autotuner after benchmarking, the real launch sees `reset_to_zero` zeroed.
+    zero(&mut launch.buffers, &tuning.autotune.reset_to_zero);
+    Ok(())
+}
+
+/// The tuning cache's key for the launch's kernel on `device`.
+pub fn tuning_key(launch: &Launch, tuning: &Tuning, device: &TuneDevice) -> Key {
+    keys::tuning(
+        &launch.source,
+        &launch.kernel,
+        &tuning.base,
+        &tuning.autotune.key,
+        device.backend(),
+        &device.identity(),
+    )
+}
+
+/// The cached choice for `key`, checked against the kernel's configs.
+fn load(launch: &Launch, tuning: &Tuning, key: &Key) -> Option<Hit<TuningRecord>> {
+    let configs: Vec<String> = tuning.autotune.configs.iter().map(|c| c.describe()).collect();
+    launch.cache.load(Kind::Tuning, key, |bytes| {
+        let record = cache::tuning::decode(bytes)?;
+        record.check(&configs)?;
+        Ok(record)
+    })
+}
+
+/// Stores a tuning result; returns where (`None` when the cache is off or the write failed).
+pub fn store(launch: &Launch, key: &Key, device: &TuneDevice, record: &TuningRecord) -> Option<PathBuf> {
+    let target = device.identity();
+    let about = About { kernel: &launch.kernel, backend: device.backend(), target: &target };
+    launch.cache.store(Kind::Tuning, key, about, &cache::tuning::encode(record))
+}
+
+/// The index of the fastest config that ran.
+pub fn fastest(trials: &[Trial]) -> Option<usize> {
+    let mut best: Option<(usize, f64)> = None;
+    for trial in trials {
+        if let Ok(median_ms) = trial.outcome {
+            if best.is_none_or(|(_, fastest)| median_ms < fastest) {
+                best = Some((trial.index, median_ms));
+            }
+        }
+    }
+    best.map(|(index, _)| index)
 }
 
 /// `compile`: `--config N`, or config 0; says which on stderr.
@@ -103,7 +213,7 @@ pub fn choose_for_compile(launch: &mut Launch) -> Result<(), CliError> {
 }
 
 /// Sets the launch to config `index`, warning about what of it trident does not apply.
-fn select(launch: &mut Launch, tuning: &Tuning, index: usize) -> Result<(), CliError> {
+pub fn select(launch: &mut Launch, tuning: &Tuning, index: usize) -> Result<(), CliError> {
     launch.spec = tuning.spec_for(index);
     if let Some(maxnreg) = tuning.autotune.configs[index].maxnreg {
         eprintln!("warning: maxnreg={maxnreg} of config {index} is not applied by trident yet");
@@ -111,8 +221,9 @@ fn select(launch: &mut Launch, tuning: &Tuning, index: usize) -> Result<(), CliE
     Ok(())
 }
 
-/// The device to time on, `None` for interp.
-fn open(backend: Backend, adapter: Option<&str>) -> Result<Option<TuneDevice>, CliError> {
+/// The device to time on, `None` for interp (and for `auto` on a machine with neither a CUDA
+/// GPU nor a Vulkan adapter).
+pub fn open(backend: Backend, adapter: Option<&str>) -> Result<Option<TuneDevice>, CliError> {
     match backend {
         Backend::Interp => Ok(None),
         Backend::Nvptx => match nvptx::open_device()? {
@@ -135,45 +246,95 @@ fn open(backend: Backend, adapter: Option<&str>) -> Result<Option<TuneDevice>, C
     }
 }
 
-/// Times every config on `device`, prints one line each, and selects the fastest.
-fn tune(launch: &mut Launch, tuning: &Tuning, device: &TuneDevice) -> Result<(), CliError> {
+/// How the timing of the configs shows on stderr: a progress bar on a terminal, plain lines
+/// elsewhere.
+enum Progress {
+    Bar(ProgressBar),
+    Lines,
+}
+
+impl Progress {
+    fn new(count: usize) -> Progress {
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines;
+        }
+        let Ok(style) = ProgressStyle::with_template("autotune {spinner} [{bar:24}] {pos}/{len} {msg}")
+        else {
+            return Progress::Lines;
+        };
+        let bar = ProgressBar::with_draw_target(Some(count as u64), ProgressDrawTarget::stderr())
+            .with_style(style.progress_chars("=> "));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Progress::Bar(bar)
+    }
+
+    /// Config `describe` is being timed.
+    fn start(&self, describe: &str) {
+        if let Progress::Bar(bar) = self {
+            bar.set_message(format!("timing {describe}"));
+        }
+    }
+
+    /// A line that stays: above the bar, or on stderr.
+    fn line(&self, text: &str) {
+        match self {
+            Progress::Bar(bar) => {
+                bar.println(text);
+                bar.inc(1);
+            }
+            Progress::Lines => eprintln!("{text}"),
+        }
+    }
+
+    fn finish(self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Times every config on `device`, printing one line each: their outcomes in the decorator's
+/// order, and the first failure (the kernel's error when none ran). The launch is left at the
+/// last config; the caller selects one.
+pub fn time_configs(
+    launch: &mut Launch,
+    tuning: &Tuning,
+    device: &TuneDevice,
+) -> Result<(Vec<Trial>, Option<CliError>), CliError> {
     let count = tuning.autotune.configs.len();
-    let where_ = match device {
-        TuneDevice::Nvptx(gpu) => format!("nvptx ({})", nvptx::describe(gpu)),
-        TuneDevice::Spirv(vulkan) => format!("spirv ({})", spirv::describe(vulkan)),
-    };
-    eprintln!("autotune: timing {count} configs of {} on {where_}", launch.kernel);
+    eprintln!("autotune: timing {count} configs of {} on {}", launch.kernel, device.describe());
     let inputs = launch.buffers.clone();
-    let mut best: Option<(usize, f64)> = None;
+    let progress = Progress::new(count);
+    let mut trials = Vec::with_capacity(count);
     let mut first_error: Option<CliError> = None;
     for index in 0..count {
+        let config = tuning.autotune.configs[index].describe();
+        progress.start(&tuning.describe(index));
         launch.spec = tuning.spec_for(index);
-        match trial(launch, tuning, device, &inputs)? {
+        let outcome = match trial(launch, tuning, device, &inputs) {
+            Ok(outcome) => outcome,
+            Err(error) => {
+                progress.finish();
+                return Err(error);
+            }
+        };
+        match outcome {
             Ok(median_ms) => {
-                eprintln!("autotune: {}: {median_ms:.4} ms", tuning.describe(index));
-                if best.is_none_or(|(_, fastest)| median_ms < fastest) {
-                    best = Some((index, median_ms));
-                }
+                progress.line(&format!("autotune: {}: {median_ms:.4} ms", tuning.describe(index)));
+                trials.push(Trial { index, config, outcome: Ok(median_ms) });
             }
             Err(error) => {
                 let text = error.render();
-                let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ");
-                eprintln!("autotune: {}: failed: {first}", tuning.describe(index));
+                let first = text.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
+                progress.line(&format!("autotune: {}: failed: {first}", tuning.describe(index)));
+                trials.push(Trial { index, config, outcome: Err(first) });
                 first_error.get_or_insert(error);
             }
         }
     }
-    let Some((index, _)) = best else {
-        // No config ran: the first failure is the kernel's error.
-        return Err(first_error.unwrap_or_else(|| CliError::Failed("autotune: no config ran".into())));
-    };
-    eprintln!("autotune: chose {}", tuning.describe(index));
-    select(launch, tuning, index)?;
-    // As Triton's autotuner after benchmarking, the real launch sees `reset_to_zero` zeroed.
-    zero(&mut launch.buffers, &tuning.autotune.reset_to_zero);
-    Ok(())
+    progress.finish();
+    Ok((trials, first_error))
 }
-
 /// Zeroes the buffers named in `names`.
 fn zero(buffers: &mut [Buffer], names: &[String]) {
     for buffer in buffers.iter_mut().filter(|b| names.contains(&b.name)) {
@@ -195,6 +356,11 @@ fn trial(
         Err(error @ CliError::Kernel(_)) => return Ok(Err(error)),
         Err(other) => return Err(other),
     };
+    // A config the backend cannot compile is skipped; an internal compiler error stops.
+    let skip_kernel_errors = |error: CliError| match error {
+        error @ CliError::Kernel(_) => Ok(Err(error)),
+        other => Err(other),
+    };
     let mut buffers = inputs.to_vec();
     zero(&mut buffers, &tuning.autotune.reset_to_zero);
     let warmup = Duration::from_millis(tuning.autotune.warmup_ms);
@@ -204,8 +370,7 @@ fn trial(
         TuneDevice::Nvptx(gpu) => {
             let artifact = match nvptx::compile_for(launch, &module, gpu) {
                 Ok(artifact) => artifact,
-                Err(CompileError::User(diagnostics)) => return Ok(Err(CliError::Kernel(diagnostics))),
-                Err(internal) => return Err(internal.into()),
+                Err(error) => return skip_kernel_errors(error),
             };
             let kernel = match gpu.load(&artifact) {
                 Ok(kernel) => kernel,
@@ -221,8 +386,7 @@ fn trial(
         TuneDevice::Spirv(vulkan) => {
             let artifact = match spirv::compile_for(launch, &module, vulkan) {
                 Ok(artifact) => artifact,
-                Err(CompileError::User(diagnostics)) => return Ok(Err(CliError::Kernel(diagnostics))),
-                Err(internal) => return Err(internal.into()),
+                Err(error) => return skip_kernel_errors(error),
             };
             let args = spirv::args(launch, &module)?;
             let limits = BenchLimits { min_runs: 3, max_runs: 1000, budget };

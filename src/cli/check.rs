@@ -25,7 +25,6 @@ use super::nvptx;
 use super::run::{launch_on_interp, write_buffers};
 use super::spirv;
 use super::{Backend, CheckArgs};
-use crate::CompileError;
 
 /// The row of the second interp run that `--perturb interp:...` perturbs.
 const SECOND_INTERP: &str = "interp#2";
@@ -120,8 +119,7 @@ fn run_spirv(
     };
     let artifact = match spirv::compile_for(launch, module, &device) {
         Ok(artifact) => artifact,
-        Err(CompileError::User(diagnostics)) => return Ok(Outcome::Failed(diagnostics.render())),
-        Err(internal) => return Ok(Outcome::Failed(internal.to_string())),
+        Err(error) => return Ok(Outcome::Failed(error.render())),
     };
     let kernel = spirv::VulkanKernel { device, artifact };
     let mut buffers = inputs.to_vec();
@@ -144,8 +142,7 @@ fn run_nvptx(
     };
     let artifact = match nvptx::compile_for(launch, module, &device) {
         Ok(artifact) => artifact,
-        Err(CompileError::User(diagnostics)) => return Ok(Outcome::Failed(diagnostics.render())),
-        Err(internal) => return Ok(Outcome::Failed(internal.to_string())),
+        Err(error) => return Ok(Outcome::Failed(error.render())),
     };
     let gpu = match nvptx::load(device, artifact) {
         Ok(gpu) => gpu,

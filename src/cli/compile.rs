@@ -9,17 +9,24 @@
 //! `@FILE.npy` arguments are read only for their headers (dtype and alignment); `--grid` is
 //! accepted and ignored, so that one command line serves `run` and `compile`. An autotuned kernel
 //! is compiled for `--config N`, or config 0, and stderr says which.
+//!
+//! PTX, cubins and SPIR-V (also under `spvasm` and `wgsl`) come from the on-disk cache when it has
+//! them ([`super::cached`]): a hit skips the frontend and prints the warnings the compilation
+//! printed; `--verbose` says `cache: hit PATH` or `cache: stored PATH`. TTIR and TTGIR are always
+//! compiled.
 
 use std::path::Path;
 
-use trident_midend::ir::{print_module, Module};
+use trident_midend::ir::print_module;
 use trident_runtime::cuda::{self, Probe};
 
 use super::args::{self, DataMode, Launch};
 use super::autotune;
+use super::cached::{self, Origin};
 use super::error::{usage, CliError};
 use super::{nvptx, ptxas, spirv, CompileArgs, Emit, Target};
-use crate::{lower_to_ptx, Artifact};
+use crate::cache::artifacts::Compiled;
+use crate::Artifact;
 use trident_backend_spirv::Mode;
 
 pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
@@ -40,28 +47,34 @@ pub fn compile(args: &CompileArgs) -> Result<(), CliError> {
     }
 }
 
-/// The artifact's text. The kernel is compiled first, so that kernel errors come before "not
-/// available yet" for the stages that do not exist.
+/// The artifact's text. For the binary artifacts the kernel is compiled first, so that kernel
+/// errors come before the usage error.
 pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
     let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
     autotune::choose_for_compile(&mut launch)?;
-    let module = launch.compile()?;
     match args.emit {
-        Emit::Ttir => Ok(print_module(&module)),
-        Emit::Ptx => Ok(ptx(args, &launch, &module)?.ptx),
-        Emit::Cubin => usage("--emit cubin writes a binary file: give -o FILE"),
+        Emit::Ttir => Ok(print_module(&launch.compile()?)),
+        Emit::Ptx => Ok(ptx(args, &launch)?.artifact.ptx),
+        Emit::Cubin => {
+            launch.compile()?;
+            usage("--emit cubin writes a binary file: give -o FILE")
+        }
         Emit::Ttgir => {
+            let module = launch.compile()?;
             let sm = target_sm(args.target);
             let ttgir = crate::lower_to_ttgir(&module, &launch.path, &launch.spec, sm, &launch.pipeline)?;
             Ok(print_module(&ttgir))
         }
-        Emit::Spirv => usage("--emit spirv writes a binary file: give -o FILE"),
+        Emit::Spirv => {
+            launch.compile()?;
+            usage("--emit spirv writes a binary file: give -o FILE")
+        }
         Emit::Spvasm => {
-            let artifact = spirv_artifact(args, &launch, &module, None)?;
+            let artifact = spirv_artifact(args, &launch, None)?;
             Ok(trident_backend_spirv::disassemble(&artifact.words))
         }
         Emit::Wgsl => {
-            let artifact = spirv_artifact(args, &launch, &module, Some(Mode::Portable))?;
+            let artifact = spirv_artifact(args, &launch, Some(Mode::Portable))?;
             trident_runtime::wgpu::to_wgsl(&artifact.words).map_err(|message| {
                 CliError::Internal(format!(
                     "internal compiler error: the spirv backend's portable module does not translate to WGSL: \
@@ -73,25 +86,19 @@ pub fn emit(args: &CompileArgs) -> Result<String, CliError> {
 }
 
 /// Lowers the kernel to SPIR-V for the first Vulkan adapter here (its workgroup memory and
-/// dialect), or for defaults (32 KiB, Vulkan) without one.
+/// dialect), or for defaults (32 KiB, Vulkan) without one; from the cache when it has it.
 fn spirv_artifact(
     args: &CompileArgs,
     launch: &Launch,
-    module: &Module,
     mode: Option<Mode>,
 ) -> Result<trident_backend_spirv::Artifact, CliError> {
     let device = trident_runtime::wgpu::WgpuDevice::open(None).ok().flatten();
     let mode = mode.or(Some(Mode::Vulkan));
     let target = spirv::target_for(device.as_ref(), mode);
-    let artifact = crate::lower_to_spirv(
-        module,
-        &launch.path,
-        &launch.source,
-        &launch.spec,
-        target.clone(),
-        &launch.pipeline,
-    )?;
+    let (compiled, origin) = cached::spirv(launch, None, target.clone())?;
+    let artifact = compiled.artifact;
     if args.verbose {
+        eprintln!("{}", origin.describe());
         eprintln!(
             "{}: {:?} SPIR-V, workgroup size {}, {} bytes of workgroup memory, {} threads per warp, {} bindings",
             artifact.entry_name,
@@ -112,8 +119,7 @@ fn spirv_binary(args: &CompileArgs) -> Result<(), CliError> {
     };
     let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
     autotune::choose_for_compile(&mut launch)?;
-    let module = launch.compile()?;
-    let artifact = spirv_artifact(args, &launch, &module, None)?;
+    let artifact = spirv_artifact(args, &launch, None)?;
     let bytes: Vec<u8> = artifact.words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(output, bytes)
         .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", output.display())))
@@ -136,11 +142,13 @@ fn target_sm(target: Option<Target>) -> u32 {
     }
 }
 
-/// Lowers the kernel to PTX for the target the flags give.
-fn ptx(args: &CompileArgs, launch: &Launch, module: &Module) -> Result<Artifact, CliError> {
+/// Lowers the kernel to PTX for the target the flags give, or takes it from the cache.
+fn ptx(args: &CompileArgs, launch: &Launch) -> Result<Compiled<Artifact>, CliError> {
     let sm = target_sm(args.target);
-    let artifact = lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm, &launch.pipeline)?;
+    let (compiled, origin) = cached::ptx(launch, None, sm)?;
+    let artifact = &compiled.artifact;
     if args.verbose {
+        eprintln!("{}", origin.describe());
         eprintln!(
             "{}: .target {}, {} threads per block, {} bytes of dynamic shared memory, {} parameters",
             artifact.kernel_name,
@@ -150,27 +158,46 @@ fn ptx(args: &CompileArgs, launch: &Launch, module: &Module) -> Result<Artifact,
             artifact.params.len()
         );
     }
-    Ok(artifact)
+    Ok(compiled)
 }
 
-/// `--emit cubin -o FILE`: the PTX through ptxas; `--verbose` prints registers and spills.
+/// `--emit cubin -o FILE`: the PTX through ptxas (or the cubin from the cache); `--verbose`
+/// prints registers and spills.
 fn cubin(args: &CompileArgs) -> Result<(), CliError> {
     let Some(output) = args.output.as_deref() else {
         return usage("--emit cubin writes a binary file: give -o FILE");
     };
     let mut launch = args::prepare(&args.spec, DataMode::HeaderOnly)?;
     autotune::choose_for_compile(&mut launch)?;
-    let module = launch.compile()?;
-    let artifact = ptx(args, &launch, &module)?;
-    let ptxas = ptxas::find().map_err(CliError::Failed)?;
-    let gpu_name = if target_sm(args.target) >= 90 { "sm_90a" } else { "sm_80" };
-    let kernels = ptxas::assemble(&ptxas, &artifact.ptx, gpu_name, Path::new(output)).map_err(|message| {
-        CliError::Internal(format!(
-            "internal compiler error: the nvptx backend produced PTX that ptxas rejects\n{message}"
-        ))
-    })?;
+    let sm = target_sm(args.target);
+    let ptxas = match ptxas::find() {
+        Ok(ptxas) => ptxas,
+        Err(message) => {
+            // Kernel errors come first: compile the PTX, then say that ptxas is missing.
+            ptx(args, &launch)?;
+            return Err(CliError::Failed(message));
+        }
+    };
+    let gpu_name = cached::sm_name(sm);
+    let assemble = |ptx: &str| {
+        let kernels = ptxas::assemble(&ptxas, ptx, gpu_name, Path::new(output)).map_err(|message| {
+            CliError::Internal(format!(
+                "internal compiler error: the nvptx backend produced PTX that ptxas rejects\n{message}"
+            ))
+        })?;
+        let bytes = std::fs::read(output)
+            .map_err(|e| CliError::Failed(format!("cannot read back {}: {e}", output.display())))?;
+        Ok((bytes, kernels))
+    };
+    let ptxas_id = cached::ptxas_identity(&ptxas);
+    let (cubin, origin) = cached::cubin(&launch, sm, &ptxas_id, || ptx(args, &launch), assemble)?;
+    if let Origin::Hit(_) = origin {
+        std::fs::write(output, &cubin.bytes)
+            .map_err(|e| CliError::Failed(format!("cannot write {}: {e}", output.display())))?;
+    }
     if args.verbose {
-        for kernel in kernels {
+        eprintln!("{}", origin.describe());
+        for kernel in cubin.resources {
             println!(
                 "{} ({gpu_name}): {} registers, {} bytes spill stores, {} bytes spill loads",
                 kernel.kernel, kernel.registers, kernel.spill_store_bytes, kernel.spill_load_bytes
@@ -187,9 +214,10 @@ pub fn emit_ttir_with_flags(file: &str, flags: &[String]) -> Result<String, CliE
 }
 
 /// [`emit_ttir_with_flags`] for any stage: `stage` are the extra flags (`--emit ttgir --target
-/// sm_90a`, ...). Used by the golden tests of every stage.
+/// sm_90a`, ...). Used by the golden tests of every stage, which test the compiler: the on-disk
+/// cache is neither read nor written (`--no-cache`).
 pub fn emit_with_flags(file: &str, flags: &[String], stage: &[&str]) -> Result<String, CliError> {
-    let argv = ["trident", "compile", file].into_iter().map(String::from);
+    let argv = ["trident", "compile", file, "--no-cache"].into_iter().map(String::from);
     let argv = argv.chain(flags.iter().cloned()).chain(stage.iter().map(|s| s.to_string()));
     match <super::Cli as clap::Parser>::try_parse_from(argv) {
         Ok(super::Cli { command: super::Command::Compile(args) }) => emit(&args),

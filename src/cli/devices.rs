@@ -14,7 +14,6 @@ use super::error::CliError;
 use super::nvptx::{self, GpuKernel};
 use super::spirv::{self, VulkanKernel};
 use super::Backend;
-use crate::CompileError;
 
 /// Why a backend that is not built cannot run here, or `None` when it is built. Whether the
 /// machine has the device is a separate question ([`choose`], [`print_devices`]).
@@ -79,13 +78,13 @@ pub fn choose(
             };
             let artifact = match nvptx::compile_for(launch, module, &device) {
                 Ok(artifact) => artifact,
-                Err(CompileError::User(diagnostics)) => {
+                Err(CliError::Kernel(diagnostics)) => {
                     let first = diagnostics.render();
                     let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ");
                     let why = format!("nvptx cannot compile {} ({first})", launch.kernel);
                     return auto_spirv(launch, module, adapter, &why);
                 }
-                Err(internal) => return Err(internal.into()),
+                Err(internal) => return Err(internal),
             };
             eprintln!("note: --backend auto: running on nvptx ({})", nvptx::describe(&device));
             Ok(Chosen::Nvptx(Box::new(nvptx::load(device, artifact)?)))
@@ -113,7 +112,7 @@ fn auto_spirv(
             eprintln!("note: --backend auto: {why}; running on spirv ({})", spirv::describe(&device));
             Ok(Chosen::Spirv(Box::new(VulkanKernel { device, artifact })))
         }
-        Err(CompileError::User(diagnostics)) => {
+        Err(CliError::Kernel(diagnostics)) => {
             let first = diagnostics.render();
             let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
             eprintln!(
@@ -122,7 +121,7 @@ fn auto_spirv(
             );
             Ok(Chosen::Interp)
         }
-        Err(internal) => Err(internal.into()),
+        Err(internal) => Err(internal),
     }
 }
 

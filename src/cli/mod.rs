@@ -1,5 +1,5 @@
-//! The `trident` command line: `run`, `compile`, `check`, `bench` and `devices` (and the hidden
-//! `selftest-cuda`, which proves the CUDA device path on a GPU machine).
+//! The `trident` command line: `run`, `compile`, `check`, `bench`, `tune`, `cache` and `devices`
+//! (and the hidden `selftest-cuda`, which proves the CUDA device path on a GPU machine).
 //!
 //! The grammar is ARCHITECTURE.md's "Command line" and the corpus README's "CLI contract". This
 //! module holds the clap definitions and the dispatcher; each verb has its own file, and
@@ -16,6 +16,8 @@
 pub mod args;
 pub mod autotune;
 pub mod bench;
+pub mod cache;
+pub mod cached;
 pub mod check;
 pub mod compare;
 pub mod compile;
@@ -28,6 +30,7 @@ pub mod run;
 pub mod selftest;
 pub mod signature;
 pub mod spirv;
+pub mod tune;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,6 +66,13 @@ pub enum Command {
     Check(CheckArgs),
     /// Time launches: warm-up, then the median of several; last line `BENCH median_ms=...`.
     Bench(BenchArgs),
+    /// Time every @triton.autotune config, print them fastest first, store the winner.
+    Tune(BenchArgs),
+    /// The on-disk cache of compiled kernels and autotune choices: dir, list, clear.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
     /// List the backends and devices found on this machine.
     Devices,
     /// Prove the CUDA device path with hand-written PTX (for GPU machines; SKIP without a GPU).
@@ -97,8 +107,24 @@ pub struct SpecFlags {
     pub args: Vec<String>,
     /// Print the IR to stderr after the pass with this name (TTIR: canonicalize, cse, dce, ...;
     /// TTGIR, where the kernel is lowered for nvptx or spirv: coalesce, accelerate-matmul, ...).
+    /// The compiled-kernel cache is not used then, so that the passes run.
     #[arg(long, value_name = "PASS")]
     pub dump_after: Option<String>,
+    /// Neither read nor write the on-disk cache (compiled kernels, autotune choices); see
+    /// `trident cache dir`.
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+/// What `trident cache` does.
+#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheAction {
+    /// Print the cache directory (TRIDENT_CACHE_DIR, else the platform's cache directory).
+    Dir,
+    /// List the entries: kind, kernel, backend, target or device, size, age.
+    List,
+    /// Remove every entry, saying which.
+    Clear,
 }
 
 /// Where a kernel runs.
@@ -215,6 +241,8 @@ pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
         Command::Compile(args) => compile::compile(&args),
         Command::Check(args) => check::check(&args),
         Command::Bench(args) => bench::bench(&args),
+        Command::Tune(args) => tune::tune(&args),
+        Command::Cache { action } => cache::cache(&action),
         Command::Devices => {
             devices::print_devices();
             Ok(())

@@ -10,9 +10,10 @@ use trident_runtime::cuda::{self, CudaDevice, LoadedKernel, Probe};
 use trident_runtime::{Buffer, Grid};
 
 use super::args::Launch;
+use super::cached;
 use super::error::CliError;
 use super::run::launch_error;
-use crate::{kernel_args, lower_to_ptx, Artifact, CompileError};
+use crate::{kernel_args, Artifact};
 
 /// A kernel ready to run on the GPU.
 pub struct GpuKernel {
@@ -59,20 +60,21 @@ pub fn sm_for(compute_capability: (u32, u32)) -> Result<u32, String> {
     }
 }
 
-/// Compiles the TTIR `module` of `launch` to PTX for `device`.
-pub fn compile_for(launch: &Launch, module: &Module, device: &CudaDevice) -> Result<Artifact, CompileError> {
+/// Compiles the TTIR `module` of `launch` to PTX for `device`, through the on-disk cache. A
+/// kernel the backend cannot compile is a [`CliError::Kernel`]; anything else, trident's fault.
+pub fn compile_for(launch: &Launch, module: &Module, device: &CudaDevice) -> Result<Artifact, CliError> {
     let sm = match sm_for(device.compute_capability()) {
         Ok(sm) => sm,
         Err(message) => {
             let diagnostic = crate::Diagnostic::error(message, None);
-            return Err(CompileError::User(crate::Diagnostics::single(
+            return Err(CliError::Kernel(crate::Diagnostics::single(
                 &launch.path,
                 &launch.source,
                 diagnostic,
             )));
         }
     };
-    lower_to_ptx(module, &launch.path, &launch.source, &launch.spec, sm, &launch.pipeline)
+    Ok(cached::ptx(launch, Some(module), sm)?.0.artifact)
 }
 
 /// Loads an artifact on the device (the JIT runs here).

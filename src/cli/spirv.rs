@@ -14,9 +14,10 @@ use trident_runtime::wgpu::WgpuDevice;
 use trident_runtime::{Buffer, Grid};
 
 use super::args::Launch;
+use super::cached;
 use super::error::CliError;
 use super::run::launch_error;
-use crate::{kernel_args, lower_to_spirv, CompileError, SpirvTarget, SPIRV_THREADS_PER_WARP};
+use crate::{kernel_args, SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// A kernel ready to run on a Vulkan adapter.
 pub struct VulkanKernel {
@@ -68,12 +69,13 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
     }
 }
 
-/// Compiles for `device` and the launch's buffers: a buffer larger than one of the device's
-/// storage bindings is bound as two windows.
-pub fn compile_for(launch: &Launch, module: &Module, device: &WgpuDevice) -> Result<Artifact, CompileError> {
+/// Compiles for `device` and the launch's buffers, through the on-disk cache: a buffer larger than
+/// one of the device's storage bindings is bound as two windows. A kernel the backend cannot
+/// compile is a [`CliError::Kernel`].
+pub fn compile_for(launch: &Launch, module: &Module, device: &WgpuDevice) -> Result<Artifact, CliError> {
     let mut target = target_for(Some(device), None);
     target.windowed_buffers = windowed_buffers(launch, module, device);
-    lower_to_spirv(module, &launch.path, &launch.source, &launch.spec, target, &launch.pipeline)
+    Ok(cached::spirv(launch, Some(module), target)?.0.artifact)
 }
 
 /// The pointer arguments (by ordinal among them) whose buffers exceed one binding of `device`.

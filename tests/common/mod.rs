@@ -9,23 +9,44 @@ use std::process::{Command, Output};
 pub const EXAMPLE: &str = "examples/vector_add.py";
 
 /// Runs the binary from the repository root with extra environment variables.
+///
+/// Every run gets an empty cache of its own (see [`own_cache`]) unless `env` names
+/// `TRIDENT_CACHE_DIR`: a test sees what trident does on a first run, whatever ran before it,
+/// and nothing is written to the user's cache.
 pub fn trident_with_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_trident"));
     command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    let cache = own_cache(&mut command);
     for (key, value) in env {
         command.env(key, value);
     }
-    command.output().expect("the trident binary runs")
+    let output = command.output().expect("the trident binary runs");
+    let _ = std::fs::remove_dir_all(cache);
+    output
 }
 
-/// Runs the binary from the repository root without the environment variables `removed`.
+/// Runs the binary from the repository root without the environment variables `removed`, with an
+/// empty cache of its own.
 pub fn trident_without_env(args: &[&str], removed: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_trident"));
     command.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+    let cache = own_cache(&mut command);
     for key in removed {
         command.env_remove(key);
     }
-    command.output().expect("the trident binary runs")
+    let output = command.output().expect("the trident binary runs");
+    let _ = std::fs::remove_dir_all(cache);
+    output
+}
+
+/// Points `TRIDENT_CACHE_DIR` at a directory no other run uses (under the target directory, by
+/// process and a counter), and returns it for removal after the run.
+pub fn own_cache(command: &mut Command) -> PathBuf {
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{}-{run}", std::process::id()));
+    command.env("TRIDENT_CACHE_DIR", &dir);
+    dir
 }
 
 pub fn trident(args: &[&str]) -> Output {

@@ -311,6 +311,11 @@ impl CudaDevice {
         self.info.sm_count
     }
 
+    /// The driver's CUDA version (major, minor); (0, 0) if the driver does not say.
+    pub fn driver_version(&self) -> (u32, u32) {
+        driver::driver_version().unwrap_or((0, 0))
+    }
+
     /// Modules loaded so far (the cache's size).
     pub fn cached_modules(&self) -> usize {
         self.modules.borrow().values().map(Vec::len).sum()

@@ -1,0 +1,289 @@
+//! The payloads of compiled-kernel entries: a PTX artifact, a cubin, a SPIR-V artifact, each
+//! with what a launch or `trident compile` needs besides the code.
+//!
+//! Besides the backend's [`Artifact`](trident_backend_nvptx::Artifact) (code plus launch
+//! metadata: block size, shared memory, parameter ABI; for SPIR-V also the bindings, the uniform
+//! block and the `tl.device_assert` sites with their spans), an entry keeps
+//! - the compiled kernel's parameter names, which bind the command line's arguments (the
+//!   compiled kernel has fewer parameters than the Python function), and
+//! - the warnings the compilation printed (loop hints trident does not apply), rendered, so that
+//!   `trident compile` prints the same stderr from the cache as without it.
+//!
+//! A cubin entry holds the bytes `ptxas` wrote, what `ptxas -v` said (registers, spills) and the
+//! warnings of the PTX's compilation.
+
+use trident_backend_nvptx::{Artifact as PtxArtifact, ParamAbi as PtxParam};
+use trident_backend_spirv::{
+    Artifact as SpirvArtifact, AssertSite, HighWindow, Mode, ParamAbi as SpirvParam,
+};
+use trident_midend::ir::Span;
+
+use super::codec::{DecodeError, Decoder, Encoder};
+use crate::cli::ptxas::KernelResources;
+
+/// A compiled kernel and what its launch needs besides the artifact.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compiled<A> {
+    pub artifact: A,
+    /// The compiled kernel's parameter names, in order.
+    pub arg_names: Vec<String>,
+    /// The warnings its compilation printed, rendered (each ends with a newline).
+    pub warnings: Vec<String>,
+}
+
+/// `ptxas`'s output for one PTX.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cubin {
+    pub bytes: Vec<u8>,
+    pub resources: Vec<KernelResources>,
+    /// The warnings the compilation of the PTX printed, rendered.
+    pub warnings: Vec<String>,
+}
+
+fn bad(what: &str, tag: u8) -> DecodeError {
+    DecodeError(format!("unknown {what} tag {tag}"))
+}
+
+pub fn encode_ptx(compiled: &Compiled<PtxArtifact>) -> Vec<u8> {
+    let artifact = &compiled.artifact;
+    let mut e = Encoder::new();
+    e.str(&artifact.ptx)
+        .str(&artifact.kernel_name)
+        .u32(artifact.threads_per_block)
+        .u32(artifact.shared_bytes);
+    e.count(artifact.params.len());
+    for param in &artifact.params {
+        match param {
+            PtxParam::Pointer => e.u8(0).u32(8),
+            PtxParam::Int(bytes) => e.u8(1).u32(*bytes),
+            PtxParam::Float(bytes) => e.u8(2).u32(*bytes),
+        };
+    }
+    e.u32(artifact.global_scratch_bytes).strings(&compiled.arg_names).strings(&compiled.warnings);
+    e.finish()
+}
+
+pub fn decode_ptx(bytes: &[u8]) -> Result<Compiled<PtxArtifact>, DecodeError> {
+    let mut d = Decoder::new(bytes);
+    let ptx = d.string()?;
+    let kernel_name = d.string()?;
+    let threads_per_block = d.u32()?;
+    let shared_bytes = d.u32()?;
+    let count = d.count(5)?;
+    let mut params = Vec::with_capacity(count);
+    for _ in 0..count {
+        let tag = d.u8()?;
+        let bytes = d.u32()?;
+        params.push(match tag {
+            0 => PtxParam::Pointer,
+            1 => PtxParam::Int(bytes),
+            2 => PtxParam::Float(bytes),
+            other => return Err(bad("parameter", other)),
+        });
+    }
+    let global_scratch_bytes = d.u32()?;
+    let arg_names = d.strings()?;
+    let warnings = d.strings()?;
+    d.finish()?;
+    let artifact =
+        PtxArtifact { ptx, kernel_name, threads_per_block, shared_bytes, params, global_scratch_bytes };
+    Ok(Compiled { artifact, arg_names, warnings })
+}
+
+pub fn encode_cubin(cubin: &Cubin) -> Vec<u8> {
+    let mut e = Encoder::new();
+    e.bytes(&cubin.bytes).count(cubin.resources.len());
+    for kernel in &cubin.resources {
+        e.str(&kernel.kernel)
+            .u32(kernel.registers)
+            .u32(kernel.spill_store_bytes)
+            .u32(kernel.spill_load_bytes);
+    }
+    e.strings(&cubin.warnings);
+    e.finish()
+}
+
+pub fn decode_cubin(bytes: &[u8]) -> Result<Cubin, DecodeError> {
+    let mut d = Decoder::new(bytes);
+    let cubin = d.bytes()?.to_vec();
+    let count = d.count(16)?;
+    let mut resources = Vec::with_capacity(count);
+    for _ in 0..count {
+        resources.push(KernelResources {
+            kernel: d.string()?,
+            registers: d.u32()?,
+            spill_store_bytes: d.u32()?,
+            spill_load_bytes: d.u32()?,
+        });
+    }
+    let warnings = d.strings()?;
+    d.finish()?;
+    Ok(Cubin { bytes: cubin, resources, warnings })
+}
+
+pub fn encode_spirv(compiled: &Compiled<SpirvArtifact>) -> Vec<u8> {
+    let artifact = &compiled.artifact;
+    let mut e = Encoder::new();
+    e.words(&artifact.words).str(&artifact.entry_name);
+    for size in artifact.workgroup_size {
+        e.u32(size);
+    }
+    e.u32(artifact.workgroup_memory_bytes).count(artifact.params.len());
+    for param in &artifact.params {
+        match param {
+            SpirvParam::Buffer { binding, high } => {
+                e.u8(0).u32(*binding);
+                match high {
+                    Some(window) => e.bool(true).u32(window.binding).u32(window.split_word),
+                    None => e.bool(false),
+                };
+            }
+            SpirvParam::Int { bytes, word } => {
+                e.u8(1).u32(*bytes).u32(*word);
+            }
+            SpirvParam::Float { bytes, word } => {
+                e.u8(2).u32(*bytes).u32(*word);
+            }
+        }
+    }
+    e.u32(artifact.uniform_binding).u32(artifact.uniform_words);
+    e.u8(match artifact.mode {
+        Mode::Vulkan => 0,
+        Mode::Portable => 1,
+    });
+    match artifact.assert_binding {
+        Some(binding) => e.bool(true).u32(binding),
+        None => e.bool(false),
+    };
+    e.count(artifact.asserts.len());
+    for site in &artifact.asserts {
+        e.str(&site.message).u32(site.span.start).u32(site.span.end);
+    }
+    e.strings(&compiled.arg_names).strings(&compiled.warnings);
+    e.finish()
+}
+
+pub fn decode_spirv(bytes: &[u8]) -> Result<Compiled<SpirvArtifact>, DecodeError> {
+    let mut d = Decoder::new(bytes);
+    let words = d.words()?;
+    let entry_name = d.string()?;
+    let workgroup_size = [d.u32()?, d.u32()?, d.u32()?];
+    let workgroup_memory_bytes = d.u32()?;
+    let count = d.count(5)?;
+    let mut params = Vec::with_capacity(count);
+    for _ in 0..count {
+        params.push(match d.u8()? {
+            0 => {
+                let binding = d.u32()?;
+                let high = if d.bool()? {
+                    Some(HighWindow { binding: d.u32()?, split_word: d.u32()? })
+                } else {
+                    None
+                };
+                SpirvParam::Buffer { binding, high }
+            }
+            1 => SpirvParam::Int { bytes: d.u32()?, word: d.u32()? },
+            2 => SpirvParam::Float { bytes: d.u32()?, word: d.u32()? },
+            other => return Err(bad("parameter", other)),
+        });
+    }
+    let uniform_binding = d.u32()?;
+    let uniform_words = d.u32()?;
+    let mode = match d.u8()? {
+        0 => Mode::Vulkan,
+        1 => Mode::Portable,
+        other => return Err(bad("SPIR-V dialect", other)),
+    };
+    let assert_binding = if d.bool()? { Some(d.u32()?) } else { None };
+    let count = d.count(12)?;
+    let mut asserts = Vec::with_capacity(count);
+    for _ in 0..count {
+        let message = d.string()?;
+        let span = Span::new(d.u32()?, d.u32()?);
+        asserts.push(AssertSite { message, span });
+    }
+    let arg_names = d.strings()?;
+    let warnings = d.strings()?;
+    d.finish()?;
+    let artifact = SpirvArtifact {
+        words,
+        entry_name,
+        workgroup_size,
+        workgroup_memory_bytes,
+        params,
+        uniform_binding,
+        uniform_words,
+        mode,
+        assert_binding,
+        asserts,
+    };
+    Ok(Compiled { artifact, arg_names, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["x_ptr".into(), "n".into()]
+    }
+
+    #[test]
+    fn ptx_round_trips() {
+        let compiled = Compiled {
+            artifact: PtxArtifact {
+                ptx: ".version 8.0\n".into(),
+                kernel_name: "k".into(),
+                threads_per_block: 128,
+                shared_bytes: 4096,
+                params: vec![PtxParam::Pointer, PtxParam::Int(4), PtxParam::Float(8)],
+                global_scratch_bytes: 128,
+            },
+            arg_names: names(),
+            warnings: vec!["warning: flatten is not applied\n".into()],
+        };
+        assert_eq!(decode_ptx(&encode_ptx(&compiled)), Ok(compiled));
+    }
+
+    #[test]
+    fn spirv_round_trips() {
+        let compiled = Compiled {
+            artifact: SpirvArtifact {
+                words: vec![0x0723_0203, 1, 2],
+                entry_name: "k".into(),
+                workgroup_size: [256, 1, 1],
+                workgroup_memory_bytes: 1024,
+                params: vec![
+                    SpirvParam::Buffer { binding: 0, high: Some(HighWindow { binding: 3, split_word: 9 }) },
+                    SpirvParam::Buffer { binding: 1, high: None },
+                    SpirvParam::Int { bytes: 4, word: 6 },
+                    SpirvParam::Float { bytes: 8, word: 7 },
+                ],
+                uniform_binding: 5,
+                uniform_words: 10,
+                mode: Mode::Portable,
+                assert_binding: Some(4),
+                asserts: vec![AssertSite { message: "x > 0".into(), span: Span::new(10, 20) }],
+            },
+            arg_names: names(),
+            warnings: Vec::new(),
+        };
+        assert_eq!(decode_spirv(&encode_spirv(&compiled)), Ok(compiled));
+    }
+
+    #[test]
+    fn cubin_round_trips() {
+        let cubin = Cubin {
+            bytes: vec![0x7f, b'E', b'L', b'F'],
+            resources: vec![KernelResources {
+                kernel: "k".into(),
+                registers: 40,
+                spill_store_bytes: 0,
+                spill_load_bytes: 8,
+            }],
+            warnings: vec!["warning: ...\n".into()],
+        };
+        assert_eq!(decode_cubin(&encode_cubin(&cubin)), Ok(cubin));
+        assert!(decode_cubin(&[1, 0, 0]).is_err());
+    }
+}
