@@ -890,6 +890,7 @@ impl<'a> Emitter<'a> {
             | AsyncCopyGlobalToLocal
             | AsyncCommitGroup
             | AsyncWait
+            | AsyncCopyArrive
             | LocalLoad
             | AsyncTmaCopyGlobalToLocal
             | WaitBarrier => crate::shared_rings::lower(self, op),

@@ -208,6 +208,14 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             e.ins(format!("cp.async.wait_group {num}"));
             Ok(())
         }
+        Opcode::AsyncCopyArrive => {
+            // Every thread, once its earlier cp.async copies land; `.noinc` leaves the pending
+            // count alone: the barrier's arrivals count these.
+            let (_, barrier) = slot_barrier(e, data.operands[0], data.operands[1])?;
+            let when = e.get(data.operands[2])?[0];
+            e.ins(format!("@{when} cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{barrier}]"));
+            Ok(())
+        }
         _ => {
             // ttg.local_load: the tile's address in its slot.
             let (ring_v, slot_v, result) = (data.operands[0], data.operands[1], data.results[0]);

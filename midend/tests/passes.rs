@@ -127,6 +127,18 @@ fn pipeline_dot_loads() {
     });
 }
 
+/// The same pass for programs of two warpgroups (8 warps), where attention's warpgroups hand
+/// the ring slots over through mbarriers.
+#[test]
+fn pipeline_dot_loads_two_warpgroups() {
+    check_folder("pipeline_dot_loads_two_warpgroups", |module| {
+        let target =
+            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 8) };
+        passes::pipeline_dot_loads::run(module, &target);
+        passes::dce::run(module);
+    });
+}
+
 /// Conversions of splats and constants become the splat or constant in the new layout.
 #[test]
 fn fold_splat_conversions() {

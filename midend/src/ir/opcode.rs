@@ -251,6 +251,8 @@ define_ops! {
         "trident: (ring, slot, pointers[, mask]) copy a tile into a ring slot asynchronously (cp.async); masked-off elements are written as zero.";
     AsyncCommitGroup = "ttg.async_commit_group", ops Exactly(0), res Exactly(0), regions 0, Write, false,
         "Close the group of asynchronous copies issued since the last commit.";
+    AsyncCopyArrive = "ttng.async_copy_arrive", ops Exactly(3), res Exactly(0), regions 0, Write, false,
+        "trident: (barriers, index, pred) when `pred`, each thread arrives on mbarrier `index` of a ttng.init_barriers array once its earlier asynchronous copies (cp.async) have landed (cp.async.mbarrier.arrive.noinc: the array's `arrivals` count these).";
     AsyncWait = "ttg.async_wait", ops Exactly(0), res Exactly(0), regions 0, Write, false,
         "Wait until at most `num` committed groups of asynchronous copies are still in flight (this thread's copies).";
     AsyncTmaCopyGlobalToLocal = "ttng.async_tma_copy_global_to_local", ops AtLeast(5), res Exactly(0), regions 0, Write, false,

@@ -586,7 +586,7 @@ impl<'a> FunctionVerifier<'a> {
                 }
                 Ok(())
             }
-            ArriveBarrier => {
+            ArriveBarrier | AsyncCopyArrive => {
                 i32_operands(&operands[..2])?;
                 if !is_i1_scalar(operands[2]) {
                     return Err(format!("arrive predicate {} is not an i1", operands[2]));

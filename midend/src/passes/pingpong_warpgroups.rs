@@ -18,7 +18,9 @@
 //! Every warpgroup runs the same loops the same number of times, so the turns stay paired.
 //!
 //! Measured on an H100 (the corpus' flash attention, d128, 8 warps, same command): full 425 →
-//! 441 TFLOP/s, causal 348 → 348; marking the `P V` dots as well was slower (434, 344).
+//! 441 TFLOP/s, causal 348 → 348; marking the `P V` dots as well was slower (434, 344). The
+//! turns pay off fully once the warpgroups are not realigned by a barrier every iteration
+//! (pipeline-dot-loads hands the ring slots over through mbarriers there): 473 TFLOP/s.
 //!
 //! Expects: TTGIR after pipeline-dot-loads and fold-splat-conversions (accumulators are
 //! constants in the MMA layout). Guarantees: the same values; only attributes change.

@@ -205,7 +205,7 @@ pub(super) fn rewrite(
 /// Each consumer warp's arrival on the "empty" barrier of a slot its dots no longer read: after
 /// the body's first warpgroup-dot wait, the previous iteration's slot (none before the first
 /// iteration); with no wait (synchronous dots), this iteration's slot after its last dot.
-fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, slots: i64) {
+pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, slots: i64) {
     let region = body.op(lp).regions[0];
     let ops = body.blocks[region].ops.clone();
     let first_wait = ops.iter().position(|&op| body.opcode(op) == Opcode::WarpGroupDotWait);
