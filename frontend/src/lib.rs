@@ -4,8 +4,9 @@
 //! (`program.rs`), finds the jit functions, module constants and imports, and lowers one kernel
 //! for one [`Specialization`] (constexpr values and argument types) to a TTIR [`Module`]
 //! (`lower/`), evaluating at compile time what Triton evaluates at compile time and calling into
-//! the language surface in `builtins/`, then checks Triton's size limit on every tensor the
-//! module makes (`limits.rs`). Helpers called by the kernel become separate, specialized
+//! the language surface in `builtins/`, then checks Triton's shape rules on every tensor the
+//! module makes and trident's limit on the size of the kernel after inlining and unrolling
+//! (`limits.rs`). Helpers called by the kernel become separate, specialized
 //! functions reached by `tt.call` (the midend inlines them). User errors come back as
 //! [`Diagnostics`] with spans into the source, rendered with the Python line and a caret.
 //!
@@ -43,7 +44,8 @@ pub fn compile_kernel(
     let spec = with_heuristics(&program, kernel, spec).map_err(wrap)?;
     let mut compiler = lower::Compiler::new(&program, &spec);
     compiler.lower_kernel(kernel).map_err(wrap)?;
-    limits::check_tensor_sizes(&compiler.module).map_err(wrap)?;
+    limits::check_tensor_shapes(&compiler.module).map_err(wrap)?;
+    limits::check_kernel_size(&compiler.module).map_err(wrap)?;
     Ok(compiler.module)
 }
 

@@ -154,7 +154,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let mask = a.take(2, "mask");
             l.no_more(a, "tl.device_assert")?;
             let msg = l.const_str(msg, "the message")?;
-            let cond = l.to_value(&cond)?;
+            let cond = l.number(&cond, "tl.device_assert")?;
             let mut c = l.cast(cond, DType::I1)?;
             // Lanes the mask turns off hold by definition: the assertion is `cond | ~mask`.
             if let Some(mask) = mask.filter(|m| !matches!(m, FValue::Const(Const::None))) {

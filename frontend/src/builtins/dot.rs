@@ -21,8 +21,8 @@ pub fn call(l: &mut FnLowerer, a: &mut CallArgs) -> LResult<FValue> {
     let imprecise = a.take(5, "max_num_imprecise_acc");
     let out_dtype = a.take(6, "out_dtype");
     l.no_more(a, "tl.dot")?;
-    let x = l.to_value(&x)?;
-    let y = l.to_value(&y)?;
+    let x = l.number(&x, "tl.dot")?;
+    let y = l.number(&y, "tl.dot")?;
     let (sx, sy) = (l.shape_of(x), l.shape_of(y));
     if sx.len() != sy.len() || !(2..=3).contains(&sx.len()) {
         return l.error(format!(
@@ -91,7 +91,7 @@ pub fn call(l: &mut FnLowerer, a: &mut CallArgs) -> LResult<FValue> {
             l.b().constant(out_ty.clone(), zero)
         }
         Some(acc) => {
-            let c = l.to_value(&acc)?;
+            let c = l.number(&acc, "tl.dot's accumulator")?;
             if l.shape_of(c) != out_shape {
                 return l.error(format!(
                     "tl.dot: the accumulator has shape {:?}, expected {out_shape:?}",

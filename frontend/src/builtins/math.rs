@@ -37,13 +37,13 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let nan = a.take(3, "propagate_nan");
             l.no_more(a, "tl.clamp")?;
             let propagate = propagate_nan(l, nan)?;
-            let x = promote_bf16(l, x)?;
-            let lo = promote_bf16(l, lo)?;
-            let hi = promote_bf16(l, hi)?;
-            let (lo, hi) = binary_typed(l, lo, hi)?;
+            let x = promote_bf16(l, x, "tl.clamp")?;
+            let lo = promote_bf16(l, lo, "tl.clamp")?;
+            let hi = promote_bf16(l, hi, "tl.clamp")?;
+            let (lo, hi) = binary_typed(l, lo, hi, "tl.clamp")?;
             let FValue::Tensor(x) = x else { unreachable!("promote_bf16 returns tensors") };
-            let (x, lo) = binary_typed(l, FValue::Tensor(x), FValue::Tensor(lo))?;
-            let (x, hi) = binary_typed(l, FValue::Tensor(x), FValue::Tensor(hi))?;
+            let (x, lo) = binary_typed(l, FValue::Tensor(x), FValue::Tensor(lo), "tl.clamp")?;
+            let (x, hi) = binary_typed(l, FValue::Tensor(x), FValue::Tensor(hi), "tl.clamp")?;
             if !l.dtype_of(x).is_float() {
                 return l.error(format!("tl.clamp needs a floating-point tensor, got {}", l.ty(x)));
             }
@@ -56,9 +56,9 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let y = l.arg(a, 1, "y", "tl.fma")?;
             let z = l.arg(a, 2, "z", "tl.fma")?;
             l.no_more(a, "tl.fma")?;
-            let (x, y) = binary_typed(l, x, y)?;
-            let (z, x) = binary_typed(l, z, FValue::Tensor(x))?;
-            let (z, y) = binary_typed(l, FValue::Tensor(z), FValue::Tensor(y))?;
+            let (x, y) = binary_typed(l, x, y, "tl.fma")?;
+            let (z, x) = binary_typed(l, z, FValue::Tensor(x), "tl.fma")?;
+            let (z, y) = binary_typed(l, FValue::Tensor(z), FValue::Tensor(y), "tl.fma")?;
             let (x, _) = l.broadcast_pair(x, z)?;
             if !l.dtype_of(x).is_float() {
                 return l.error("tl.fma needs floating-point operands");
@@ -68,7 +68,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         "abs" => {
             let x = l.arg(a, 0, "x", "tl.abs")?;
             l.no_more(a, "tl.abs")?;
-            let x = l.to_value(&x)?;
+            let x = l.number(&x, "tl.abs")?;
             let d = l.dtype_of(x);
             if d.is_float() {
                 Ok(FValue::Tensor(l.b().same_type(Opcode::AbsF, vec![x])))
@@ -82,14 +82,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         | "ceil" | "erf" => {
             let x = l.arg(a, 0, "x", name)?;
             l.no_more(a, name)?;
-            let x = l.to_value(&x)?;
-            let d = l.dtype_of(x);
-            if d != DType::F32 && d != DType::F64 {
-                return l.error(format!(
-                    "tl.{name} expects float32 or float64, got {}; cast first, e.g. x.to(tl.float32)",
-                    d.triton_name()
-                ));
-            }
+            let x = l.float_operand(&x, &format!("tl.{name}"))?;
             let op = match name {
                 "exp" => Opcode::Exp,
                 "exp2" => Opcode::Exp2,
@@ -112,10 +105,10 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let y = l.arg(a, 1, "y", name)?;
             let _ieee = a.take(2, "ieee_rounding");
             l.no_more(a, name)?;
-            let (x, y) = binary_typed(l, x, y)?;
+            let (x, y) = binary_typed(l, x, y, &format!("tl.{name}"))?;
             let d = l.dtype_of(x);
             if d != DType::F32 && d != DType::F64 {
-                return l.error(format!("tl.{name} expects float32 or float64, got {}", d.triton_name()));
+                return l.error(format!("tl.{name} expects fp32 or fp64, got {}", d.triton_name()));
             }
             let op = if name == "div_rn" { Opcode::PreciseDivF } else { Opcode::DivF };
             Ok(FValue::Tensor(l.b().same_type(op, vec![x, y])))
@@ -123,6 +116,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         "sigmoid" => {
             let x = l.arg(a, 0, "x", "tl.sigmoid")?;
             l.no_more(a, "tl.sigmoid")?;
+            let x = FValue::Tensor(l.number(&x, "tl.sigmoid")?);
             let neg = l.negate(x)?;
             let e = call(l, "exp", &mut CallArgs::positional(vec![neg]))?;
             let den = l.binary(BinOp::Add, FValue::Const(Const::Float(1.0)), e)?;
@@ -132,6 +126,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let x = l.arg(a, 0, "x", "tl.softmax")?;
             let _ieee = a.take(1, "ieee_rounding");
             l.no_more(a, "tl.softmax")?;
+            let x = FValue::Tensor(l.number(&x, "tl.softmax")?);
             let m = super::call(l, "max", CallArgs::positional(vec![x.clone(), FValue::int(0)]))?;
             let z = l.binary(BinOp::Sub, x, m)?;
             let num = call(l, "exp", &mut CallArgs::positional(vec![z]))?;
@@ -142,7 +137,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let x = l.arg(a, 0, "x", "tl.umulhi")?;
             let y = l.arg(a, 1, "y", "tl.umulhi")?;
             l.no_more(a, "tl.umulhi")?;
-            let (x, y) = binary_typed(l, x, y)?;
+            let (x, y) = binary_typed(l, x, y, "tl.umulhi")?;
             if !l.dtype_of(x).is_int() {
                 return l.error("tl.umulhi needs integer operands");
             }
@@ -162,24 +157,25 @@ fn propagate_nan(l: &FnLowerer, v: Option<FValue>) -> LResult<bool> {
     }
 }
 
-/// `to_tensor`, and bf16 promoted to f32 (Triton does this for min/max/clamp).
-fn promote_bf16(l: &mut FnLowerer, v: FValue) -> LResult<FValue> {
-    let x = l.to_value(&v)?;
+/// `to_tensor` on a number, and bf16 promoted to f32 (Triton does this for min/max/clamp).
+fn promote_bf16(l: &mut FnLowerer, v: FValue, func: &str) -> LResult<FValue> {
+    let x = l.number(&v, func)?;
     if l.dtype_of(x) == DType::BF16 {
         return Ok(FValue::Tensor(l.cast(x, DType::F32)?));
     }
     Ok(FValue::Tensor(x))
 }
 
-/// Both operands converted to tensors and to their common type and shape, without the Python
-/// scalar rule (Triton calls `to_tensor` first in these functions).
+/// Both operands of `func` converted to tensors of numbers and to their common type and shape,
+/// without the Python scalar rule (Triton calls `to_tensor` first in these functions).
 fn binary_typed(
     l: &mut FnLowerer,
     x: FValue,
     y: FValue,
+    func: &str,
 ) -> LResult<(trident_midend::ir::Value, trident_midend::ir::Value)> {
-    let x = FValue::Tensor(l.to_value(&x)?);
-    let y = FValue::Tensor(l.to_value(&y)?);
+    let x = FValue::Tensor(l.number(&x, func)?);
+    let y = FValue::Tensor(l.number(&y, func)?);
     // Reuse the arithmetic typing through a comparison-free path: compute the common type from a
     // throwaway addition's rules by casting explicitly.
     let (xv, yv) = (l.to_value(&x)?, l.to_value(&y)?);
@@ -214,18 +210,24 @@ fn common_type(l: &FnLowerer, a: DType, b: DType) -> LResult<DType> {
 
 /// `tl.where(cond, x, y)`.
 pub fn where_(l: &mut FnLowerer, cond: FValue, x: FValue, y: FValue) -> LResult<FValue> {
-    let c = l.to_value(&cond)?;
+    let c = l.number(&cond, "the condition of a selection")?;
     let c = l.cast(c, DType::I1)?;
-    // x and y follow the arithmetic typing rules, Python scalars included; pointers are allowed.
-    let (xv, yv) = match (&x, &y) {
-        (FValue::Tensor(a), FValue::Tensor(b)) if l.ty(*a).is_ptr() || l.ty(*b).is_ptr() => {
-            l.broadcast_pair(*a, *b)?
+    // x and y follow the arithmetic typing rules, Python scalars included. Pointers select only
+    // between pointers of one type: `select` has one result type, and Triton's own check lets a
+    // pointer and an integer through to a select that MLIR then rejects.
+    let is_ptr = |l: &FnLowerer, v: &FValue| matches!(v, FValue::Tensor(t) if l.ty(*t).is_ptr());
+    let (xv, yv) = if is_ptr(l, &x) || is_ptr(l, &y) {
+        let (a, b) = (l.to_value(&x)?, l.to_value(&y)?);
+        if l.ty(a).elem() != l.ty(b).elem() {
+            return l.error(format!(
+                "cannot select between {} and {}: a pointer is selected only with a pointer of the same type",
+                l.elem_name(a),
+                l.elem_name(b)
+            ));
         }
-        _ => {
-            let probe_x = x.clone();
-            let probe_y = y.clone();
-            typed_pair(l, probe_x, probe_y)?
-        }
+        l.broadcast_pair(a, b)?
+    } else {
+        typed_pair(l, x, y)?
     };
     let shape = l.broadcast_shape(&l.shape_of(c), &l.shape_of(xv))?;
     let c = l.broadcast_to(c, &shape)?;
@@ -258,8 +260,9 @@ fn typed_pair(
 }
 
 fn min_max(l: &mut FnLowerer, is_max: bool, x: FValue, y: FValue, propagate: bool) -> LResult<FValue> {
-    let x = promote_bf16(l, x)?;
-    let y = promote_bf16(l, y)?;
+    let func = if is_max { "tl.maximum" } else { "tl.minimum" };
+    let x = promote_bf16(l, x, func)?;
+    let y = promote_bf16(l, y, func)?;
     let (x, y) = typed_pair(l, x, y)?;
     let d = l.dtype_of(x);
     let op = if d.is_float() {

@@ -95,6 +95,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 ));
             }
             for (i, d) in deltas.into_iter().enumerate() {
+                let d = FValue::Tensor(l.int_scalar(&d, "the offsets of tl.advance")?);
                 let sum = l.binary(BinOp::Add, FValue::Tensor(bp.offsets[i]), d)?;
                 let v = l.to_value(&sum)?;
                 bp.offsets[i] = l.cast(v, DType::I32)?;
@@ -113,13 +114,18 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         }
         "load_tensor_descriptor" | "store_tensor_descriptor" => {
             let desc = l.arg(a, 0, "desc", name)?;
-            let desc = l.to_value(&desc)?;
-            if !l.ty(desc).is_desc() {
-                let ty = l.ty(desc);
-                return l.error(format!(
-                    "tl.{name} needs a tensor descriptor (from tl.make_tensor_descriptor) as `desc`, got {ty}"
-                ));
-            }
+            let desc = match desc {
+                FValue::Tensor(d) if l.ty(d).is_desc() => d,
+                other => {
+                    let got = match &other {
+                        FValue::Tensor(x) => l.elem_name(*x),
+                        other => crate::lower::expr::describe(other),
+                    };
+                    return l.error(format!(
+                        "tl.{name} needs a tensor descriptor (from tl.make_tensor_descriptor) as `desc`, got {got}"
+                    ));
+                }
+            };
             let method = if name.starts_with("load") { "load" } else { "store" };
             let mut rest = CallArgs { args: a.take_rest(1), kwargs: std::mem::take(&mut a.kwargs) };
             desc_method(l, desc, method, &mut rest)
@@ -174,7 +180,7 @@ fn expect_pointer(l: &mut FnLowerer, v: &FValue, func: &str) -> LResult<Value> {
 /// Broadcasts a mask to the pointer's shape and checks it is boolean.
 fn broadcast_mask(l: &mut FnLowerer, ptr: Value, mask: FValue, func: &str) -> LResult<(Value, Value)> {
     let m = l.to_value(&mask)?;
-    if l.dtype_of(m) != DType::I1 {
+    if l.number_dtype(m) != Some(DType::I1) {
         return l.error(format!("{func}: the mask must be boolean (int1), got {}", l.ty(m)));
     }
     l.broadcast_pair(ptr, m)
@@ -249,7 +255,7 @@ pub fn store(
     let mut operands = vec![p, v];
     if let Some(mask) = mask {
         let m = l.to_value(&mask)?;
-        if l.dtype_of(m) != DType::I1 {
+        if l.number_dtype(m) != Some(DType::I1) {
             return l.error(format!("tl.store: the mask must be boolean (int1), got {}", l.ty(m)));
         }
         let shape = l.shape_of(p);
@@ -283,8 +289,8 @@ fn atomic_operands(
     let m = match mask {
         Some(m) => {
             let m = l.to_value(&m)?;
-            if l.dtype_of(m) != DType::I1 {
-                return l.error(format!("{func}: the mask must be boolean"));
+            if l.number_dtype(m) != Some(DType::I1) {
+                return l.error(format!("{func}: the mask must be boolean (int1), got {}", l.ty(m)));
             }
             l.broadcast_to(m, &shape)?
         }
@@ -462,17 +468,17 @@ fn make_block_ptr(
         );
     }
     l.check_block_shape(&block)?;
-    let to_typed = |l: &mut FnLowerer, vs: Vec<FValue>, d: DType| -> LResult<Vec<Value>> {
+    let to_typed = |l: &mut FnLowerer, vs: Vec<FValue>, d: DType, what: &str| -> LResult<Vec<Value>> {
         vs.into_iter()
             .map(|v| {
-                let x = l.to_value(&v)?;
+                let x = l.int_scalar(&v, &format!("tl.make_block_ptr's {what}"))?;
                 l.cast(x, d)
             })
             .collect()
     };
-    let shape = to_typed(l, shape, DType::I64)?;
-    let strides = to_typed(l, strides, DType::I64)?;
-    let offsets = to_typed(l, offsets, DType::I32)?;
+    let shape = to_typed(l, shape, DType::I64, "shape")?;
+    let strides = to_typed(l, strides, DType::I64, "strides")?;
+    let offsets = to_typed(l, offsets, DType::I32, "offsets")?;
     Ok(FValue::BlockPtr(Box::new(BlockPtr { base, shape, strides, offsets, block_shape: block, order })))
 }
 
@@ -590,11 +596,11 @@ fn make_descriptor(
     }
     let mut operands = vec![base];
     for s in shape {
-        let x = l.to_value(&s)?;
+        let x = l.int_scalar(&s, "tl.make_tensor_descriptor's shape")?;
         operands.push(l.cast(x, DType::I32)?);
     }
     for s in strides {
-        let x = l.to_value(&s)?;
+        let x = l.int_scalar(&s, "tl.make_tensor_descriptor's strides")?;
         operands.push(l.cast(x, DType::I64)?);
     }
     let padding = if padding.is_empty() { "zero" } else { padding };
@@ -615,7 +621,7 @@ pub fn desc_method(l: &mut FnLowerer, desc: Value, name: &str, a: &mut CallArgs)
     }
     let mut offs = Vec::new();
     for o in offsets {
-        let x = l.to_value(&o)?;
+        let x = l.int_scalar(&o, &format!("the offsets of desc.{name}"))?;
         offs.push(l.cast(x, DType::I32)?);
     }
     match name {

@@ -66,14 +66,14 @@ fn randint4x(l: &mut FnLowerer, seed: FValue, offset: FValue, rounds: i64) -> LR
 }
 
 fn philox(l: &mut FnLowerer, seed: FValue, counters: [FValue; 4], rounds: i64) -> LResult<Vec<Value>> {
-    let seed = l.to_value(&seed)?;
+    let seed = l.number(&seed, "the seed of a random function")?;
     if !l.dtype_of(seed).is_int() || !l.shape_of(seed).is_empty() {
         return l.error("the seed of a random function must be an integer scalar");
     }
     let seed = l.cast(seed, DType::U64)?;
     let mut c = Vec::new();
     for x in counters {
-        let v = l.to_value(&x)?;
+        let v = l.number(&x, "the offset of a random function")?;
         if l.dtype_of(v).bits() != 32 || !l.dtype_of(v).is_int() {
             return l.error(format!(
                 "trident implements Philox for 32-bit offsets; got {}",

@@ -39,7 +39,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let dtype = a.take(3, "dtype");
             l.no_more(a, name)?;
             let keep = l.const_bool(keep, false, "keep_dims")?;
-            let mut x = l.to_value(&x)?;
+            let mut x = l.number(&x, &format!("tl.{name}"))?;
             let d = l.dtype_of(x);
             let combine = match name {
                 "sum" => {
@@ -73,7 +73,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let keep = l.const_bool(keep, false, "keep_dims")?;
             let indices = l.const_bool(indices, false, "return_indices")?;
             let _ = l.const_bool(tie_left, true, "return_indices_tie_break_left")?;
-            let x = promote_narrow(l, x)?;
+            let x = promote_narrow(l, x, name)?;
             if indices {
                 let (v, i) = arg_reduce(l, x, axis, name == "max", keep)?;
                 return Ok(FValue::Tuple(vec![FValue::Tensor(v), FValue::Tensor(i)]));
@@ -89,7 +89,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let keep = a.take(3, "keep_dims");
             l.no_more(a, name)?;
             let keep = l.const_bool(keep, false, "keep_dims")?;
-            let x = promote_narrow(l, x)?;
+            let x = promote_narrow(l, x, name)?;
             let (_, i) = arg_reduce(l, x, axis, name == "argmax", keep)?;
             Ok(FValue::Tensor(i))
         }
@@ -103,7 +103,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let FValue::JitFn(fname) = f else {
                 return l.error("tl.reduce's combine_fn must be a @triton.jit function");
             };
-            let (inputs, is_tuple) = operands(l, x)?;
+            let (inputs, is_tuple) = operands(l, x, "tl.reduce")?;
             let r = reduce(l, inputs, axis, Combine::Jit(fname), keep)?;
             Ok(pack(r, is_tuple))
         }
@@ -114,7 +114,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let dtype = a.take(3, "dtype");
             l.no_more(a, name)?;
             let reverse = l.const_bool(reverse, false, "reverse")?;
-            let mut x = l.to_value(&x)?;
+            let mut x = l.number(&x, &format!("tl.{name}"))?;
             let d = l.dtype_of(x);
             if let Some(t) = accumulation_dtype(d, dtype) {
                 x = l.cast(x, t)?;
@@ -134,7 +134,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let FValue::JitFn(fname) = f else {
                 return l.error("tl.associative_scan's combine_fn must be a @triton.jit function");
             };
-            let (inputs, is_tuple) = operands(l, x)?;
+            let (inputs, is_tuple) = operands(l, x, "tl.associative_scan")?;
             let r = scan(l, inputs, axis, Combine::Jit(fname), reverse)?;
             Ok(pack(r, is_tuple))
         }
@@ -143,7 +143,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let dim = a.take(1, "dim");
             let descending = a.take(2, "descending");
             l.no_more(a, "tl.sort")?;
-            let x = l.to_value(&x)?;
+            let x = l.number(&x, "tl.sort")?;
             let rank = l.shape_of(x).len();
             if rank == 0 {
                 return l.error("tl.sort needs a tensor");
@@ -165,7 +165,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let k = l.arg(a, 1, "k", "tl.topk")?;
             let dim = a.take(2, "dim");
             l.no_more(a, "tl.topk")?;
-            let x = l.to_value(&x)?;
+            let x = l.number(&x, "tl.topk")?;
             let shape = l.shape_of(x);
             if shape.is_empty() {
                 return l.error("tl.topk needs a tensor");
@@ -194,9 +194,13 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let bins = l.arg(a, 1, "num_bins", "tl.histogram")?;
             let mask = a.take(2, "mask");
             l.no_more(a, "tl.histogram")?;
-            let x = l.to_value(&x)?;
+            let x = l.number(&x, "tl.histogram")?;
             if !l.dtype_of(x).is_int() || l.shape_of(x).len() != 1 {
-                return l.error("tl.histogram needs a 1-D integer tensor");
+                return l.error(format!(
+                    "tl.histogram needs a 1-D integer tensor, got {} of shape {:?}",
+                    l.elem_name(x),
+                    l.shape_of(x)
+                ));
             }
             let bins = l.const_int(&bins, "num_bins")?;
             if bins <= 0 || bins & (bins - 1) != 0 {
@@ -204,7 +208,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             }
             let mut operands = vec![x];
             if let Some(m) = mask.filter(|m| !matches!(m, FValue::Const(Const::None))) {
-                let m = l.to_value(&m)?;
+                let m = l.number(&m, "tl.histogram's mask")?;
                 let m = l.cast(m, DType::I1)?;
                 operands.push(l.broadcast_to(m, &l.shape_of(x))?);
             }
@@ -228,8 +232,8 @@ fn accumulation_dtype(d: DType, requested: Option<FValue>) -> Option<DType> {
 }
 
 /// max/min promote bf16 to f32 and types narrower than 32 bits to f32 / i32.
-fn promote_narrow(l: &mut FnLowerer, x: FValue) -> LResult<Value> {
-    let x = l.to_value(&x)?;
+fn promote_narrow(l: &mut FnLowerer, x: FValue, name: &str) -> LResult<Value> {
+    let x = l.number(&x, &format!("tl.{name}"))?;
     let d = l.dtype_of(x);
     if d.bits() < 32 {
         return l.cast(x, if d.is_float() { DType::F32 } else { DType::I32 });
@@ -237,16 +241,18 @@ fn promote_narrow(l: &mut FnLowerer, x: FValue) -> LResult<Value> {
     Ok(x)
 }
 
-fn operands(l: &mut FnLowerer, x: FValue) -> LResult<(Vec<Value>, bool)> {
+/// The operands of a reduction or scan with a combine function (`func`): one tensor of numbers
+/// or a tuple of them.
+fn operands(l: &mut FnLowerer, x: FValue, func: &str) -> LResult<(Vec<Value>, bool)> {
     match x {
         FValue::Tuple(items) => {
             let mut out = Vec::new();
             for i in items {
-                out.push(l.to_value(&i)?);
+                out.push(l.number(&i, func)?);
             }
             Ok((out, true))
         }
-        other => Ok((vec![l.to_value(&other)?], false)),
+        other => Ok((vec![l.number(&other, func)?], false)),
     }
 }
 
@@ -255,6 +261,15 @@ fn pack(values: Vec<Value>, is_tuple: bool) -> FValue {
         FValue::Tuple(values.into_iter().map(FValue::Tensor).collect())
     } else {
         FValue::Tensor(values[0])
+    }
+}
+
+/// A shape for a message: `[128, 64]`, or `a scalar`.
+fn shape_name(shape: &[u32]) -> String {
+    if shape.is_empty() {
+        "a scalar".into()
+    } else {
+        format!("{shape:?}")
     }
 }
 
@@ -277,7 +292,11 @@ fn reduce(
     let shape = l.shape_of(inputs[0]);
     for &x in &inputs[1..] {
         if l.shape_of(x) != shape {
-            return l.error("the operands of a reduction must have the same shape");
+            return l.error(format!(
+                "the operands of a reduction must have the same shape, got {} and {}",
+                shape_name(&shape),
+                shape_name(&l.shape_of(x))
+            ));
         }
     }
     let axis = match axis {
@@ -328,6 +347,15 @@ fn scan(
     reverse: bool,
 ) -> LResult<Vec<Value>> {
     let shape = l.shape_of(inputs[0]);
+    for &x in &inputs[1..] {
+        if l.shape_of(x) != shape {
+            return l.error(format!(
+                "the operands of a scan must have the same shape, got {} and {}",
+                shape_name(&shape),
+                shape_name(&l.shape_of(x))
+            ));
+        }
+    }
     if shape.is_empty() {
         return l.error("cannot scan a scalar");
     }

@@ -13,6 +13,14 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         "reshape" | "view" | "ravel" => {
             let x = l.arg(a, 0, "input", name)?;
             let x = l.to_value(&x)?;
+            if !l.ty(x).is_tensor() {
+                // Triton's reshape reads the number of elements of a block type, which a scalar
+                // does not have.
+                return l.error(format!(
+                    "tl.{name} needs a tensor, got a scalar {}; make a one-element tensor with x[None]",
+                    l.elem_name(x)
+                ));
+            }
             let shape = if name == "ravel" {
                 vec![l.ty(x).numel() as u32]
             } else {
@@ -70,16 +78,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let x = l.arg(a, 0, "a", "tl.join")?;
             let y = l.arg(a, 1, "b", "tl.join")?;
             l.no_more(a, "tl.join")?;
-            let (x, y) = (l.to_value(&x)?, l.to_value(&y)?);
-            if l.dtype_of(x) != l.dtype_of(y) {
-                return l.error(format!(
-                    "tl.join needs operands of one dtype, got {} and {}",
-                    l.ty(x),
-                    l.ty(y)
-                ));
-            }
-            let (x, y) = l.broadcast_pair(x, y)?;
-            Ok(FValue::Tensor(join(l, x, y)))
+            let (x, y) = same_elements(l, x, y, "tl.join")?;
+            Ok(FValue::Tensor(join(l, x, y)?))
         }
         "split" => {
             let x = l.arg(a, 0, "a", "tl.split")?;
@@ -92,9 +92,8 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let x = l.arg(a, 0, "a", "tl.interleave")?;
             let y = l.arg(a, 1, "b", "tl.interleave")?;
             l.no_more(a, "tl.interleave")?;
-            let (x, y) = (l.to_value(&x)?, l.to_value(&y)?);
-            let (x, y) = l.broadcast_pair(x, y)?;
-            let j = join(l, x, y);
+            let (x, y) = same_elements(l, x, y, "tl.interleave")?;
+            let j = join(l, x, y)?;
             let mut shape = l.shape_of(j);
             let two = shape.pop().unwrap();
             let last = shape.pop().unwrap_or(1);
@@ -138,6 +137,7 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             };
             l.no_more(a, "tl.broadcast_to")?;
             let shape = l.const_shape(&shape, "the shape")?;
+            l.check_block_shape(&shape)?;
             let x = l.to_value(&x)?;
             Ok(FValue::Tensor(l.broadcast_to(x, &shape)?))
         }
@@ -199,6 +199,20 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
     }
 }
 
+/// The two operands of `tl.join` / `tl.interleave`, broadcast to one shape: they must have one
+/// element type (Triton does not promote here; the op takes one type).
+fn same_elements(l: &mut FnLowerer, x: FValue, y: FValue, func: &str) -> LResult<(Value, Value)> {
+    let (x, y) = (l.to_value(&x)?, l.to_value(&y)?);
+    if l.ty(x).elem() != l.ty(y).elem() {
+        return l.error(format!(
+            "{func} needs two operands of one element type, got {} and {}; cast one of them",
+            l.elem_name(x),
+            l.elem_name(y)
+        ));
+    }
+    l.broadcast_pair(x, y)
+}
+
 pub fn reshape(l: &mut FnLowerer, x: Value, shape: &[u32], allow_reorder: bool) -> LResult<Value> {
     let from = l.shape_of(x);
     let (n_from, n_to): (u64, u64) =
@@ -233,11 +247,18 @@ pub fn permute(l: &mut FnLowerer, x: Value, order: &[usize]) -> LResult<Value> {
     Ok(l.b().value(Opcode::Trans, vec![x], ty, attrs))
 }
 
-fn join(l: &mut FnLowerer, x: Value, y: Value) -> Value {
+fn join(l: &mut FnLowerer, x: Value, y: Value) -> LResult<Value> {
+    if l.shape_of(x).is_empty() {
+        // `tt.join` joins tensors: two scalars are joined as one-element tensors and the [1, 2]
+        // result viewed as [2], as Triton's `join` does.
+        let (x, y) = (l.b().expand_dims(x, 0), l.b().expand_dims(y, 0));
+        let pair = join(l, x, y)?;
+        return reshape(l, pair, &[2], false);
+    }
     let mut shape = l.shape_of(x);
     shape.push(2);
     let ty = l.ty(x).with_shape(&shape);
-    l.b().value(Opcode::Join, vec![x, y], ty, Attrs::new())
+    Ok(l.b().value(Opcode::Join, vec![x, y], ty, Attrs::new()))
 }
 
 fn split(l: &mut FnLowerer, x: Value) -> LResult<(Value, Value)> {
@@ -273,7 +294,7 @@ fn flip(l: &mut FnLowerer, x: Value, dim: usize) -> LResult<Value> {
         order.push(axis);
         let t = permute(l, y, &order)?;
         let (lo, hi) = split(l, t)?;
-        let swapped = join(l, hi, lo);
+        let swapped = join(l, hi, lo)?;
         let mut inverse = vec![0; rank];
         for (pos, &d) in order.iter().enumerate() {
             inverse[d] = pos;

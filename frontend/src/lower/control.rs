@@ -271,7 +271,18 @@ impl FnLowerer<'_, '_> {
         ] {
             if let Some(v) = call_args.take_kw(key) {
                 match v {
-                    FValue::Const(Const::Int(i)) => loop_attrs.set(attr, Attr::Int(i as i64)),
+                    FValue::Const(Const::Int(i)) => {
+                        let most = match key {
+                            "num_stages" => crate::limits::MAX_NUM_STAGES as i128,
+                            // The size of the unrolled kernel is bounded by `check_kernel_size`.
+                            _ => i64::MAX as i128,
+                        };
+                        if !(0..=most).contains(&i) {
+                            let message = format!("tl.range's `{key}` must be between 0 and {most}, got {i}");
+                            return super::err(span_of(call), message);
+                        }
+                        loop_attrs.set(attr, Attr::Int(i as i64))
+                    }
                     FValue::Const(Const::Bool(b)) => loop_attrs.set(attr, Attr::Bool(b)),
                     FValue::Const(Const::None) => {}
                     _ => return self.error(format!("tl.range's `{key}` must be a compile-time constant")),

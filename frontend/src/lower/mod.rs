@@ -3,7 +3,8 @@
 //! [`Compiler`] holds what is shared by every function of one compilation: the parsed file, the
 //! module being built, the evaluated module constants and the cache of specialized helpers.
 //! [`FnLowerer`] lowers one function body: statements (`stmt.rs`, with the control-flow rules in
-//! `control.rs`), expressions (`expr.rs`) and Triton's typing rules (`semantic.rs`). Calls into
+//! `control.rs`), expressions (`expr.rs`), Triton's typing rules (`semantic.rs`) and which kinds of
+//! value (numbers, pointers, tensor descriptors) each operation takes (`operands.rs`). Calls into
 //! `triton.language` are dispatched to `crate::builtins`.
 //!
 //! Helpers are specialized like Triton does it: every argument that is a compile-time value is a
@@ -13,6 +14,7 @@
 
 pub mod control;
 pub mod expr;
+pub mod operands;
 pub mod semantic;
 pub mod stmt;
 
@@ -120,6 +122,16 @@ impl<'p> Compiler<'p> {
             });
         };
         let spec = self.spec;
+        if spec.num_stages > crate::limits::MAX_NUM_STAGES {
+            return err(
+                span_of(&def.name),
+                format!(
+                    "num_stages {} is out of range: a pipeline has at most {} stages",
+                    spec.num_stages,
+                    crate::limits::MAX_NUM_STAGES
+                ),
+            );
+        }
         let params = all_params(def);
         // Reject arguments and constexprs the kernel does not have.
         for (arg, _) in &spec.args {

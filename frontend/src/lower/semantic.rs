@@ -215,9 +215,13 @@ impl FnLowerer<'_, '_> {
         Ok(self.b().constant(Type::scalar(d), attr))
     }
 
-    /// Turns a value into an IR value (Python scalars by `to_tensor`).
+    /// Turns a value into an IR value (Python scalars by `to_tensor`): a number or a pointer, never
+    /// a tensor descriptor, which only its own operations take (see `operands.rs`).
     pub fn to_value(&mut self, v: &FValue) -> LResult<Value> {
         match v {
+            FValue::Tensor(x) if self.ty(*x).is_desc() => {
+                self.error(super::operands::descriptor_misuse(&self.ty(*x)))
+            }
             FValue::Tensor(x) => Ok(*x),
             FValue::Const(c) => {
                 let Some(d) = const_dtype(c) else {
@@ -427,9 +431,6 @@ impl FnLowerer<'_, '_> {
         if ta.is_ptr() || tb.is_ptr() {
             return self.pointer_arith(op, a, b).map(FValue::Tensor);
         }
-        if ta.is_desc() || tb.is_desc() {
-            return self.error("a tensor descriptor cannot be used in arithmetic");
-        }
         let (da, db) = (ta.dtype(), tb.dtype());
         let bitwise = matches!(op, BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Shl | BinOp::Shr);
         let div_or_mod = matches!(op, BinOp::TrueDiv | BinOp::FloorDiv | BinOp::Mod);
@@ -622,7 +623,7 @@ impl FnLowerer<'_, '_> {
             })),
             other => {
                 let x = self.to_value(&other)?;
-                let d = self.dtype_of(x);
+                let d = self.expect_number(x, "unary `-`")?;
                 if d.is_float() {
                     return Ok(FValue::Tensor(self.b().same_type(Opcode::NegF, vec![x])));
                 }
@@ -637,7 +638,7 @@ impl FnLowerer<'_, '_> {
             FValue::Const(Const::Bool(b)) => Ok(FValue::int(!(b as i128))),
             other => {
                 let x = self.to_value(&other)?;
-                let d = self.dtype_of(x);
+                let d = self.expect_number(x, "`~`")?;
                 if !d.is_int() {
                     return self.error(format!("`~` needs an integer operand, got {}", d.triton_name()));
                 }
