@@ -59,7 +59,7 @@ pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
         DType::F32 => Ok(r),
         DType::F16 => {
             let f32t = e.s.ty(Class::F32);
-            let v2 = e.s.b.type_vector(f32t, 2);
+            let v2 = e.s.vector_ty(f32t, 2);
             let f32t = e.s.ty(Class::F32);
             let ops = [rspirv::dr::Operand::IdRef(r.id)];
             let pair = e.s.b.ext_inst(v2, None, e.s.glsl, glsl::UNPACK_HALF_2X16, ops).expect("unpack");
@@ -176,7 +176,7 @@ pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
     match d {
         DType::F16 => {
             let f32t = e.s.ty(Class::F32);
-            let v2 = e.s.b.type_vector(f32t, 2);
+            let v2 = e.s.vector_ty(f32t, 2);
             let zero = e.s.const_f32(0.0);
             let pair = e.s.inst(Op::CompositeConstruct, v2, &[f.id, zero.id]);
             let u32t = e.s.u32_ty();
@@ -467,7 +467,7 @@ fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> ERes
         MulHiUI => {
             let pair_ty = {
                 let t = e.s.ty(c);
-                e.s.b.type_struct([t, t])
+                e.s.pair_ty(t)
             };
             let pair = e.s.inst(Op::UMulExtended, pair_ty, &[x.id, y.id]);
             let t = e.s.ty(c);

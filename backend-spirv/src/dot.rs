@@ -16,6 +16,10 @@ use crate::emit::{EResult, Emitter};
 use crate::spirv::{glsl, Class, Reg};
 use trident_midend::layout::registers::Affine;
 
+/// The most operand writes to workgroup memory one dot may emit over all its chunks of K: a
+/// 256x256x64 f16 tile on four warps, chunked for 32 KiB, takes about a thousand.
+const MAX_CHUNKED_WRITES: u64 = 1 << 18;
+
 pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
     let data = e.func.body.op(op);
     let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
@@ -47,6 +51,18 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
         chunk /= 2;
     }
     let chunks = k / chunk;
+    // Each chunk writes every operand register of the thread under a test of its k (which k a
+    // register holds is known only at run time), so the code grows as chunks x registers: a
+    // 16x65536 by 65536x16 dot on one warp takes 256 chunks of 65536 writes, gigabytes of
+    // SPIR-V.
+    let writes = chunks as u64 * (a_regs.len() + b_regs.len()) as u64;
+    if chunks > 1 && writes > MAX_CHUNKED_WRITES {
+        return e.unsupported(&format!(
+            "a {m}x{k} by {k}x{n} product through {} bytes of workgroup memory in {chunks} chunks of K, each              writing all {} operand values a thread holds: {writes} writes, more than {MAX_CHUNKED_WRITES}              (use a smaller K block or more warps)",
+            e.options.workgroup_memory_limit,
+            a_regs.len() + b_regs.len(),
+        ));
+    }
     let a_chunk = batch * m * chunk;
     let c_regs = e.get(c_v)?;
     let acc_vars: Vec<u32> = c_regs
@@ -140,11 +156,13 @@ fn write_chunk(
     }
     // Registers grouped by their k coordinate (a runtime value), in first-seen order.
     let mut groups: Vec<(Reg, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<Reg, usize> = HashMap::new();
     for i in owned {
-        match groups.iter_mut().find(|(k, _)| *k == k_coords[i]) {
-            Some((_, members)) => members.push(i),
-            None => groups.push((k_coords[i], vec![i])),
-        }
+        let group = *group_of.entry(k_coords[i]).or_insert_with(|| {
+            groups.push((k_coords[i], Vec::new()));
+            groups.len() - 1
+        });
+        groups[group].1.push(i);
     }
     let size = e.u32c(chunk as u32);
     for (k, members) in groups {

@@ -932,7 +932,7 @@ impl<'a> Emitter<'a> {
         self.s.b.decorate(self.uniform_var, Decoration::Binding, [Operand::LiteralBit32(n_bindings)]);
 
         // Builtins.
-        let v3 = self.s.b.type_vector(u32t, 3);
+        let v3 = self.s.vector_ty(u32t, 3);
         let in_v3 = self.s.ptr_ty(StorageClass::Input, v3);
         let in_u32 = self.s.ptr_ty(StorageClass::Input, u32t);
         let wg_id = self.s.b.variable(in_v3, None, StorageClass::Input, None);
@@ -963,7 +963,7 @@ impl<'a> Emitter<'a> {
             let lane = s.op(Op::UMod, Class::U32, &[tid, tpw_c]);
             let warp = s.op(Op::UDiv, Class::U32, &[tid, tpw_c]);
             let u32t = s.u32_ty();
-            let v3t = s.b.type_vector(u32t, 3);
+            let v3t = s.vector_ty(u32t, 3);
             let wg = s.inst(Op::Load, v3t, &[wg_id]);
             let u32t = s.u32_ty();
             let comp = |s: &mut Spv, i: u32| {

@@ -82,8 +82,24 @@ pub struct LoopLabels {
     pub merge: Word,
 }
 
+/// A type the emitter asks for repeatedly, as the key of [`Spv`]'s type cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum TypeKey {
+    /// The type of a value class (every [`Class::Ptr`] shares `u32`'s).
+    Scalar(Class),
+    Pointer(StorageClass, Word),
+    Vector(Word, u32),
+    /// `struct { T, T }` (the result of `OpUMulExtended`).
+    Pair(Word),
+}
+
 pub struct Spv {
     pub b: Builder,
+    /// Type ids by what they are. rspirv's builder deduplicates a type by scanning every global
+    /// instruction, constants included, so asking it once per emitted instruction costs time
+    /// quadratic in the kernel's size (seconds for a 2^20-element tensor on one warp); asking
+    /// this map costs nothing.
+    types: HashMap<TypeKey, Word>,
     consts: HashMap<(Word, u64), Word>,
     pub glsl: Word,
     /// Whether 64-bit integer / float types were used (capabilities added at the end).
@@ -100,6 +116,7 @@ impl Spv {
         let glsl = b.ext_inst_import("GLSL.std.450");
         Spv {
             b,
+            types: HashMap::new(),
             consts: HashMap::new(),
             glsl,
             uses_int64: false,
@@ -112,18 +129,23 @@ impl Spv {
 
     pub fn ty(&mut self, class: Class) -> Word {
         match class {
+            Class::U64 => self.uses_int64 = true,
+            Class::F64 => self.uses_float64 = true,
+            _ => {}
+        }
+        let key = TypeKey::Scalar(if let Class::Ptr(_) = class { Class::U32 } else { class });
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = match class {
             Class::Bool => self.b.type_bool(),
             Class::U32 | Class::Ptr(_) => self.b.type_int(32, 0),
-            Class::U64 => {
-                self.uses_int64 = true;
-                self.b.type_int(64, 0)
-            }
+            Class::U64 => self.b.type_int(64, 0),
             Class::F32 => self.b.type_float(32, None),
-            Class::F64 => {
-                self.uses_float64 = true;
-                self.b.type_float(64, None)
-            }
-        }
+            Class::F64 => self.b.type_float(64, None),
+        };
+        self.types.insert(key, id);
+        id
     }
 
     pub fn u32_ty(&mut self) -> Word {
@@ -131,7 +153,35 @@ impl Spv {
     }
 
     pub fn ptr_ty(&mut self, storage: StorageClass, pointee: Word) -> Word {
-        self.b.type_pointer(None, storage, pointee)
+        let key = TypeKey::Pointer(storage, pointee);
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = self.b.type_pointer(None, storage, pointee);
+        self.types.insert(key, id);
+        id
+    }
+
+    /// A vector of `count` elements of type `element`.
+    pub fn vector_ty(&mut self, element: Word, count: u32) -> Word {
+        let key = TypeKey::Vector(element, count);
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = self.b.type_vector(element, count);
+        self.types.insert(key, id);
+        id
+    }
+
+    /// `struct { T, T }` for `T` = `member`.
+    pub fn pair_ty(&mut self, member: Word) -> Word {
+        let key = TypeKey::Pair(member);
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = self.b.type_struct([member, member]);
+        self.types.insert(key, id);
+        id
     }
 
     // ---- constants ----------------------------------------------------------------------------

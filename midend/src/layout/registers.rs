@@ -16,6 +16,8 @@
 //! memory: every thread writes its elements at an affine index, a barrier, every thread reads the
 //! elements it needs.
 
+use std::collections::HashMap;
+
 use super::{InDim, LinearLayout};
 
 /// A layout specialized to one shape, with what the emitter needs precomputed.
@@ -142,10 +144,16 @@ pub fn register_map(
     if !same_threads(&dst.lane_bases, &src.lane_bases) || !same_threads(&dst.warp_bases, &src.warp_bases) {
         return None;
     }
+    // The first register of `src` holding each coordinate, looked up in a map: a search per
+    // register is quadratic, seconds for the 32768 registers of a 2^20-element tensor on a warp.
+    let mut first: HashMap<&[u32], usize> = HashMap::with_capacity(src.reg_coords.len());
+    for (i, c) in src.reg_coords.iter().enumerate() {
+        first.entry(c.as_slice()).or_insert(i);
+    }
     let mut out = Vec::with_capacity(dst.num_regs());
     for c in &dst.reg_coords {
         let want = map(c);
-        out.push(src.reg_coords.iter().position(|s| *s == want)?);
+        out.push(*first.get(want.as_slice())?);
     }
     Some(out)
 }
