@@ -27,6 +27,8 @@ enum Combine {
     And,
     /// (value, index) pairs: argmax (true) or argmin (false), ties to the smaller index.
     ArgMax(bool),
+    /// The first operand (Triton's `_take_first`), to turn a one-element tensor into a scalar.
+    First,
     Jit(String),
 }
 
@@ -217,6 +219,12 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         }
         other => l.error(format!("`{other}` is not supported")),
     }
+}
+
+/// The element of a one-element tensor `x` as a scalar: a reduction that takes its first operand,
+/// as Triton's `split` does for a `[2]` tensor (the IR has no other way from a tensor to a scalar).
+pub fn take_first(l: &mut FnLowerer, x: Value) -> LResult<Value> {
+    Ok(reduce(l, vec![x], None, Combine::First, false)?[0])
 }
 
 /// The type sums and cumulative sums accumulate in (Triton's `_pick_sum_dtype`): the requested
@@ -431,6 +439,7 @@ fn combine_region(
         };
         match combine {
             Combine::Add => simple(l, BinOp::Add),
+            Combine::First => Ok(lhs.to_vec()),
             Combine::Mul => simple(l, BinOp::Mul),
             Combine::Xor => simple(l, BinOp::Xor),
             Combine::Or => simple(l, BinOp::Or),

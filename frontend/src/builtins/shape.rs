@@ -266,6 +266,13 @@ fn split(l: &mut FnLowerer, x: Value) -> LResult<(Value, Value)> {
     if shape.last() != Some(&2) {
         return l.error(format!("tl.split needs a last dimension of size 2, got shape {shape:?}"));
     }
+    if shape.len() == 1 {
+        // `tt.split` makes tensors: a [2] tensor is split as [1, 2] and each half's element taken
+        // as a scalar, as Triton's `split` does.
+        let row = l.b().expand_dims(x, 0);
+        let (lo, hi) = split(l, row)?;
+        return Ok((super::reduce::take_first(l, lo)?, super::reduce::take_first(l, hi)?));
+    }
     shape.pop();
     let ty = l.ty(x).with_shape(&shape);
     let op = l.b().op(Opcode::Split, vec![x], &[ty.clone(), ty], Attrs::new());
