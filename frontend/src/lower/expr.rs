@@ -310,7 +310,8 @@ impl FnLowerer<'_, '_> {
                 }
             }
             FValue::Tensor(v) => {
-                let mut x = v;
+                // A tensor descriptor has no elements to index (`to_value` says so).
+                let mut x = self.to_value(&FValue::Tensor(v))?;
                 let mut dim = 0usize;
                 for item in items {
                     match item {
