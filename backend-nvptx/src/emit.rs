@@ -75,6 +75,9 @@ pub struct Emitter<'a> {
     /// Whether a ping-pong warpgroup dot was lowered: the hand-over's first turn is given in
     /// the prologue and its last taken before `ret` ([`crate::warp_group_dot`]).
     pub takes_turns: bool,
+    /// Warpgroup dots whose registers an earlier dot prepared before its own MMAs
+    /// ([`crate::warp_group_dot`]): no instruction may write them once that one is in flight.
+    pub prepared_dots: HashMap<Op, crate::warp_group_dot::Prepared>,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,
     /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
@@ -131,6 +134,7 @@ impl<'a> Emitter<'a> {
             warp,
             smem: None,
             takes_turns: false,
+            prepared_dots: HashMap::new(),
             shared_bytes: 0,
             ring_top: 0,
             rings: HashMap::new(),

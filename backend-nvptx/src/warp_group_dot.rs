@@ -40,6 +40,10 @@
 //! constant zero (attention's scores) copies nothing: the first K step of each instruction tile
 //! runs with `scale-d` false, which ignores the accumulator registers.
 //!
+//! A dot with a predicate (its fourth operand: the scores of a rotated attention loop's next
+//! iteration, `pipeline-dot-loads`) branches around its MMAs and their commit when it is false,
+//! so that no group is committed.
+//!
 //! A `pingpong` dot (`pingpong-warpgroups`: attention's `QK^T` in a program of two warpgroups)
 //! waits for its warpgroup's turn on a named barrier before the `wgmma.fence` and passes the
 //! turn to the other warpgroup right after its `commit_group`.
@@ -151,9 +155,13 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let (m, k, n) = (e.ty(a_v).shape()[0], e.ty(a_v).shape()[1], e.ty(b_v).shape()[1]);
     let a_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false));
     let b_ring = e.in_shared.get(&b_v).copied().and_then(|t| Operand::of_ring(t, true));
-    let a_regs = match a_ring {
-        Some(_) => None,
-        None => register_operand(e, a_v, &mma)?,
+    // The registers this dot reads and accumulates in: prepared by an earlier dot, or here (A
+    // now, the accumulator after any staging).
+    let prepared = e.prepared_dots.remove(&op);
+    let a_regs = match (&prepared, a_ring.is_some()) {
+        (Some(prepared), _) => prepared.a_regs.clone(),
+        (None, true) => None,
+        (None, false) => register_operand(e, a_v, &mma)?,
     };
     let staged = (a_ring.is_none() && a_regs.is_none()) || b_ring.is_none();
     if staged {
@@ -181,40 +189,11 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
         return e.invalid("a warpgroup dot's A tile (and an 8-bit B tile) must be stored K-major");
     }
 
-    // Accumulators: in place for an asynchronous dot, else a private copy. A zero accumulator
-    // (a constant, as attention's `QK^T` has) is not copied: the first K step of each
-    // instruction tile ignores it (`scale-d` false).
     let is_async = data.attrs.bool("is_async") == Some(true);
     let zero_acc = is_zero_constant(e, c_v);
-    let carried = if is_async { carried_registers(e, result)? } else { None };
-    let acc: Vec<Reg> = match (carried, zero_acc) {
-        // In flight across the back edge: accumulate in the loop's own registers.
-        (Some(carried), true) => carried,
-        (Some(carried), false) => {
-            let c_regs = e.get(c_v)?;
-            for (&to, &from) in carried.iter().zip(&c_regs) {
-                if to != from {
-                    e.ins(format!("mov.f32 {to}, {from}"));
-                }
-            }
-            carried
-        }
-        (None, true) => {
-            let count = e.layout(c_v)?.num_regs();
-            (0..count).map(|_| e.reg(Class::F32)).collect()
-        }
-        (None, false) if is_async => e.get(c_v)?,
-        (None, false) => {
-            let c_regs = e.get(c_v)?;
-            c_regs
-                .iter()
-                .map(|&c| {
-                    let r = e.reg(Class::F32);
-                    e.ins(format!("mov.f32 {r}, {c}"));
-                    r
-                })
-                .collect()
-        }
+    let acc = match prepared {
+        Some(prepared) => prepared.acc,
+        None => accumulator(e, op)?,
     };
 
     // This warpgroup's first row: 64 (warp / 4), as a byte offset into A's rows.
@@ -248,6 +227,23 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     let regs_per_instr = (instr_n / 2) as usize;
     let n_reps = n / instr_n;
     let m_reps = m / (16 * wm);
+    // The asynchronous dots issued next, before any wait, get their registers ready now: no
+    // instruction may write a wgmma's input or accumulator registers while another is in flight
+    // (ptxas would serialize every wgmma of the kernel), and this one is about to be.
+    if is_async {
+        prepare_following(e, op)?;
+    }
+    // A predicated dot (the rotated loop's next scores) branches around everything it issues;
+    // the predicate is the same in every thread.
+    let skip = match data.operands.get(3) {
+        Some(&pred) => {
+            let pred = e.get(pred)?[0];
+            let label = e.ptx.label("wgmma_skip");
+            e.ins(format!("@!{pred} bra.uni {label}"));
+            Some(label)
+        }
+        None => None,
+    };
     let takes_turns = data.attrs.bool(PINGPONG) == Some(true);
     if takes_turns {
         if wm != 8 {
@@ -292,6 +288,9 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     e.ins("wgmma.commit_group.sync.aligned");
     if takes_turns {
         pass_turn(e);
+    }
+    if let Some(label) = skip {
+        e.ptx.place_label(&label);
     }
     if !is_async {
         e.ins("wgmma.wait_group.sync.aligned 0");
@@ -347,6 +346,111 @@ fn second_warpgroup(e: &mut Emitter) -> Reg {
     p
 }
 
+/// The registers a warpgroup dot reads its A operand from (`None`: A is in shared memory) and
+/// accumulates in.
+pub struct Prepared {
+    a_regs: Option<Vec<Reg>>,
+    acc: Vec<Reg>,
+}
+
+/// Packs dot `op`'s A operand into registers where `wgmma` reads it from there, and picks its
+/// accumulator registers: in place for an asynchronous dot (the loop's carried registers when it
+/// stays in flight across the back edge), else a private copy. A zero accumulator (a constant,
+/// as attention's `QK^T` has) is not copied: the first K step of each instruction tile ignores
+/// it (`scale-d` false).
+fn prepare(e: &mut Emitter, op: Op) -> EResult<Prepared> {
+    let data = e.func.body.op(op).clone();
+    let (a_v, result) = (data.operands[0], data.results[0]);
+    let Some(Encoding::Mma(mma)) = e.ty(result).encoding().cloned() else {
+        return e.invalid("a warpgroup dot without an MMA v3 result layout");
+    };
+    let a_in_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false)).is_some();
+    let a_regs = if a_in_ring { None } else { register_operand(e, a_v, &mma)? };
+    let acc = accumulator(e, op)?;
+    Ok(Prepared { a_regs, acc })
+}
+
+/// The accumulator registers of dot `op` (see [`prepare`]), copied where it needs a copy.
+fn accumulator(e: &mut Emitter, op: Op) -> EResult<Vec<Reg>> {
+    let data = e.func.body.op(op).clone();
+    let (c_v, result) = (data.operands[2], data.results[0]);
+    let is_async = data.attrs.bool("is_async") == Some(true);
+    let zero_acc = is_zero_constant(e, c_v);
+    let carried = if is_async { carried_registers(e, result)? } else { None };
+    let acc: Vec<Reg> = match (carried, zero_acc) {
+        // In flight across the back edge: accumulate in the loop's own registers.
+        (Some(carried), true) => carried,
+        (Some(carried), false) => {
+            let c_regs = e.get(c_v)?;
+            for (&to, &from) in carried.iter().zip(&c_regs) {
+                if to != from {
+                    e.ins(format!("mov.f32 {to}, {from}"));
+                }
+            }
+            carried
+        }
+        (None, true) => {
+            let count = e.layout(c_v)?.num_regs();
+            (0..count).map(|_| e.reg(Class::F32)).collect()
+        }
+        (None, false) if is_async => e.get(c_v)?,
+        (None, false) => {
+            let c_regs = e.get(c_v)?;
+            c_regs
+                .iter()
+                .map(|&c| {
+                    let r = e.reg(Class::F32);
+                    e.ins(format!("mov.f32 {r}, {c}"));
+                    r
+                })
+                .collect()
+        }
+    };
+    Ok(acc)
+}
+
+/// Prepares ([`prepare`]) the asynchronous warpgroup dots that follow `op` in its block before
+/// any wait, whose operands are computed already (a rotated attention loop issues the next
+/// scores, then `P V`: `P`'s packing and the accumulator's copy come before the scores' MMAs).
+fn prepare_following(e: &mut Emitter, op: Op) -> EResult<()> {
+    let body = &e.func.body;
+    let Some(block) = body.op(op).parent else { return Ok(()) };
+    let ops = &body.blocks[block].ops;
+    let at = body.position(block, op);
+    let mut following = Vec::new();
+    for &later in &ops[at + 1..] {
+        match body.opcode(later) {
+            Opcode::WarpGroupDotWait => break,
+            Opcode::WarpGroupDot if body.op(later).attrs.bool("is_async") == Some(true) => {
+                following.push(later);
+            }
+            _ => {}
+        }
+    }
+    for later in following {
+        let data = e.func.body.op(later);
+        let (a_v, c_v) = (data.operands[0], data.operands[2]);
+        let a_ready = e.in_shared.contains_key(&a_v) || e.vals.contains_key(&a_v) || rounded_ready(e, a_v);
+        if a_ready
+            && (e.vals.contains_key(&c_v) || is_zero_constant(e, c_v))
+            && !e.prepared_dots.contains_key(&later)
+        {
+            let prepared = prepare(e, later)?;
+            e.prepared_dots.insert(later, prepared);
+        }
+    }
+    Ok(())
+}
+
+/// Whether `a_v` is a rounding (`arith.truncf`) whose source registers exist: the packing reads
+/// those.
+fn rounded_ready(e: &Emitter, a_v: trident_midend::ir::Value) -> bool {
+    let body = &e.func.body;
+    body.def_op(a_v)
+        .filter(|&d| body.opcode(d) == Opcode::TruncF)
+        .is_some_and(|d| e.vals.contains_key(&body.op(d).operands[0]))
+}
+
 /// The A operand of a warpgroup dot as `wgmma` reads it from registers, when its layout holds
 /// each thread's fragment ([`Mma::v3_register_operand`]; accelerate-matmul gives chained dots
 /// that layout): per row block `mi` and K step, four 32-bit registers each packing two 16-bit
@@ -400,15 +504,24 @@ fn carried_registers(e: &Emitter, result: trident_midend::ir::Value) -> EResult<
     let Some(block) = body.def_op(result).and_then(|d| body.op(d).parent) else { return Ok(None) };
     let Some(&term) = body.blocks[block].ops.last() else { return Ok(None) };
     let in_loop = body.blocks[block].parent_op.is_some_and(|lp| body.opcode(lp) == Opcode::For);
-    let users: Vec<Op> = body
-        .walk(block)
-        .into_iter()
-        .flat_map(|op| body.op(op).operands.iter().filter(|&&v| v == result).map(move |_| op))
-        .collect();
-    if !in_loop || body.opcode(term) != Opcode::Yield || users != [term] {
+    let users_of = |v: trident_midend::ir::Value| -> Vec<Op> {
+        body.walk(block)
+            .into_iter()
+            .flat_map(|op| body.op(op).operands.iter().filter(|&&x| x == v).map(move |_| op))
+            .collect()
+    };
+    // Yielded directly, or through a wait that leaves it in flight no longer (a rotated
+    // attention loop's scores).
+    let mut yielded = result;
+    if let [wait] = users_of(result)[..] {
+        if body.opcode(wait) == Opcode::WarpGroupDotWait && body.op(wait).operands == [result] {
+            yielded = body.op(wait).results[0];
+        }
+    }
+    if !in_loop || body.opcode(term) != Opcode::Yield || users_of(yielded) != [term] {
         return Ok(None);
     }
-    let k = body.op(term).operands.iter().position(|&v| v == result).expect("the yield uses it");
+    let k = body.op(term).operands.iter().position(|&v| v == yielded).expect("the yield uses it");
     let arg = body.blocks[block].args[k + 1];
     // The carried value, and waits passing its registers on, must be read before the dot only
     // (one walk in program order: a wait comes before the uses of its results).

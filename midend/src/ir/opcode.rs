@@ -257,8 +257,8 @@ define_ops! {
         "Wait until at most `num` committed groups of asynchronous copies are still in flight (this thread's copies).";
     AsyncTmaCopyGlobalToLocal = "ttng.async_tma_copy_global_to_local", ops AtLeast(5), res Exactly(0), regions 0, Write, false,
         "(ring, slot, pred, desc, offsets...) when `pred`, copy the descriptor's block at `offsets` into a slot of a `tma` ring with TMA (cp.async.bulk.tensor), completing the slot's mbarrier phase when the bytes land.";
-    WaitBarrier = "ttng.wait_barrier", ops Exactly(3), res Exactly(0), regions 0, Write, false,
-        "(ring or barriers, slot, phase) wait until the mbarrier of a `tma` ring's slot (its TMA copy landed) or mbarrier `slot` of a ttng.init_barriers array has completed the phase of parity `phase`.";
+    WaitBarrier = "ttng.wait_barrier", ops Between(3, 4), res Exactly(0), regions 0, Write, false,
+        "(ring or barriers, slot, phase[, pred]) when `pred` (always without it), wait until the mbarrier of a `tma` ring's slot (its TMA copy landed) or mbarrier `slot` of a ttng.init_barriers array has completed the phase of parity `phase`.";
     InitBarriers = "ttng.init_barriers", ops Exactly(0), res Exactly(1), regions 0, Write, false,
         "trident: reserve `count` mbarriers in shared memory, each completing a phase after `arrivals` arrivals; the i32 result names the array, released by ttg.local_dealloc (in stack order with the rings).";
     ArriveBarrier = "ttng.arrive_barrier", ops Exactly(3), res Exactly(0), regions 0, Write, false,
@@ -268,8 +268,8 @@ define_ops! {
     LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
         "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
 
-    WarpGroupDot = "ttng.warp_group_dot", ops Exactly(3), res Exactly(1), regions 0, Read, false,
-        "Hopper warpgroup MMA (wgmma): d = a @ b + c with the MMA v3 result layout; `is_async` leaves it in flight until a ttng.warp_group_dot_wait. Operands read from shared-memory rings (ttg.local_load) stay there; others are staged by the backend.";
+    WarpGroupDot = "ttng.warp_group_dot", ops Between(3, 4), res Exactly(1), regions 0, Read, false,
+        "Hopper warpgroup MMA (wgmma): (a, b, c[, pred]) d = a @ b + c with the MMA v3 result layout; with `pred` false nothing is issued and no group is committed (the result is undefined); `is_async` leaves it in flight until a ttng.warp_group_dot_wait. Operands read from shared-memory rings (ttg.local_load) stay there; others are staged by the backend.";
     FenceAsyncShared = "ttng.fence_async_shared", ops Exactly(0), res Exactly(0), regions 0, Write, false,
         "Order this thread's earlier shared-memory writes (generic proxy: st.shared, cp.async) before later reads by the async proxy (wgmma, TMA).";
     WarpGroupDotWait = "ttng.warp_group_dot_wait", ops AtLeast(1), res AtLeast(1), regions 0, Write, false,

@@ -474,7 +474,10 @@ impl<'a> FunctionVerifier<'a> {
             DescriptorStore => descriptor_access(operands[0], operands[1], &operands[2..]),
             Dot => dot(&operands, results[0]),
             WarpGroupDot => {
-                dot(&operands, results[0])?;
+                dot(&operands[..3], results[0])?;
+                if operands.get(3).is_some_and(|pred| !is_i1_scalar(pred)) {
+                    return Err(format!("warpgroup dot predicate {} is not an i1", operands[3]));
+                }
                 match results[0].encoding() {
                     Some(Encoding::Mma(Mma { version: MmaVersion::V3 { .. }, .. })) => Ok(()),
                     _ => Err(format!("the result {} of a warpgroup dot has no MMA v3 layout", results[0])),
@@ -573,7 +576,13 @@ impl<'a> FunctionVerifier<'a> {
                 }
                 i32_operands(&operands[4..])
             }
-            WaitBarrier => i32_operands(&operands),
+            WaitBarrier => {
+                i32_operands(&operands[..3])?;
+                if operands.get(3).is_some_and(|pred| !is_i1_scalar(pred)) {
+                    return Err(format!("wait predicate {} is not an i1", operands[3]));
+                }
+                Ok(())
+            }
             InitBarriers => {
                 let (count, arrivals) = (data.attrs.int("count"), data.attrs.int("arrivals"));
                 if !is_i32_scalar(results[0])

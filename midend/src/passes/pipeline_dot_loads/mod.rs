@@ -138,6 +138,7 @@ use crate::layout::{Encoding, NvmmaShared};
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
+mod rotate_chain;
 pub mod warp_specialize;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined

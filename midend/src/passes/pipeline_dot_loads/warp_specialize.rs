@@ -155,7 +155,10 @@ pub(super) fn rewrite(
     body.ops[yield_op].operands.extend(next_phase);
     match plan.in_flight {
         InFlight::EachDot => keep_dots_in_flight(body, lp),
-        InFlight::Chain(chain) => keep_chain_in_flight(body, lp, chain),
+        InFlight::Chain(chain) => {
+            keep_chain_in_flight(body, lp, chain);
+            super::rotate_chain::rotate(body, lp, chain, slot, phase);
+        }
         InFlight::Nothing => {}
     }
     release_slots(body, lp, empty, slot, plan.slots);
@@ -203,12 +206,16 @@ pub(super) fn rewrite(
 }
 
 /// Each consumer warp's arrival on the "empty" barrier of a slot its dots no longer read: after
-/// the body's first warpgroup-dot wait, the previous iteration's slot (none before the first
-/// iteration); with no wait (synchronous dots), this iteration's slot after its last dot.
+/// the body's first warpgroup-dot wait that leaves none of the previous iteration's dots in
+/// flight (one with `pendings = 0`, else the first: a GEMM's dot waits for its predecessor), the
+/// previous iteration's slot (none before the first iteration); with no wait (synchronous dots),
+/// this iteration's slot after its last dot.
 pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, slots: i64) {
     let region = body.op(lp).regions[0];
     let ops = body.blocks[region].ops.clone();
-    let first_wait = ops.iter().position(|&op| body.opcode(op) == Opcode::WarpGroupDotWait);
+    let is_wait = |op: Op| body.opcode(op) == Opcode::WarpGroupDotWait;
+    let drains = |op: Op| is_wait(op) && body.op(op).attrs.int("pendings") == Some(0);
+    let first_wait = ops.iter().position(|&op| drains(op)).or_else(|| ops.iter().position(|&op| is_wait(op)));
     let span = body.span(lp);
     let iv = body.blocks[region].args[0];
     let lb = body.op(lp).operands[0];
