@@ -486,6 +486,24 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// For an op with an optional predicate operand (the same in every thread): a uniform branch
+    /// past what the op emits when it is false, to the label returned (place it with
+    /// [`Emitter::end_skip`]); `None` without a predicate.
+    pub fn skip_unless(&mut self, pred: Option<Value>, what: &str) -> EResult<Option<String>> {
+        let Some(pred) = pred else { return Ok(None) };
+        let pred = self.get(pred)?[0];
+        let label = self.ptx.label(what);
+        self.ins(format!("@!{pred} bra.uni {label}"));
+        Ok(Some(label))
+    }
+
+    /// The end of what [`Emitter::skip_unless`] branches past.
+    pub fn end_skip(&mut self, label: Option<String>) {
+        if let Some(label) = label {
+            self.ptx.place_label(&label);
+        }
+    }
+
     /// Stores a register to shared memory at byte address `addr + offset`.
     pub fn st_shared(&mut self, addr: Reg, offset: i64, v: Reg) {
         match v.class {

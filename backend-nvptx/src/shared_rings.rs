@@ -197,19 +197,9 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
             let (_, barrier) = slot_barrier(e, data.operands[0], data.operands[1])?;
             let phase = e.get(data.operands[2])?[0];
             // With a predicate (false past the loop's last iteration), a uniform branch around.
-            let skip = match data.operands.get(3) {
-                Some(&pred) => {
-                    let pred = e.get(pred)?[0];
-                    let label = e.ptx.label("wait_skip");
-                    e.ins(format!("@!{pred} bra.uni {label}"));
-                    Some(label)
-                }
-                None => None,
-            };
+            let skip = e.skip_unless(data.operands.get(3).copied(), "wait_skip")?;
             crate::tma::wait_phase(e, barrier, &phase.to_string());
-            if let Some(label) = skip {
-                e.ptx.place_label(&label);
-            }
+            e.end_skip(skip);
             Ok(())
         }
         Opcode::AsyncCommitGroup => {

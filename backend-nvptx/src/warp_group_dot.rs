@@ -238,15 +238,7 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     }
     // A predicated dot (the rotated loop's next scores) branches around everything it issues;
     // the predicate is the same in every thread.
-    let skip = match data.operands.get(3) {
-        Some(&pred) => {
-            let pred = e.get(pred)?[0];
-            let label = e.ptx.label("wgmma_skip");
-            e.ins(format!("@!{pred} bra.uni {label}"));
-            Some(label)
-        }
-        None => None,
-    };
+    let skip = e.skip_unless(data.operands.get(3).copied(), "wgmma_skip")?;
     let takes_turns = data.attrs.bool(PINGPONG) == Some(true);
     if takes_turns {
         if wm != 8 {
@@ -292,9 +284,7 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     if takes_turns {
         pass_turn(e);
     }
-    if let Some(label) = skip {
-        e.ptx.place_label(&label);
-    }
+    e.end_skip(skip);
     if !is_async {
         e.ins("wgmma.wait_group.sync.aligned 0");
     }
