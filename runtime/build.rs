@@ -1,30 +1,34 @@
-//! The build id of this trident: a SHA-256 of the compiler's own sources, handed to the crate as
-//! `TRIDENT_BUILD_ID` (16 hex digits).
+//! The build id of this trident: a SHA-256 of the compiler's own sources, handed to the runtime
+//! crate as `TRIDENT_BUILD_ID` (16 hex digits).
 //!
-//! Why: the on-disk cache (`src/cache`) keys compiled kernels by the compiler that made them. The
-//! crate version alone does not change while trident is developed, so an entry written before an
-//! edit to a pass would be loaded after it, and a fixed miscompile would keep running. A hash of
-//! the binary itself would be exact, but reading and hashing ~15 MB on every command costs tens of
-//! milliseconds. The sources are what decide what the binary does: every `.rs` file of the
-//! workspace's compiler crates (frontend, midend, both backends, runtime and this package's
-//! `src/`), their manifests and `Cargo.lock` (dependency versions). Tests, scripts and docs do not
-//! take part. Cargo reruns this script when any of those files changes.
+//! Why: the on-disk cache (`runtime/src/cache`) keys compiled kernels by the compiler that made
+//! them. The crate version alone does not change while trident is developed, so an entry written
+//! before an edit to a pass would be loaded after it, and a fixed miscompile would keep running.
+//! A hash of the binary itself would be exact, but reading and hashing ~15 MB on every command
+//! costs tens of milliseconds. The sources are what decide what the binary does: every `.rs` file of the
+//! workspace's compiler crates (frontend, midend, both backends, this runtime, and the root
+//! package's `src/`, whose lowering entry points choose targets and backend options), their
+//! manifests and `Cargo.lock` (dependency versions). Tests, scripts and docs do not take part.
+//! Cargo reruns this script when any of those files changes.
 //!
-//! A directory that is missing (a published crate has no sibling crates) is skipped: the id then
-//! covers what there is, and the crate version still separates releases.
+//! The script lives in the runtime because the cache does: every crate that reads the id depends
+//! on the runtime. Paths are taken relative to the workspace root (the runtime's parent
+//! directory), as they were when this script belonged to the root package. A published crate has
+//! no sibling crates: the id then covers the runtime's own sources, a directory that is missing is
+//! skipped, and the crate version still separates releases.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-/// The source directories whose files make up the compiler.
+/// The source directories whose files make up the compiler, relative to the workspace root.
 const SOURCE_DIRS: &[&str] =
     &["src", "frontend/src", "midend/src", "backend-nvptx/src", "backend-spirv/src", "runtime/src"];
 
-/// Single files that change what the binary does.
+/// Single files that change what the binary does, relative to the workspace root.
 const FILES: &[&str] = &[
-    "build.rs",
+    "runtime/build.rs",
     "Cargo.toml",
     "Cargo.lock",
     "frontend/Cargo.toml",
@@ -35,15 +39,25 @@ const FILES: &[&str] = &[
 ];
 
 fn main() {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let manifest_dir =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    // In the workspace the runtime is `ROOT/runtime`; a published crate (`trident-runtime-X.Y.Z`
+    // in cargo's registry) has no siblings, and its own sources are all there is to hash.
+    let (root, source_dirs, single_files) = match manifest_dir.parent() {
+        Some(parent) if manifest_dir.file_name().is_some_and(|name| name == "runtime") => {
+            (parent.to_path_buf(), SOURCE_DIRS, FILES)
+        }
+        _ => (manifest_dir.clone(), &["src"][..], &["build.rs", "Cargo.toml"][..]),
+    };
     let mut files: Vec<PathBuf> = Vec::new();
-    for dir in SOURCE_DIRS {
-        println!("cargo:rerun-if-changed={dir}");
+    for dir in source_dirs {
+        // Cargo takes relative paths relative to the runtime's manifest, so they are given absolute.
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
         collect(&root.join(dir), &mut files);
     }
-    for file in FILES {
-        println!("cargo:rerun-if-changed={file}");
+    for file in single_files {
         let path = root.join(file);
+        println!("cargo:rerun-if-changed={}", path.display());
         if path.is_file() {
             files.push(path);
         }

@@ -15,16 +15,17 @@
 //! - [`run_interp`]: runs a compiled module on the reference interpreter, binding arguments by
 //!   the compiled kernel's parameter names; [`kernel_args`] does the binding for other devices.
 //!
-//! Besides the stages, [`cache`] keeps compiled kernels and autotune choices on disk between
-//! commands, keyed by everything they depend on (the kernel's file, the specialization, the
-//! target, the device, and this trident's version and build id).
+//! Besides the stages, the command line keeps compiled kernels and autotune choices on disk between
+//! commands through `trident_runtime::cache`, keyed by everything they depend on (the kernel's
+//! file, the specialization, the target, the device, and this trident's version and build id):
+//! the CLI decides what to look up and what to compile on a miss (`cli/cached.rs`,
+//! `cli/autotune.rs`), the runtime stores, checks and lists the entries.
 //!
 //! What this crate does not do: lower anything itself. It glues `trident-frontend`,
 //! `trident-midend` and `trident-runtime` together, parses command lines and formats results.
-//! Only this crate parses command lines; the runtime owns devices and the files of a launch, and
-//! [`cache`] the cache directory.
+//! Only this crate parses command lines; the runtime owns devices, the files of a launch and the
+//! cache directory.
 
-pub mod cache;
 pub mod cli;
 pub mod golden;
 
@@ -38,6 +39,7 @@ pub use trident_backend_nvptx::{Artifact, ParamAbi};
 pub use trident_frontend::{ArgSpec, ConstValue, Diagnostic, Diagnostics, Specialization};
 pub use trident_midend::pipeline::PipelineOptions;
 pub use trident_midend::target::Target;
+pub use trident_runtime::wgpu::{SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// Why a compilation failed.
 #[derive(Debug, Clone)]
@@ -180,47 +182,6 @@ pub fn lower_to_ttgir(
         });
     }
     Ok(module)
-}
-
-/// The warp width the spirv layouts are built for, whatever the adapter's subgroup size, where
-/// the device allows `64 * num_warps` invocations per workgroup (else 32, see
-/// [`SpirvTarget::threads_for`]). The backend uses no subgroup operations, so the width only
-/// decides how many elements each invocation holds. Lavapipe (subgroup size 8) runs barriers as
-/// coroutine suspends, and its compile time grows with the values live across them: built for 8
-/// the flash-attention kernels take minutes to compile, for 32 up to a minute on a loaded 2-core
-/// machine, for 64 half that.
-pub const SPIRV_THREADS_PER_WARP: u32 = 64;
-
-/// The Vulkan facts a SPIR-V compilation needs (from the adapter and the launch's buffers, or
-/// defaults without them).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SpirvTarget {
-    pub mode: trident_backend_spirv::Mode,
-    /// The widest layout warp: [`SPIRV_THREADS_PER_WARP`] (see there why it is free of the
-    /// adapter's subgroup size).
-    pub threads_per_warp: u32,
-    /// The most invocations a workgroup may have: a kernel whose `num_warps` warps of
-    /// `threads_per_warp` would exceed it is built for warps of 32.
-    pub max_workgroup_invocations: u32,
-    pub workgroup_memory_bytes: u32,
-    /// The device adds f32 atomically (see `trident_backend_spirv::Options::float32_atomic_add`);
-    /// used only by modules in the Vulkan dialect.
-    pub float32_atomic_add: bool,
-    /// Pointer arguments (by ordinal among the pointer arguments) whose buffers are larger than
-    /// one storage binding of the device: they are bound as two windows (see
-    /// `trident_backend_spirv::Options::windowed_buffers`).
-    pub windowed_buffers: Vec<u32>,
-}
-
-impl SpirvTarget {
-    /// The layout warp width for a kernel of `num_warps` warps.
-    pub fn threads_for(&self, num_warps: u32) -> u32 {
-        if self.threads_per_warp * num_warps <= self.max_workgroup_invocations {
-            self.threads_per_warp
-        } else {
-            self.threads_per_warp.min(32)
-        }
-    }
 }
 
 /// Lowers a TTIR module through the TTGIR pipeline (with `options`) to SPIR-V for `target`.

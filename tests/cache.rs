@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use common::{
     example_flags, scratch_dir, skip_unless_required, stderr, stdout, trident_with_env, write_npy, EXAMPLE,
 };
-use trident::cache::store::{self, VERSION_OFFSET};
+use trident_runtime::cache::store::{self, VERSION_OFFSET};
 use trident_runtime::npy;
 
 /// Runs trident with the cache in `cache`.

@@ -19,18 +19,17 @@
 use std::path::{Path, PathBuf};
 
 use trident_midend::ir::{DType, Module};
+use trident_runtime::cache::Cache;
 use trident_runtime::{npy, ArgValue, Buffer, Grid};
 
 use super::autotune::Tuning;
 use super::error::{usage, CliError};
 use super::signature::{self, Param};
 use super::SpecFlags;
+use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 use trident_frontend::diagnostics::render_warning;
 use trident_midend::analysis::loop_hints::unapplied_loop_hints;
 use trident_midend::pipeline::PASS_NAMES;
-
-use crate::cache::Cache;
-use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 
 /// One `--arg` as written on the command line, before any file is read.
 #[derive(Clone, Debug, PartialEq)]

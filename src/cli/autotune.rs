@@ -4,7 +4,7 @@
 //! Triton's `Autotuner.run` does on a kernel's first launch:
 //! - `--config N` pins config N (0-based), on every verb;
 //! - `run`, `bench` and `check` on nvptx or spirv first look in the tuning cache
-//!   ([`crate::cache`]: keyed by the kernel's file, the values of the decorator's `key`
+//!   ([`trident_runtime::cache`]: keyed by the kernel's file, the values of the decorator's `key`
 //!   arguments, the pointer dtypes, the `--const` values, the backend and the device with its
 //!   driver). A hit prints `autotune: cached config N {...} (from PATH)` and times nothing;
 //! - on a miss they time every config ([`time_configs`]): each is compiled with its constexprs,
@@ -31,6 +31,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use trident_frontend::Autotune;
+use trident_runtime::cache::keys::{self, Key};
+use trident_runtime::cache::tuning::{Trial, TuningRecord};
+use trident_runtime::cache::{self, About, Hit, Kind};
 use trident_runtime::cuda::{BenchOptions, CudaDevice};
 use trident_runtime::wgpu::{BenchLimits, WgpuDevice};
 use trident_runtime::Buffer;
@@ -38,9 +41,6 @@ use trident_runtime::Buffer;
 use super::args::Launch;
 use super::error::CliError;
 use super::{nvptx, spirv, Backend};
-use crate::cache::keys::{self, Key};
-use crate::cache::tuning::{Trial, TuningRecord};
-use crate::cache::{self, About, Hit, Kind};
 use crate::Specialization;
 
 /// An autotuned launch: the configs and the command line's own specialization.

@@ -8,10 +8,11 @@
 use std::path::Path;
 use std::time::Duration;
 
+use trident_runtime::cache::directory::{self, Listed};
+use trident_runtime::cache::keys;
+
 use super::error::CliError;
 use super::CacheAction;
-use crate::cache::directory::{self, Listed};
-use crate::cache::keys;
 
 pub fn cache(action: &CacheAction) -> Result<(), CliError> {
     let dir = directory::location().map_err(CliError::Failed)?;

@@ -1,4 +1,4 @@
-//! Compiled kernels through the on-disk cache ([`crate::cache`]): look the kernel up, and on a
+//! Compiled kernels through the on-disk cache ([`trident_runtime::cache`]): look the kernel up, and on a
 //! miss compile it and store it.
 //!
 //! Two callers, two ways to get the TTIR:
@@ -20,13 +20,12 @@ use std::path::{Path, PathBuf};
 
 use trident_backend_spirv::Artifact as SpirvArtifact;
 use trident_midend::ir::Module;
+use trident_runtime::cache::artifacts::{self, Compiled, Cubin, KernelResources};
+use trident_runtime::cache::keys::{self, Key, Target};
+use trident_runtime::cache::{About, Kind};
 
 use super::args::Launch;
 use super::error::CliError;
-use super::ptxas::KernelResources;
-use crate::cache::artifacts::{self, Compiled, Cubin};
-use crate::cache::keys::{self, Key, Target};
-use crate::cache::{About, Kind};
 use crate::{lower_to_ptx, lower_to_spirv, Artifact, SpirvTarget};
 
 /// Where a compiled kernel came from, for `trident compile --verbose`.

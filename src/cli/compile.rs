@@ -18,6 +18,7 @@
 use std::path::Path;
 
 use trident_midend::ir::print_module;
+use trident_runtime::cache::artifacts::Compiled;
 use trident_runtime::cuda::{self, Probe};
 
 use super::args::{self, DataMode, Launch};
@@ -25,7 +26,6 @@ use super::autotune;
 use super::cached::{self, Origin};
 use super::error::{usage, CliError};
 use super::{nvptx, ptxas, spirv, CompileArgs, Emit, Target};
-use crate::cache::artifacts::Compiled;
 use crate::Artifact;
 use trident_backend_spirv::Mode;
 

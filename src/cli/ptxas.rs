@@ -8,14 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// What `ptxas -v` says about one kernel.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct KernelResources {
-    pub kernel: String,
-    pub registers: u32,
-    pub spill_store_bytes: u32,
-    pub spill_load_bytes: u32,
-}
+/// What `ptxas -v` says about one kernel: defined beside the cubin entries that store it.
+pub use trident_runtime::cache::artifacts::KernelResources;
 
 /// Finds ptxas, or says where it looked.
 pub fn find() -> Result<PathBuf, String> {

@@ -12,12 +12,13 @@
 //! `TUNE config=N median_ms=<float> [GB/s=..] [TFLOP/s=..]` for tools. Stderr: the per-config
 //! progress (a bar on a terminal) and where the winner was stored.
 
+use trident_runtime::cache::tuning::{Trial, TuningRecord};
+
 use super::args::{self, DataMode};
 use super::autotune::{self, TuneDevice};
 use super::devices;
 use super::error::{usage, CliError};
 use super::BenchArgs;
-use crate::cache::tuning::{Trial, TuningRecord};
 
 pub fn tune(args: &BenchArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.run.spec, DataMode::Load)?;

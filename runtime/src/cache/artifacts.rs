@@ -19,7 +19,6 @@ use trident_backend_spirv::{
 use trident_midend::ir::Span;
 
 use super::codec::{DecodeError, Decoder, Encoder};
-use crate::cli::ptxas::KernelResources;
 
 /// A compiled kernel and what its launch needs besides the artifact.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,6 +28,16 @@ pub struct Compiled<A> {
     pub arg_names: Vec<String>,
     /// The warnings its compilation printed, rendered (each ends with a newline).
     pub warnings: Vec<String>,
+}
+
+/// What `ptxas -v` says about one kernel. The root package runs `ptxas` (`trident compile --emit
+/// cubin`) and reads its report into this; the cache keeps it beside the cubin.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KernelResources {
+    pub kernel: String,
+    pub registers: u32,
+    pub spill_store_bytes: u32,
+    pub spill_load_bytes: u32,
 }
 
 /// `ptxas`'s output for one PTX.

@@ -3,7 +3,7 @@
 //!
 //! **Compiled kernels** ([`artifact`]) depend on
 //! - the compiler: [`identity`], the crate version plus the build id, a hash of the compiler's
-//!   own sources that `build.rs` computes (see there why not the binary's hash);
+//!   own sources that the runtime's `build.rs` computes (see there why not the binary's hash);
 //! - the kernel: the whole text of its file and its name. The frontend resolves calls within the
 //!   file only (it reads no other file; imports name `triton` modules), so the file holds every
 //!   `@triton.jit` function the kernel calls, its decorators and the module-level constants;
@@ -13,7 +13,7 @@
 //!   integer divisible by 16, a pointer aligned to 16 bytes) but not the value itself, which the
 //!   compiled code never sees (frontend `lower/mod.rs`), `num_warps` and `num_stages`;
 //! - the target: for PTX the compute capability it is compiled for, for a cubin also the `ptxas`
-//!   that assembled it, for SPIR-V every fact of [`crate::SpirvTarget`] (dialect, warp width,
+//!   that assembled it, for SPIR-V every fact of [`SpirvTarget`] (dialect, warp width,
 //!   workgroup limits, atomics, buffers bound as two windows).
 //!
 //! **Tuning results** ([`tuning`]) depend on the compiler, the kernel's file and name (which hold
@@ -28,7 +28,9 @@ use std::fmt;
 
 use sha2::{Digest, Sha256};
 
-use crate::{ArgSpec, ConstValue, Specialization, SpirvTarget};
+use trident_frontend::{ArgSpec, ConstValue, Specialization};
+
+use crate::wgpu::SpirvTarget;
 
 /// The SHA-256 that names an entry.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]

@@ -27,7 +27,10 @@
 //! one (`trident compile --emit cubin`).
 //!
 //! Files: [`store`] (entry layout, checksum, atomic write), [`codec`] (the byte encoding),
-//! [`keys`], [`artifacts`] and [`tuning`] (payloads), [`directory`] (location, list, clear).
+//! [`keys`], [`artifacts`] and [`tuning`] (payloads), [`directory`] (location, list, clear). The
+//! build id in every key comes from the runtime's `build.rs`. This module is the storage layer
+//! only: the root package's command line decides what to look up, compiles or tunes on a miss
+//! and stores the result (`src/cli/cached.rs`, `src/cli/autotune.rs`, `src/cli/cache.rs`).
 
 pub mod artifacts;
 pub mod codec;

@@ -19,8 +19,13 @@
 //! the device's alignment that lets the high window reach the end. The environment variable
 //! `TRIDENT_VULKAN_MAX_BINDING_BYTES` lowers the per-binding limit the device is opened with, so
 //! tests exercise windows with small buffers (it never raises the adapter's limit).
+//!
+//! What a SPIR-V compilation for an adapter is built for (dialect, warp width, workgroup limits,
+//! atomics, windowed buffers) is one value, [`SpirvTarget`] (`target.rs`), which the on-disk cache
+//! keys artifacts by.
 
 mod naga_tools;
+mod target;
 
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
@@ -36,6 +41,7 @@ use trident_midend::ir::Span;
 use crate::{ArgValue, Buffer, Grid};
 
 pub use naga_tools::{to_wgsl, validate_portable};
+pub use target::{SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// Why a wgpu operation failed.
 #[derive(Clone, Debug, PartialEq)]

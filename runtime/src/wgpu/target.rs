@@ -1,0 +1,51 @@
+//! What a SPIR-V compilation is built for: the facts of a Vulkan adapter (or defaults without
+//! one) and of the launch's buffers, as one value.
+//!
+//! It lives in the runtime because the runtime reads these facts from the adapter and because the
+//! on-disk cache keys SPIR-V artifacts by every field of it ([`crate::cache::keys`]); the root
+//! package fills it in (`trident::cli::spirv::target_for`) and turns it into the spirv backend's
+//! `Options` when it lowers a module. Nothing here decides code generation beyond the layout warp
+//! width, [`SpirvTarget::threads_for`].
+
+use trident_backend_spirv::Mode;
+
+/// The warp width the spirv layouts are built for, whatever the adapter's subgroup size, where
+/// the device allows `64 * num_warps` invocations per workgroup (else 32, see
+/// [`SpirvTarget::threads_for`]). The backend uses no subgroup operations, so the width only
+/// decides how many elements each invocation holds. Lavapipe (subgroup size 8) runs barriers as
+/// coroutine suspends, and its compile time grows with the values live across them: built for 8
+/// the flash-attention kernels take minutes to compile, for 32 up to a minute on a loaded 2-core
+/// machine, for 64 half that.
+pub const SPIRV_THREADS_PER_WARP: u32 = 64;
+
+/// The Vulkan facts a SPIR-V compilation needs (from the adapter and the launch's buffers, or
+/// defaults without them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpirvTarget {
+    pub mode: Mode,
+    /// The widest layout warp: [`SPIRV_THREADS_PER_WARP`] (see there why it is free of the
+    /// adapter's subgroup size).
+    pub threads_per_warp: u32,
+    /// The most invocations a workgroup may have: a kernel whose `num_warps` warps of
+    /// `threads_per_warp` would exceed it is built for warps of 32.
+    pub max_workgroup_invocations: u32,
+    pub workgroup_memory_bytes: u32,
+    /// The device adds f32 atomically (see `trident_backend_spirv::Options::float32_atomic_add`);
+    /// used only by modules in the Vulkan dialect.
+    pub float32_atomic_add: bool,
+    /// Pointer arguments (by ordinal among the pointer arguments) whose buffers are larger than
+    /// one storage binding of the device: they are bound as two windows (see
+    /// `trident_backend_spirv::Options::windowed_buffers`).
+    pub windowed_buffers: Vec<u32>,
+}
+
+impl SpirvTarget {
+    /// The layout warp width for a kernel of `num_warps` warps.
+    pub fn threads_for(&self, num_warps: u32) -> u32 {
+        if self.threads_per_warp * num_warps <= self.max_workgroup_invocations {
+            self.threads_per_warp
+        } else {
+            self.threads_per_warp.min(32)
+        }
+    }
+}
