@@ -1148,6 +1148,82 @@ fn autotune_with_heuristics_sums_rows_with_every_config() {
     }
 }
 
+/// `@triton.heuristics` above `@triton.autotune` (tests/kernels/heuristics_above_autotune.py): the
+/// upper heuristics compute EVEN and N_PADDED from n_cols alone, before any config, and the lower
+/// one CHUNKS from N_PADDED and the config's BLOCK. The row sums are exact for 200 columns (masked)
+/// and 256 (EVEN: unmasked, and an unmasked load past a row of 200 would be an out-of-bounds error
+/// on interp) with every config pinned on interp, and with the config that autotuning picks on
+/// spirv, which times each config once: a second run with the same arguments finds the choice in
+/// the tuning cache, whose key holds the heuristics' values.
+#[test]
+fn heuristics_above_autotune_sum_rows_on_interp_and_spirv() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-heuristics-above-autotune");
+    let cache = dir.join("cache");
+    let rows = 3usize;
+    for cols in [200usize, 256] {
+        let x: Vec<f32> = (0..rows * cols).map(|i| ((i * 31) % 17) as f32 - 8.0).collect();
+        let want: Vec<f32> = (0..rows).map(|row| x[row * cols..(row + 1) * cols].iter().sum()).collect();
+        let inputs = dir.join(format!("in-{cols}"));
+        std::fs::create_dir_all(&inputs).unwrap();
+        let x_arg = write_npy(&inputs, "x_ptr", DType::F32, x.iter().flat_map(|v| v.to_le_bytes()).collect());
+        let out_arg = write_npy(&inputs, "out_ptr", DType::F32, vec![0; rows * 4]);
+        let n_arg = format!("n_cols={cols}");
+        let run = |backend: &str, config: Option<&str>, out: &Path| {
+            let mut args = vec![
+                "run",
+                "tests/kernels/heuristics_above_autotune.py",
+                "--kernel",
+                "padded_row_sum_kernel",
+                "--grid",
+                "3",
+                "--arg",
+                &x_arg,
+                "--arg",
+                &out_arg,
+                "--arg",
+                &n_arg,
+                "--backend",
+                backend,
+                "--out",
+                out.to_str().unwrap(),
+            ];
+            if let Some(config) = config {
+                args.extend(["--config", config]);
+            }
+            trident_with_env(&args, &[("TRIDENT_CACHE_DIR", cache.to_str().unwrap())])
+        };
+        for config in ["0", "1", "2"] {
+            let out = dir.join(format!("interp-{cols}-{config}"));
+            let output = run("interp", Some(config), &out);
+            assert!(output.status.success(), "{cols} columns, config {config}: {}", stderr(&output));
+            assert_eq!(read_f32(&out.join("out_ptr.npy")), want, "{cols} columns, config {config}");
+        }
+        for attempt in ["tuned", "cached"] {
+            let out = dir.join(format!("spirv-{cols}-{attempt}"));
+            let output = run("spirv", None, &out);
+            let text = stderr(&output);
+            if text.contains("needs a Vulkan adapter") {
+                skip_unless_required("spirv", "spirv heuristics above autotune", "no Vulkan adapter here");
+                return;
+            }
+            assert!(output.status.success(), "{cols} columns, {attempt}: {text}");
+            let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("autotune: ")).collect();
+            if attempt == "tuned" {
+                assert!(
+                    lines[0].starts_with("autotune: timing 3 configs of padded_row_sum_kernel on spirv"),
+                    "{text}"
+                );
+                assert!(lines[4].starts_with("autotune: chose config "), "{text}");
+            } else {
+                assert_eq!(lines.len(), 1, "{text}");
+                assert!(lines[0].starts_with("autotune: cached config "), "{text}");
+            }
+            assert_eq!(read_f32(&out.join("out_ptr.npy")), want, "{cols} columns, spirv, {attempt}");
+        }
+    }
+}
+
 /// `--const` for a meta-parameter the configs set, and `--config` out of range or on a kernel
 /// without configs, are usage errors that name the flag.
 #[test]

@@ -12,8 +12,10 @@
 //!
 //! `@triton.autotune` and `@triton.heuristics` are read by `decorators/` without Python: the
 //! configs are returned to the caller ([`kernel_decorations`]), which picks one and puts its
-//! values in the [`Specialization`]; the heuristics run in [`compile_kernel`], after the config,
-//! as in Triton.
+//! values in the [`Specialization`]; the heuristics run in [`compile_kernel`] where Triton runs
+//! them: after the config when stacked below `@triton.autotune`, before it (blind to its
+//! meta-parameters) when stacked above. [`specialize_before_config`] gives the caller what the
+//! autotuner itself receives, for its key.
 
 pub mod builtins;
 pub mod decorators;
@@ -70,6 +72,22 @@ pub fn specialize(
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
     let program = program::Program::parse(path, source).map_err(wrap)?;
     with_heuristics(&program, kernel, spec).map_err(wrap)
+}
+
+/// `spec`, the launch's own specialization before any config, completed by the heuristics stacked
+/// above kernel `kernel`'s `@triton.autotune`: the arguments Triton's autotuner receives, which its
+/// `key` may name. Without such heuristics, `spec` as it is.
+pub fn specialize_before_config(
+    path: &str,
+    source: &str,
+    kernel: &str,
+    spec: &Specialization,
+) -> Result<Specialization, Diagnostics> {
+    let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
+    let program = program::Program::parse(path, source).map_err(wrap)?;
+    let Some(def) = program.function(kernel) else { return Ok(spec.clone()) };
+    let decorations = decorators::read(&program, def).map_err(wrap)?;
+    decorators::apply_heuristics_before_config(&program, def, &decorations, spec).map_err(wrap)
 }
 
 /// `spec` with the values of kernel `kernel`'s heuristics (unchanged when it has none, or when

@@ -291,7 +291,7 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
             PASS_NAMES.join(", ")
         ));
     }
-    let has_heuristics = !decorations.heuristics.is_empty();
+    let has_heuristics = decorations.has_heuristics();
     let tuning = match (decorations.autotune, flags.config) {
         (None, None) => None,
         (None, Some(index)) => {

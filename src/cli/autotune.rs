@@ -5,8 +5,9 @@
 //! - `--config N` pins config N (0-based), on every verb;
 //! - `run`, `bench` and `check` on nvptx or spirv first look in the tuning cache
 //!   ([`trident_runtime::cache`]: keyed by the kernel's file, the values of the decorator's `key`
-//!   arguments, the pointer dtypes, the `--const` values, the backend and the device with its
-//!   driver). A hit prints `autotune: cached config N {...} (from PATH)` and times nothing;
+//!   arguments, the pointer dtypes, the `--const` values and those of the heuristics stacked above
+//!   `@triton.autotune` (Triton runs them before the autotuner, so its key may name them), the
+//!   backend and the device with its driver). A hit prints `autotune: cached config N {...} (from PATH)` and times nothing;
 //! - on a miss they time every config ([`time_configs`]): each is compiled with its constexprs,
 //!   `num_warps` and `num_stages`, launched from a fresh copy of the inputs (the buffers named in
 //!   `reset_to_zero` zeroed; every buffer, not only those of `restore_value`, comes back to its
@@ -138,7 +139,7 @@ pub fn choose_config(launch: &mut Launch, backend: Backend, adapter: Option<&str
         );
         return select(launch, &tuning, 0);
     };
-    let key = tuning_key(launch, &tuning, &device);
+    let key = tuning_key(launch, &tuning, &device)?;
     if let Some(hit) = load(launch, &tuning, &key) {
         let index = hit.value.chosen;
         eprintln!("autotune: cached {} (from {})", tuning.describe(index), hit.path.display());
@@ -159,16 +160,26 @@ pub fn choose_config(launch: &mut Launch, backend: Backend, adapter: Option<&str
     Ok(())
 }
 
-/// The tuning cache's key for the launch's kernel on `device`.
-pub fn tuning_key(launch: &Launch, tuning: &Tuning, device: &TuneDevice) -> Key {
-    keys::tuning(
+/// The tuning cache's key for the launch's kernel on `device`. It is computed from what Triton's
+/// autotuner receives: the command line's specialization, with the values of the heuristics
+/// stacked above `@triton.autotune` (they run first, and its `key` may name them). A heuristic
+/// that fails is the kernel's error.
+pub fn tuning_key(launch: &Launch, tuning: &Tuning, device: &TuneDevice) -> Result<Key, CliError> {
+    let base = trident_frontend::specialize_before_config(
+        &launch.path,
         &launch.source,
         &launch.kernel,
         &tuning.base,
+    )
+    .map_err(CliError::Kernel)?;
+    Ok(keys::tuning(
+        &launch.source,
+        &launch.kernel,
+        &base,
         &tuning.autotune.key,
         device.backend(),
         &device.identity(),
-    )
+    ))
 }
 
 /// The cached choice for `key`, checked against the kernel's configs.

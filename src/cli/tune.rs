@@ -48,7 +48,7 @@ pub fn tune(args: &BenchArgs) -> Result<(), CliError> {
     let median_ms = trials.iter().find(|t| t.index == chosen).and_then(|t| t.outcome.clone().ok());
     let median_ms = median_ms.unwrap_or(f64::NAN);
     let record = TuningRecord { chosen, trials };
-    let key = autotune::tuning_key(&launch, &tuning, &device);
+    let key = autotune::tuning_key(&launch, &tuning, &device)?;
     match autotune::store(&launch, &key, &device, &record) {
         Some(path) => eprintln!("tune: stored {} in {}", tuning.describe(chosen), path.display()),
         None if !launch.cache.is_on() => eprintln!("tune: --no-cache: the choice is not stored"),

@@ -86,6 +86,19 @@ pub struct Autotune {
     pub span: Span,
 }
 
+impl Autotune {
+    /// Every meta-parameter some config sets, once each, in the order the configs first set them.
+    pub fn meta_parameters(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        for (name, _) in self.configs.iter().flat_map(|config| &config.kwargs) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names
+    }
+}
+
 /// Reads `@triton.autotune(...)` on `def`. `params` are the kernel's parameters: (name, is a
 /// constexpr).
 pub fn read(

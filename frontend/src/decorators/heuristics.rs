@@ -7,11 +7,19 @@
 //! passes the result to the kernel as that meta-parameter, overriding any value given for it.
 //! trident does the same with the host evaluator: scalars are their values, constexprs theirs,
 //! and a pointer argument is an opaque value that cannot take part in arithmetic.
+//!
+//! Stacked above `@triton.autotune`, the heuristics wrap the autotuner and run before it: their
+//! dict holds the launch's own arguments and no config's meta-parameters, so a lambda that reads
+//! one raises `KeyError` in Triton, and a heuristic that sets one makes the autotuner refuse the
+//! launch ("Conflicting meta-parameters"). [`check_before_config`] reports both when the
+//! decorators are read, with the Python line.
 
+use ruff_python_ast::visitor::{walk_expr, Visitor};
 use ruff_python_ast::{Expr, ExprCall};
 
 use trident_midend::ir::Span;
 
+use super::autotune::Autotune;
 use super::host_eval::{Evaluator, HResult, HostValue};
 use crate::diagnostics::Diagnostic;
 use crate::lower::span_of;
@@ -94,6 +102,72 @@ pub fn read(call: &ExprCall, params: &[(String, bool)]) -> HResult<Vec<Heuristic
         heuristics.push(Heuristic { name, name_span, param, body: (*lambda.body).clone() });
     }
     Ok(heuristics)
+}
+
+/// Checks the heuristics stacked above `@triton.autotune` against its configs: none may set a
+/// meta-parameter a config sets, and none may read one from its dict (`args['BLOCK']`), which
+/// holds no config's values yet when they run. A read through anything but a string literal is
+/// caught when the lambda runs, as a missing key.
+pub fn check_before_config(heuristics: &[Heuristic], autotune: &Autotune) -> HResult<()> {
+    let meta_parameters = autotune.meta_parameters();
+    for heuristic in heuristics {
+        if let Some(index) = autotune.configs.iter().position(|c| c.get(&heuristic.name).is_some()) {
+            let config = &autotune.configs[index];
+            return Err(Diagnostic::error(
+                format!(
+                    "'{}' is set both by @triton.heuristics above @triton.autotune and by config {index} {}; \
+                     Triton refuses the launch (Conflicting meta-parameters: {})",
+                    heuristic.name,
+                    config.describe(),
+                    heuristic.name
+                ),
+                Some(heuristic.name_span),
+            )
+            .with_label(config.span, "the config that sets it"));
+        }
+        let mut finder = KeyRead { param: &heuristic.param, names: &meta_parameters, found: None };
+        finder.visit_expr(&heuristic.body);
+        if let Some((name, span)) = finder.found {
+            return Err(Diagnostic::error(
+                format!(
+                    "`{name}` is a meta-parameter of the @triton.autotune configs, and @triton.heuristics above \
+                     @triton.autotune runs before a config is chosen: its arguments have no '{name}' (Triton \
+                     raises KeyError: '{name}'); put this @triton.heuristics below @triton.autotune to \
+                     compute from the config"
+                ),
+                Some(span),
+            )
+            .with_label(heuristic.name_span, format!("while computing '{}'", heuristic.name)));
+        }
+    }
+    Ok(())
+}
+
+/// Finds the first `PARAM['NAME']` in a lambda's body with NAME among `names`.
+struct KeyRead<'n> {
+    /// The lambda's parameter: the dict of arguments.
+    param: &'n str,
+    names: &'n [&'n str],
+    found: Option<(String, Span)>,
+}
+
+impl<'a> Visitor<'a> for KeyRead<'_> {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if self.found.is_some() {
+            return;
+        }
+        if let Expr::Subscript(subscript) = expr {
+            let reads_param = matches!(&*subscript.value, Expr::Name(n) if n.id.as_str() == self.param);
+            if let (true, Expr::StringLiteral(key)) = (reads_param, &*subscript.slice) {
+                let key = key.value.to_str();
+                if self.names.contains(&key) {
+                    self.found = Some((key.to_string(), span_of(expr)));
+                    return;
+                }
+            }
+        }
+        walk_expr(self, expr);
+    }
 }
 
 /// The dict a lambda receives: every argument and constexpr of the launch by name, in the

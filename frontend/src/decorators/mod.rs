@@ -12,15 +12,31 @@
 //! def kernel(...): ...
 //! ```
 //!
-//! the config is applied first and the heuristics see its values. trident reads both without
-//! Python ([`host_eval`] evaluates the subset of Python they use). This module only reads and
-//! evaluates: choosing a config is the caller's business (the command line times them on a
-//! device, which the frontend knows nothing of), and the caller puts the chosen config's values in
-//! the [`Specialization`]; the heuristics run inside [`crate::compile_kernel`], after it.
+//! the config is applied first and the heuristics see its values. Stacked the other way,
+//!
+//! ```python
+//! @triton.heuristics({'EVEN': lambda args: args['n'] % 64 == 0})
+//! @triton.autotune(configs=[...], key=['n', 'EVEN'])
+//! @triton.jit
+//! ```
+//!
+//! the heuristics wrap the autotuner: they run first, over the launch's own arguments (no config
+//! is chosen yet, so they cannot read its meta-parameters), and the autotuner tunes with their
+//! values fixed, which its `key` may name. Both stackings may meet on one kernel (heuristics above
+//! and below `@triton.autotune`); each group runs where Triton runs it.
+//!
+//! trident reads the decorators without Python ([`host_eval`] evaluates the subset of Python they
+//! use). This module only reads and evaluates: choosing a config is the caller's business (the
+//! command line times them on a device, which the frontend knows nothing of), and the caller puts
+//! the chosen config's values in the [`Specialization`]; the heuristics run inside
+//! [`crate::compile_kernel`] ([`apply_heuristics`]), those above the autotuner over the
+//! specialization without the config's meta-parameters, the others after the config. The caller
+//! that needs the autotuner's own view (its key) gets it from [`apply_heuristics_before_config`].
 //!
 //! Invariants: [`Decorations`] of a kernel are read from the decorators above `@triton.jit`, top
-//! to bottom; `@triton.heuristics` stacked above `@triton.autotune` (which would run before the
-//! config is known) is refused as not supported yet, as is anything below `@triton.jit`.
+//! to bottom; a heuristic above `@triton.autotune` neither sets nor reads (by a literal key) a
+//! config's meta-parameter ([`heuristics::check_before_config`]); nothing is read below
+//! `@triton.jit`.
 
 pub mod autotune;
 pub mod grid;
@@ -42,14 +58,24 @@ use host_eval::Evaluator;
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Decorations {
     pub autotune: Option<Autotune>,
-    /// Every heuristic of every `@triton.heuristics`, in the order Triton runs them.
+    /// The heuristics of every `@triton.heuristics` above `@triton.autotune`, in the order Triton
+    /// runs them: first, over the launch's arguments, before a config is chosen. Empty without
+    /// `@triton.autotune`.
+    pub heuristics_before_config: Vec<Heuristic>,
+    /// Every other heuristic (below `@triton.autotune`, or all of them without one), in the order
+    /// Triton runs them: after the config, seeing its values.
     pub heuristics: Vec<Heuristic>,
 }
 
 impl Decorations {
-    /// The meta-parameters the heuristics compute.
+    /// The meta-parameters the heuristics compute, in the order they run.
     pub fn heuristic_names(&self) -> Vec<&str> {
-        self.heuristics.iter().map(|h| h.name.as_str()).collect()
+        self.heuristics_before_config.iter().chain(&self.heuristics).map(|h| h.name.as_str()).collect()
+    }
+
+    /// Whether the kernel has any `@triton.heuristics`.
+    pub fn has_heuristics(&self) -> bool {
+        !self.heuristics_before_config.is_empty() || !self.heuristics.is_empty()
     }
 }
 
@@ -120,15 +146,12 @@ pub fn read(program: &Program, def: &StmtFunctionDef) -> Result<Decorations, Dia
                         Some(at),
                     ));
                 }
-                if !decorations.heuristics.is_empty() {
-                    // Below the heuristics, the autotuner would run after them, and they could not
-                    // see the config's values; trident applies the config first.
-                    return Err(Diagnostic::error(
-                        "@triton.autotune below @triton.heuristics is not supported by trident yet; put @triton.autotune above it (the usual order)",
-                        Some(at),
-                    ));
-                }
-                decorations.autotune = Some(autotune::read(&mut evaluator, call, def, &params)?);
+                let tune = autotune::read(&mut evaluator, call, def, &params)?;
+                // The heuristics read so far wrap the autotuner: they run before it, without the
+                // config's values.
+                decorations.heuristics_before_config = std::mem::take(&mut decorations.heuristics);
+                heuristics::check_before_config(&decorations.heuristics_before_config, &tune)?;
+                decorations.autotune = Some(tune);
             }
             _ => decorations.heuristics.extend(heuristics::read(call, &params)?),
         }
@@ -137,19 +160,52 @@ pub fn read(program: &Program, def: &StmtFunctionDef) -> Result<Decorations, Dia
 }
 
 /// Runs the heuristics of `decorations` over `spec` (which already holds the autotune config's
-/// values, if any).
+/// values, if any), each group where Triton runs it: those above `@triton.autotune` over `spec`
+/// without the config's meta-parameters, then the others over everything.
 pub fn apply_heuristics(
     program: &Program,
     def: &StmtFunctionDef,
     decorations: &Decorations,
     spec: &Specialization,
 ) -> Result<Specialization, Diagnostic> {
+    let spec = apply_heuristics_before_config(program, def, decorations, spec)?;
     if decorations.heuristics.is_empty() {
-        return Ok(spec.clone());
+        return Ok(spec);
     }
     let params: Vec<(String, bool)> = all_params(def).into_iter().map(|(name, c, ..)| (name, c)).collect();
     let mut evaluator = Evaluator::new(program, span_of(def).start);
-    heuristics::apply(&mut evaluator, &decorations.heuristics, spec, &params)
+    heuristics::apply(&mut evaluator, &decorations.heuristics, &spec, &params)
+}
+
+/// `spec` with the values of the heuristics above `@triton.autotune`, computed as Triton computes
+/// them, before the autotuner: over `spec` without any config's meta-parameters (a config may
+/// already be in `spec`; they do not see it). This is what the autotuner receives, and what its
+/// `key` may name. `spec` is returned as it is when there are no such heuristics.
+pub fn apply_heuristics_before_config(
+    program: &Program,
+    def: &StmtFunctionDef,
+    decorations: &Decorations,
+    spec: &Specialization,
+) -> Result<Specialization, Diagnostic> {
+    let (Some(tune), false) = (&decorations.autotune, decorations.heuristics_before_config.is_empty()) else {
+        return Ok(spec.clone());
+    };
+    let meta_parameters = tune.meta_parameters();
+    let mut launch_only = spec.clone();
+    launch_only.constexprs.retain(|(name, _)| !meta_parameters.contains(&name.as_str()));
+    let params: Vec<(String, bool)> = all_params(def).into_iter().map(|(name, c, ..)| (name, c)).collect();
+    let mut evaluator = Evaluator::new(program, span_of(def).start);
+    let computed =
+        heuristics::apply(&mut evaluator, &decorations.heuristics_before_config, &launch_only, &params)?;
+    // Their values join `spec` (config included), replacing values given for the same names.
+    let mut spec = spec.clone();
+    for heuristic in &decorations.heuristics_before_config {
+        if let Some(value) = computed.constexprs.iter().find(|(n, _)| *n == heuristic.name) {
+            spec.constexprs.retain(|(n, _)| *n != heuristic.name);
+            spec.constexprs.push(value.clone());
+        }
+    }
+    Ok(spec)
 }
 
 #[cfg(test)]
@@ -230,10 +286,58 @@ mod tests {
             .contains("`make_configs` is not defined"));
         assert!(case("@triton.heuristics({'BLOCK': 64})").contains("must be a lambda"));
         assert!(case("@triton.heuristics({'M': lambda args: 1})").contains("'M' is not a parameter"));
+        // Above @triton.autotune, a heuristic runs before the config: it may neither set one of
+        // its meta-parameters nor read one.
         assert!(case(&format!(
             "@triton.heuristics({{'BLOCK': lambda a: 64}})\n@triton.autotune(configs={cfg}, key=[])"
         ))
-        .contains("below @triton.heuristics is not supported"));
+        .contains("Conflicting meta-parameters: BLOCK"));
+        let source = format!(
+            "{KERNEL}@triton.heuristics({{'EVEN': lambda a: a['n'] % (a['BLOCK'] + 1) == 0}})\n\
+             @triton.autotune(configs={cfg}, key=[])\n\
+             @triton.jit\ndef k(x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):\n    pass\n"
+        );
+        let error = decorations(&source).unwrap_err();
+        assert!(error.starts_with("`BLOCK` is a meta-parameter of the @triton.autotune configs"), "{error}");
+        assert!(error.contains("KeyError: 'BLOCK'"), "{error}");
+    }
+
+    #[test]
+    fn heuristics_above_autotune_run_before_the_config() {
+        let source = format!(
+            "{KERNEL}@triton.heuristics({{'EVEN': lambda args: args['n'] % 64 == 0}})\n\
+             @triton.autotune(configs=[triton.Config({{'BLOCK': 32}}), triton.Config({{'BLOCK': 64}})], key=['n', 'EVEN'])\n\
+             @triton.heuristics({{'CHUNKS': lambda args: args['n'] // args['BLOCK'] + (not args['EVEN'])}})\n\
+             @triton.jit\n\
+             def k(x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, CHUNKS: tl.constexpr):\n    pass\n"
+        );
+        let program = Program::parse("t.py", &source).unwrap();
+        let def = program.function("k").unwrap();
+        let decorations = read(&program, def).unwrap();
+        let names = |list: &[Heuristic]| list.iter().map(|h| h.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&decorations.heuristics_before_config), ["EVEN"]);
+        assert_eq!(names(&decorations.heuristics), ["CHUNKS"]);
+        assert_eq!(decorations.heuristic_names(), ["EVEN", "CHUNKS"]);
+        // Without a config (the autotuner's view), only EVEN is computed.
+        let mut base = spec(200, 0);
+        base.constexprs.clear();
+        let tuned = apply_heuristics_before_config(&program, def, &decorations, &base).unwrap();
+        assert_eq!(tuned.constexprs, [("EVEN".into(), ConstValue::Bool(false))]);
+        // With config BLOCK=32: EVEN as before, then CHUNKS from both.
+        let out = apply_heuristics(&program, def, &decorations, &spec(200, 32)).unwrap();
+        assert_eq!(
+            out.constexprs,
+            [
+                ("BLOCK".into(), ConstValue::Int(32)),
+                ("EVEN".into(), ConstValue::Bool(false)),
+                ("CHUNKS".into(), ConstValue::Int(7))
+            ]
+        );
+        let out = apply_heuristics(&program, def, &decorations, &spec(256, 64)).unwrap();
+        assert_eq!(
+            out.constexprs[1..],
+            [("EVEN".into(), ConstValue::Bool(true)), ("CHUNKS".into(), ConstValue::Int(4))]
+        );
     }
 
     #[test]

@@ -18,8 +18,10 @@
 //!
 //! **Tuning results** ([`tuning`]) depend on the compiler, the kernel's file and name (which hold
 //! the configs), the values of the arguments the decorator's `key` names, the dtype of every
-//! pointer argument (as Triton's autotuner adds), the constexprs the command line gives, the
-//! backend and the device (its name and driver version).
+//! pointer argument (as Triton's autotuner adds), the constexprs the launch has before any config
+//! (the command line's, and those of `@triton.heuristics` stacked above `@triton.autotune`, which
+//! Triton runs first and whose values the `key` may name), the backend and the device (its name
+//! and driver version).
 //!
 //! Fields are hashed with their names and lengths, so no two different field lists hash the same
 //! bytes; lists whose order does not matter (constexprs, arguments) are sorted by name first.
@@ -170,9 +172,10 @@ pub fn artifact(source: &str, kernel: &str, spec: &Specialization, target: &Targ
     hasher.finish()
 }
 
-/// The key of the tuning result of an autotuned kernel: `base` is the command line's
-/// specialization before any config, `autotune_key` the decorator's `key`, `device` the device's
-/// name and driver.
+/// The key of the tuning result of an autotuned kernel: `base` is the launch's specialization
+/// before any config (the command line's, with the values of the heuristics above
+/// `@triton.autotune`), `autotune_key` the decorator's `key`, `device` the device's name and
+/// driver.
 pub fn tuning(
     source: &str,
     kernel: &str,
