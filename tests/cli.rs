@@ -1252,3 +1252,35 @@ fn autotune_flag_errors_name_the_flag() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(stderr(&output), "error: --config 0: add_kernel has no @triton.autotune configs\n");
 }
+
+/// Output into a pipe its reader closed (`trident compile ... | head -1`) ends the process
+/// quietly, as for any Unix tool, not with an internal compiler error about a failed print.
+#[cfg(unix)]
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    // A kernel whose PTX (about 270 KB) is larger than a pipe's buffer.
+    let kernel = "tests/kernels/attn_fwd.py";
+    let source = std::fs::read_to_string(kernel).unwrap();
+    let headers = trident::golden::compile_headers(&source);
+    let mut args = vec!["compile".to_string(), kernel.to_string()];
+    args.extend(headers[1].iter().cloned());
+    args.extend(["--emit", "ptx", "--target", "sm_90a", "--no-cache"].map(String::from));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_trident"))
+        .args(&args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    // The reader is dropped here: the rest of the PTX goes into a closed pipe.
+    let output = child.wait_with_output().unwrap();
+    assert!(first.starts_with("//"), "{first}");
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(!text.contains("internal compiler error"), "{text}");
+    let quiet = output.status.success() || output.status.signal() == Some(13);
+    assert!(quiet, "{:?}: {text}", output.status);
+}
