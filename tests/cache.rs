@@ -239,26 +239,10 @@ fn clear_removes_every_entry_and_says_which() {
 /// The flags of `tests/kernels/autotune_add.py` over the example's data on spirv, with
 /// `n_elements` given.
 fn autotune_run(verb: &'static str, n: &'static str, out: &Path) -> Vec<String> {
-    let args = [
-        verb,
-        "tests/kernels/autotune_add.py",
-        "--kernel",
-        "add_kernel",
-        "--arg",
-        "x_ptr=@examples/data/x.npy",
-        "--arg",
-        "y_ptr=@examples/data/y.npy",
-        "--arg",
-        "output_ptr=@examples/data/output.npy",
-        "--arg",
-        n,
-        "--grid",
-        "cdiv(n_elements, BLOCK_SIZE)",
-        "--backend",
-        "spirv",
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec![verb];
+    args.extend(common::AUTOTUNE_ADD);
+    args.extend(["--arg", n, "--grid", "cdiv(n_elements, BLOCK_SIZE)", "--backend", "spirv"]);
+    args.extend(["--out", out.to_str().unwrap()]);
     args.iter().map(|s| s.to_string()).collect()
 }
 
@@ -292,6 +276,14 @@ fn assert_sum(out: &Path, n: usize) {
     }
 }
 
+/// `output` succeeded with the tuning cache's choice `chosen`: its one autotune line says so
+/// and names the entry it came from.
+fn assert_tuned_from_cache(output: &std::process::Output, chosen: &str, entry: &Path) {
+    assert!(output.status.success(), "{}", stderr(output));
+    let line = format!("autotune: cached {chosen} (from {})", entry.display());
+    assert_eq!(autotune_lines(output), vec![line], "{}", stderr(output));
+}
+
 /// The lines of autotuning on stderr.
 fn autotune_lines(output: &std::process::Output) -> Vec<String> {
     stderr(output).lines().filter(|l| l.starts_with("autotune: ")).map(String::from).collect()
@@ -317,13 +309,7 @@ fn tuning_happens_once_per_key_on_spirv() {
     // The same key: no timing at all, the same config, the same output.
     fs::remove_dir_all(&out).unwrap();
     let second = run_strings(&cache, &autotune_run("run", "n_elements=1000", &out));
-    assert!(second.status.success(), "{}", stderr(&second));
-    assert_eq!(
-        autotune_lines(&second),
-        vec![format!("autotune: cached {chosen} (from {})", tuning[0].display())],
-        "{}",
-        stderr(&second)
-    );
+    assert_tuned_from_cache(&second, chosen, &tuning[0]);
     assert_sum(&out, 1000);
     // bench and check read the same choice.
     for verb in ["bench", "check"] {
@@ -526,12 +512,6 @@ fn an_autotuned_matmul_is_right_and_tuned_once_per_key() {
 
     let out = cache.join("spirv-2");
     let second = launch("spirv", &out);
-    assert!(second.status.success(), "{}", stderr(&second));
-    assert_eq!(
-        autotune_lines(&second),
-        vec![format!("autotune: cached {chosen} (from {})", tuning[0].display())],
-        "{}",
-        stderr(&second)
-    );
+    assert_tuned_from_cache(&second, chosen, &tuning[0]);
     assert_product(&out, "spirv, cached");
 }

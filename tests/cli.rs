@@ -945,19 +945,9 @@ fn dump_after_a_ttgir_pass_dumps_wherever_the_kernel_is_lowered() {
 /// The flags of `tests/kernels/autotune_add.py` on the example's inputs (no `--grid`, no
 /// `--const BLOCK_SIZE`: the configs give it).
 fn autotune_add_flags() -> Vec<&'static str> {
-    vec![
-        "tests/kernels/autotune_add.py",
-        "--kernel",
-        "add_kernel",
-        "--arg",
-        "x_ptr=@examples/data/x.npy",
-        "--arg",
-        "y_ptr=@examples/data/y.npy",
-        "--arg",
-        "output_ptr=@examples/data/output.npy",
-        "--arg",
-        "n_elements=1000",
-    ]
+    let mut flags = common::AUTOTUNE_ADD.to_vec();
+    flags.extend(["--arg", "n_elements=1000"]);
+    flags
 }
 
 /// Checks `DIR/output_ptr.npy` against `x + y` of the example's inputs.

@@ -120,3 +120,17 @@ pub fn write_npy(dir: &Path, name: &str, dtype: trident_midend::ir::DType, value
     }
     format!("{name}=@{}", path.to_str().unwrap())
 }
+
+/// `tests/kernels/autotune_add.py` over the example's inputs: the file, the kernel and the three
+/// buffers (`n_elements`, the grid and the backend are the caller's).
+pub const AUTOTUNE_ADD: [&str; 9] = [
+    "tests/kernels/autotune_add.py",
+    "--kernel",
+    "add_kernel",
+    "--arg",
+    "x_ptr=@examples/data/x.npy",
+    "--arg",
+    "y_ptr=@examples/data/y.npy",
+    "--arg",
+    "output_ptr=@examples/data/output.npy",
+];
