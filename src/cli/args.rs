@@ -15,8 +15,13 @@
 //! autotune config and the heuristics have given their values. For a kernel with
 //! `@triton.autotune`, the configs' meta-parameters need no `--const` (giving one anyway is an
 //! error, as Triton's "Conflicting meta-parameters"), and `--config N` must name a config.
+//!
+//! The flags' syntax and names are checked here; what the command line and the Python package
+//! both check (missing parameters, autotune conflicts, warps and stages) is in [`super::inputs`].
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use trident_midend::ir::{DType, Module};
 use trident_runtime::cache::Cache;
@@ -24,6 +29,7 @@ use trident_runtime::{npy, ArgValue, Buffer, Grid};
 
 use super::autotune::Tuning;
 use super::error::{usage, CliError};
+use super::inputs::{self, Front, Inputs};
 use super::signature::{self, Param};
 use super::SpecFlags;
 use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
@@ -60,6 +66,20 @@ pub enum DataMode {
     HeaderOnly,
 }
 
+/// A grid computed from the complete specialization (after the autotune config and the
+/// heuristics): Triton's `kernel[lambda meta: ...]`. Autotuning calls it once per config.
+#[derive(Clone)]
+pub struct GridFn(pub Arc<GridFnBody>);
+
+/// What a [`GridFn`] calls: the grid for a specialization.
+pub type GridFnBody = dyn Fn(&Specialization) -> Result<Grid, CliError> + Send + Sync;
+
+impl fmt::Debug for GridFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("GridFn(..)")
+    }
+}
+
 /// Everything one compilation and launch needs, checked.
 #[derive(Clone, Debug)]
 pub struct Launch {
@@ -72,6 +92,9 @@ pub struct Launch {
     pub grid: Option<Grid>,
     /// `--grid` as an expression over arguments and meta-parameters, evaluated per launch.
     pub grid_expr: Option<String>,
+    /// The grid as its caller computes it from the specialization (the Python package calls the
+    /// script's grid function with the meta-parameters), evaluated per launch like `grid_expr`.
+    pub grid_fn: Option<GridFn>,
     /// Argument bindings by Python parameter name.
     pub bindings: Vec<(String, Binding)>,
     /// The buffers of `@FILE.npy` arguments (empty in [`DataMode::HeaderOnly`]).
@@ -114,6 +137,13 @@ impl Launch {
     /// The grid, which launching verbs require: `--grid`'s numbers, or its expression evaluated
     /// for the current specialization (with the heuristics' values).
     pub fn require_grid(&self) -> Result<Grid, CliError> {
+        if let Some(grid_fn) = &self.grid_fn {
+            let spec = trident_frontend::specialize(&self.path, &self.source, &self.kernel, &self.spec)
+                .map_err(CliError::Kernel)?;
+            let grid = (grid_fn.0)(&spec)?;
+            grid.within_limits().or_else(|e| usage(format!("the grid of {}: {e}", self.kernel)))?;
+            return Ok(grid);
+        }
         let Some(text) = &self.grid_expr else {
             return self
                 .grid
@@ -166,22 +196,10 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
             flags.grid.as_deref().map(parse_grid).transpose().or_else(|e| usage(format!("--grid: {e}")))?
         }
     };
-    if !flags.num_warps.is_power_of_two() || flags.num_warps > 64 {
-        return usage(format!("--num-warps {}: must be a power of two from 1 to 64", flags.num_warps));
-    }
-    if flags.num_stages == 0 {
-        return usage("--num-stages 0: must be at least 1");
-    }
     let params = signature::kernel_params(&source, &flags.kernel);
     let path = flags.file.display().to_string();
     let decorations =
         trident_frontend::kernel_decorations(&path, &source, &flags.kernel).map_err(CliError::Kernel)?;
-    // Meta-parameters that the configs or the heuristics give need no --const.
-    let mut given_by_decorators: Vec<&str> = decorations.heuristic_names();
-    if let Some(tune) = &decorations.autotune {
-        given_by_decorators
-            .extend(tune.configs.iter().flat_map(|c| c.kwargs.iter().map(|(n, _)| n.as_str())));
-    }
 
     let mut constexprs: Vec<(String, ConstValue)> = Vec::new();
     for text in &flags.consts {
@@ -191,15 +209,6 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         }
         if let Some(params) = &params {
             check_const_name(params, &flags.kernel, &name)?;
-        }
-        if let Some(tune) = &decorations.autotune {
-            if let Some(index) = tune.configs.iter().position(|c| c.get(&name).is_some()) {
-                return usage(format!(
-                    "--const {text}: {name} is a meta-parameter that @triton.autotune sets (config {index} {}); \
-                     drop --const {name}: the configs give it, and --config N picks one (Triton: Conflicting meta-parameters: {name})",
-                    tune.configs[index].describe()
-                ));
-            }
         }
         constexprs.push((name, value));
     }
@@ -215,41 +224,18 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
         }
         written.push((name, arg));
     }
-    if let Some(params) = &params {
-        // Every parameter without a default must be given, a constexpr with --const and the others
-        // with --arg; the first one missing in Python's order is reported. Both are usage errors
-        // (exit 2), as a missing --arg always was: a missing --const used to reach the frontend and
-        // exit 1 as if the kernel were wrong. Then the arguments are put in Python's order.
-        for param in params.iter().filter(|p| !p.has_default) {
-            let given = constexprs.iter().any(|(n, _)| *n == param.name)
-                || given_by_decorators.contains(&param.name.as_str());
-            if param.is_constexpr && !given {
-                return usage(format!(
-                    "missing --const {}=VALUE: a tl.constexpr parameter of {}",
-                    param.name, flags.kernel
-                ));
-            }
-            if !param.is_constexpr && !written.iter().any(|(n, _)| *n == param.name) {
-                return usage(format!("missing --arg {}=...: a parameter of {}", param.name, flags.kernel));
-            }
-        }
-        written.sort_by_key(|(name, _)| params.iter().position(|p| p.name == *name));
-    }
 
-    let mut spec =
-        Specialization { num_warps: flags.num_warps, num_stages: flags.num_stages, ..Default::default() };
-    spec.constexprs = constexprs;
-    let mut bindings = Vec::new();
+    let mut args = Vec::with_capacity(written.len());
     let mut buffers = Vec::new();
     for (name, arg) in written {
         let (arg_spec, binding) = match arg {
-            ArgText::Scalar(arg_spec) => {
-                let binding = match arg_spec {
+            ArgText::Scalar(scalar) => {
+                let binding = match scalar {
                     ArgSpec::Int { value, .. } => Binding::Int(value),
                     ArgSpec::Float { value, .. } => Binding::Float(value),
                     ArgSpec::Pointer { .. } => Binding::NoData,
                 };
-                (arg_spec, binding)
+                (scalar, binding)
             }
             ArgText::PointerTo(dtype) => {
                 if mode == DataMode::Load {
@@ -281,8 +267,7 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
                 (ArgSpec::Pointer { dtype, aligned16: true }, binding)
             }
         };
-        spec.args.push((name.clone(), arg_spec));
-        bindings.push((name, binding));
+        args.push((name, arg_spec, binding));
     }
 
     if let Some(pass) = flags.dump_after.as_deref().filter(|p| !PASS_NAMES.contains(p)) {
@@ -291,39 +276,25 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
             PASS_NAMES.join(", ")
         ));
     }
-    let has_heuristics = decorations.has_heuristics();
-    let tuning = match (decorations.autotune, flags.config) {
-        (None, None) => None,
-        (None, Some(index)) => {
-            return usage(format!("--config {index}: {} has no @triton.autotune configs", flags.kernel))
-        }
-        (Some(autotune), pinned) => {
-            let tuning = Tuning { autotune, base: spec.clone(), pinned };
-            if let Some(index) = pinned.filter(|&i| i >= tuning.autotune.configs.len()) {
-                return usage(format!(
-                    "--config {index}: {} has {} autotune configs (0-based):{}",
-                    flags.kernel,
-                    tuning.autotune.configs.len(),
-                    tuning.list()
-                ));
-            }
-            Some(tuning)
-        }
-    };
-    Ok(Launch {
+    let inputs = Inputs {
         path,
         source,
         kernel: flags.kernel.clone(),
-        spec,
+        params,
+        decorations,
+        constexprs,
+        args,
+        buffers,
+        num_warps: flags.num_warps,
+        num_stages: flags.num_stages,
+        config: flags.config,
         grid,
         grid_expr,
-        bindings,
-        buffers,
+        grid_fn: None,
         pipeline: PipelineOptions { dump_after: flags.dump_after.clone(), ..Default::default() },
-        tuning,
-        has_heuristics,
         cache: Cache::open(flags.no_cache),
-    })
+    };
+    inputs::build(inputs, Front::CommandLine)
 }
 
 fn check_arg_name(params: &[Param], kernel: &str, name: &str) -> Result<(), CliError> {

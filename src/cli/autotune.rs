@@ -41,7 +41,7 @@ use trident_runtime::Buffer;
 
 use super::args::Launch;
 use super::error::CliError;
-use super::{nvptx, spirv, Backend};
+use super::{notes, nvptx, spirv, Backend};
 use crate::Specialization;
 
 /// An autotuned launch: the configs and the command line's own specialization.
@@ -125,24 +125,24 @@ pub fn choose_config(launch: &mut Launch, backend: Backend, adapter: Option<&str
     let Some(tuning) = launch.tuning.clone() else { return Ok(()) };
     let count = tuning.autotune.configs.len();
     if let Some(index) = tuning.pinned {
-        eprintln!("autotune: using {} (--config {index})", tuning.describe(index));
+        notes::once(&format!("autotune: using {} (--config {index})", tuning.describe(index)));
         return select(launch, &tuning, index);
     }
     if count == 1 {
-        eprintln!("autotune: using {}, the only config", tuning.describe(0));
+        notes::once(&format!("autotune: using {}, the only config", tuning.describe(0)));
         return select(launch, &tuning, 0);
     }
     let Some(device) = open(backend, adapter)? else {
-        eprintln!(
+        notes::once(&format!(
             "autotune: timings on interp say nothing about a GPU; using {} of {count} (--config N picks another)",
             tuning.describe(0)
-        );
+        ));
         return select(launch, &tuning, 0);
     };
     let key = tuning_key(launch, &tuning, &device)?;
     if let Some(hit) = load(launch, &tuning, &key) {
         let index = hit.value.chosen;
-        eprintln!("autotune: cached {} (from {})", tuning.describe(index), hit.path.display());
+        notes::once(&format!("autotune: cached {} (from {})", tuning.describe(index), hit.path.display()));
         select(launch, &tuning, index)?;
         zero(&mut launch.buffers, &tuning.autotune.reset_to_zero);
         return Ok(());

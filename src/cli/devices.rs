@@ -4,13 +4,14 @@
 //! driver is loaded at run time) and spirv on Vulkan adapters (through wgpu). `auto` picks
 //! nvptx when a GPU is present and the backend compiles the kernel, else spirv when a Vulkan
 //! adapter is present and the backend compiles the kernel, else interp, and says which on
-//! stderr, once.
+//! stderr, once per process (a Python program launches many times).
 
 use trident_midend::ir::Module;
 use trident_runtime::cuda::{self, Probe};
 
 use super::args::Launch;
 use super::error::CliError;
+use super::notes;
 use super::nvptx::{self, GpuKernel};
 use super::spirv::{self, VulkanKernel};
 use super::Backend;
@@ -86,7 +87,7 @@ pub fn choose(
                 }
                 Err(internal) => return Err(internal),
             };
-            eprintln!("note: --backend auto: running on nvptx ({})", nvptx::describe(&device));
+            notes::once(&format!("note: --backend auto: running on nvptx ({})", nvptx::describe(&device)));
             Ok(Chosen::Nvptx(Box::new(nvptx::load(device, artifact)?)))
         }
     }
@@ -103,22 +104,25 @@ fn auto_spirv(
     let device = match spirv::open_device(adapter)? {
         Ok(device) => device,
         Err(reason) => {
-            eprintln!("note: --backend auto: {why}; {reason}; running on interp");
+            notes::once(&format!("note: --backend auto: {why}; {reason}; running on interp"));
             return Ok(Chosen::Interp);
         }
     };
     match spirv::compile_for(launch, module, &device) {
         Ok(artifact) => {
-            eprintln!("note: --backend auto: {why}; running on spirv ({})", spirv::describe(&device));
+            notes::once(&format!(
+                "note: --backend auto: {why}; running on spirv ({})",
+                spirv::describe(&device)
+            ));
             Ok(Chosen::Spirv(Box::new(VulkanKernel { device, artifact })))
         }
         Err(CliError::Kernel(diagnostics)) => {
             let first = diagnostics.render();
             let first = first.lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-            eprintln!(
+            notes::once(&format!(
                 "note: --backend auto: {why}; spirv cannot compile {} ({first}); running on interp",
                 launch.kernel
-            );
+            ));
             Ok(Chosen::Interp)
         }
         Err(internal) => Err(internal),

@@ -24,6 +24,8 @@ pub mod compile;
 pub mod devices;
 pub mod error;
 pub mod ice;
+pub mod inputs;
+pub mod notes;
 pub mod nvptx;
 pub mod ptxas;
 pub mod run;

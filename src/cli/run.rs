@@ -1,5 +1,6 @@
 //! `trident run`: compile, launch once (on interp, a CUDA GPU or a Vulkan adapter), write every buffer to
-//! `DIR/NAME.npy`, and say on stderr, in one line, where it ran and what it wrote.
+//! `DIR/NAME.npy`, and say on stderr, in one line, where it ran and what it wrote. The launch itself,
+//! [`launch_once`], is also what the Python package runs for `kernel[grid](...)`.
 
 use std::path::Path;
 
@@ -12,7 +13,7 @@ use super::devices::{self, Chosen};
 use super::error::CliError;
 use super::nvptx;
 use super::spirv;
-use super::RunArgs;
+use super::{Backend, RunArgs};
 use crate::{run_interp, runtime_diagnostics, LaunchError};
 
 /// Where `run` writes its buffers without `--out`: a directory of its own, so that the
@@ -21,22 +22,35 @@ pub const DEFAULT_OUT: &str = "trident-out";
 
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut launch = args::prepare(&args.spec, DataMode::Load)?;
-    devices::require_built(args.backend)?;
-    autotune::choose_config(&mut launch, args.backend, args.adapter.as_deref())?;
-    let grid = launch.require_grid()?;
-    let module = launch.compile()?;
-    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
-    let chosen = devices::choose(args.backend, &launch, &module, args.adapter.as_deref())?;
-    let mut buffers = std::mem::take(&mut launch.buffers);
-    match &chosen {
-        Chosen::Interp => launch_on_interp(&launch, &module, grid, &mut buffers)?,
-        Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(&launch, &module, gpu, grid, &mut buffers)?,
-        Chosen::Spirv(kernel) => spirv::launch_on_device(&launch, &module, kernel, grid, &mut buffers)?,
-    }
+    let (chosen, grid, buffers) = launch_once(&mut launch, args.backend, args.adapter.as_deref())?;
     let out = args.out.as_deref().unwrap_or(Path::new(DEFAULT_OUT));
     write_buffers(out, &buffers)?;
     eprintln!("{}", success_line(&launch.kernel, &chosen, grid, out, &buffers));
     Ok(())
+}
+
+/// One launch from start to end, as `trident run` and the Python package's `kernel[grid](...)`
+/// make it: the autotune config, the grid, the TTIR, the backend (with its compilation), the
+/// launch. Returns where it ran, the grid and the buffers as the kernel left them (taken out of
+/// `launch`).
+pub fn launch_once(
+    launch: &mut Launch,
+    backend: Backend,
+    adapter: Option<&str>,
+) -> Result<(Chosen, Grid, Vec<Buffer>), CliError> {
+    devices::require_built(backend)?;
+    autotune::choose_config(launch, backend, adapter)?;
+    let grid = launch.require_grid()?;
+    let module = launch.compile()?;
+    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
+    let chosen = devices::choose(backend, launch, &module, adapter)?;
+    let mut buffers = std::mem::take(&mut launch.buffers);
+    match &chosen {
+        Chosen::Interp => launch_on_interp(launch, &module, grid, &mut buffers)?,
+        Chosen::Nvptx(gpu) => nvptx::launch_on_gpu(launch, &module, gpu, grid, &mut buffers)?,
+        Chosen::Spirv(kernel) => spirv::launch_on_device(launch, &module, kernel, grid, &mut buffers)?,
+    }
+    Ok((chosen, grid, buffers))
 }
 
 /// What a successful `run` says on stderr: the kernel, where it ran, the grid and the files it
