@@ -21,6 +21,10 @@
 //! the CLI decides what to look up and what to compile on a miss (`cli/cached.rs`,
 //! `cli/autotune.rs`), the runtime stores, checks and lists the entries.
 //!
+//! The Python package (`python/`, `trident._native`) launches kernels through the same functions as
+//! `trident run`: it builds a launch from Python values with [`cli::inputs`] (the checks both front
+//! ends share, worded for each) and runs it with [`cli::run::launch_once`].
+//!
 //! What this crate does not do: lower anything itself. It glues `trident-frontend`,
 //! `trident-midend` and `trident-runtime` together, parses command lines and formats results.
 //! Only this crate parses command lines; the runtime owns devices, the files of a launch and the

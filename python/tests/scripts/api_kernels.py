@@ -1,0 +1,48 @@
+"""Kernels for test_api.py: each exercises one part of the launch API."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale_kernel(x_ptr, out_ptr, n, factor, NEGATE: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = x * factor
+    if NEGATE:
+        y = -y
+    tl.store(out_ptr + offsets, y, mask=mask)
+
+
+@triton.jit
+def select_kernel(x_ptr, out_ptr, n, flag, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, tl.where(flag, x, 0), mask=mask)
+
+
+@triton.jit
+def cast_kernel(x_ptr, out_ptr, n, OUT_DTYPE: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x.to(OUT_DTYPE), mask=mask)
+
+
+@triton.heuristics({'EVEN': lambda args: args['n'] % args['BLOCK'] == 0})
+@triton.jit
+def even_kernel(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) + 1)
+    else:
+        mask = offsets < n
+        tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 2, mask=mask)
+
+
+@triton.jit
+def out_of_bounds_kernel(x_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets) * 2)

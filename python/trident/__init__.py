@@ -1,0 +1,57 @@
+"""trident: Triton's Python API on trident's compiler.
+
+``@trident.jit`` kernels launch with ``kernel[grid](*args, **meta)`` on nvptx (CUDA GPUs), spirv
+(Vulkan) or interp (the CPU reference), chosen by ``TRIDENT_BACKEND`` or ``set_backend``. Arrays
+(numpy, or anything with a buffer) are copied to the device and back. ``python -m trident
+script.py`` runs an unmodified Triton script with trident standing in for ``triton``.
+"""
+
+from . import _native, language
+from ._native import __version__
+from .config import Config, autotune, heuristics
+from .errors import ArgumentError, CompilationError, InternalError, KernelError, TridentError
+from .jit import JITFunction, get_backend, jit, set_backend
+
+
+def backends():
+    """The backends and whether each can run here: ``[(name, available, detail), ...]`` for
+    interp, nvptx and spirv, as ``trident devices`` lists them."""
+    return _native.backends()
+
+
+def cdiv(x, y):
+    """Ceiling division, ``(x + y - 1) // y``."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two at least ``n`` (1 for ``n <= 1``), as ``triton.next_power_of_2``."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+class TensorWrapper:
+    """An array read as another element type of the same width: ``reinterpret(x, tl.bfloat16)``."""
+
+    def __init__(self, base, dtype):
+        self.base = base
+        self.dtype = dtype
+
+    @property
+    def __trident_reinterpret__(self):
+        return (self.base, self.dtype.name)
+
+
+def reinterpret(array, dtype):
+    """``triton.reinterpret``: ``array`` (16-bit integers for bf16, 8-bit for the fp8 types) as
+    ``dtype``, for the element types numpy lacks."""
+    if isinstance(array, TensorWrapper):
+        array = array.base
+    return TensorWrapper(array, dtype)
+
+
+__all__ = [
+    "ArgumentError", "CompilationError", "Config", "InternalError", "JITFunction", "KernelError",
+    "TensorWrapper", "TridentError", "autotune", "backends", "cdiv", "get_backend", "heuristics", "jit", "language",
+    "next_power_of_2", "reinterpret", "set_backend", "__version__",
+]

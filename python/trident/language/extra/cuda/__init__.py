@@ -1,0 +1,5 @@
+"""``triton.language.extra.cuda``: kernel-only functions (see trident._stubs)."""
+
+from trident._stubs import stub_getattr
+
+__getattr__ = stub_getattr("triton.language.extra.cuda")
