@@ -264,3 +264,28 @@ fn pipeline_stop_after() {
     assert!(!printed.contains("arith.addi"), "{printed}");
     assert!(printed.contains("{value = 4}"), "{printed}");
 }
+
+/// A depth far beyond what shared memory holds (`num_stages` of a billion) gives the ring as
+/// many slots as fit, found without trying every depth on the way down.
+#[test]
+fn pipeline_dot_loads_bounds_a_huge_depth() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes/pipeline_dot_loads/dot_loop.mlir");
+    let text = std::fs::read_to_string(path).unwrap();
+    let input = text.split("// ----- expected").next().unwrap();
+    let mut module = parse_module(input).expect("parses");
+    let target = trident_midend::target::Target {
+        num_stages: 1_000_000_000,
+        ..trident_midend::target::Target::nvidia(90, 4)
+    };
+    let started = std::time::Instant::now();
+    passes::pipeline_dot_loads::run(&mut module, &target);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "took {:?}", started.elapsed());
+    let printed = print_module(&module);
+    let slots: Vec<i64> = printed
+        .lines()
+        .filter_map(|line| line.split("slots = ").nth(1))
+        .map(|rest| rest.split(',').next().unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(!slots.is_empty(), "no rings:\n{printed}");
+    assert!(slots.iter().all(|&s| (3..1000).contains(&s)), "{slots:?}");
+}

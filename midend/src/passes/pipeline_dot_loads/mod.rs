@@ -484,7 +484,11 @@ fn plan_rings(body: &Body, top: &[Op], tiles: &[RingTile], target: &Target) -> O
         |slots: i64| rings(slots) + reserve + handover_bytes(slots) <= target.shared_memory_bytes as u64;
     let stages = target.num_stages as i64;
     let keep = async_dots as i64;
-    let slots = (2 + keep..=stages + keep).rev().find(|&slots| fits(slots))?;
+    // The most slots shared memory could hold (each slot takes at least its tiles' bytes), so
+    // that a huge `num_stages` costs no long search.
+    let slot_bytes = (rings(2) - rings(1)).max(1);
+    let most = (target.shared_memory_bytes as u64 / slot_bytes + 1).min(i64::MAX as u64) as i64;
+    let slots = (2 + keep..=(stages + keep).min(most)).rev().find(|&slots| fits(slots))?;
     // Programs per SM that shared memory allows (each also reserves 1 KiB).
     let per_sm = |slots: i64| (target.shared_memory_bytes as u64 + 1024) / (rings(slots) + reserve + 1024);
     if async_dots && slots == stages + 1 && per_sm(stages) > per_sm(slots) {
