@@ -40,7 +40,7 @@ pub fn compile_kernel(
     spec: &Specialization,
 ) -> Result<Module, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
-    let program = program::Program::parse(path, source).map_err(wrap)?;
+    let program = parse(path, source)?;
     // The heuristics complete the specialization before lowering (a missing kernel is reported
     // by `lower_kernel`, with the list of kernels).
     let spec = with_heuristics(&program, kernel, spec).map_err(wrap)?;
@@ -49,6 +49,11 @@ pub fn compile_kernel(
     limits::check_tensor_shapes(&compiler.module).map_err(wrap)?;
     limits::check_kernel_size(&compiler.module).map_err(wrap)?;
     Ok(compiler.module)
+}
+
+/// The program of `source` (the file `path`); a syntax error rendered against it.
+fn parse(path: &str, source: &str) -> Result<program::Program, Diagnostics> {
+    program::Program::parse(path, source).map_err(|d| Diagnostics::single(path, source, d))
 }
 
 /// What `@triton.autotune` and `@triton.heuristics` say about kernel `kernel` of `path`. A file
@@ -70,7 +75,7 @@ pub fn specialize(
     spec: &Specialization,
 ) -> Result<Specialization, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
-    let program = program::Program::parse(path, source).map_err(wrap)?;
+    let program = parse(path, source)?;
     with_heuristics(&program, kernel, spec).map_err(wrap)
 }
 
@@ -84,7 +89,7 @@ pub fn specialize_before_config(
     spec: &Specialization,
 ) -> Result<Specialization, Diagnostics> {
     let wrap = |d: Diagnostic| Diagnostics::single(path, source, d);
-    let program = program::Program::parse(path, source).map_err(wrap)?;
+    let program = parse(path, source)?;
     let Some(def) = program.function(kernel) else { return Ok(spec.clone()) };
     let decorations = decorators::read(&program, def).map_err(wrap)?;
     decorators::apply_heuristics_before_config(&program, def, &decorations, spec).map_err(wrap)
