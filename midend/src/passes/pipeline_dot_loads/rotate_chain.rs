@@ -69,7 +69,7 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     if !tma {
         return;
     }
-    let zero_attrs = zero_attrs_of(body, zero);
+    let zero_attrs = body.op(body.def_op(zero).expect("a constant")).attrs.clone();
     // The wait keep_chain_in_flight put right after the first dot: (scores, accumulator).
     let ops = body.blocks[region].ops.clone();
     let Some(wait) = ops.iter().copied().find(|&op| {
@@ -93,7 +93,7 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     let next_slot = next_of(body, slot);
     let next_phase = next_of(body, phase);
 
-    // Before the loop: the first iteration's scores, then the empty group.
+    // Before the loop: the first iteration's scores, waited for.
     let parent = body.op(lp).parent.expect("the loop is in a block");
     let index = body.position(parent, lp);
     let mut b = Builder::at(body, parent, index);
@@ -102,7 +102,7 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     let slot0 = b.const_int(DType::I32, 0);
     b.op(Opcode::WaitBarrier, vec![ring, slot0, slot0, runs], &[], Attrs::new());
     let k0 = b.value(Opcode::LocalLoad, vec![ring, slot0], tile_ty.clone(), Attrs::new());
-    let zero0 = b.value(Opcode::Constant, vec![], scores_ty.clone(), zero_attrs.clone());
+    let zero0 = b.value(Opcode::Constant, vec![], scores_ty.clone(), zero_attrs);
     let issued = b.value(Opcode::WarpGroupDot, vec![q, k0, zero0, runs], scores_ty.clone(), attrs.clone());
     let drained = Attrs::new().with("pendings", Attr::Int(0));
     let scores0 = b.value(Opcode::WarpGroupDotWait, vec![issued], scores_ty.clone(), drained);
@@ -132,9 +132,8 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     let live = b.cmpi("slt", following, ub);
     b.op(Opcode::WaitBarrier, vec![ring, next_slot, next_phase, live], &[], Attrs::new());
     let k_next = b.value(Opcode::LocalLoad, vec![ring, next_slot], tile_ty, Attrs::new());
-    let zero_next = b.value(Opcode::Constant, vec![], scores_ty.clone(), zero_attrs);
-    let scores_next =
-        b.value(Opcode::WarpGroupDot, vec![q, k_next, zero_next, live], scores_ty.clone(), attrs);
+    // The body's own zero (defined before the first dot's place) serves the next scores too.
+    let scores_next = b.value(Opcode::WarpGroupDot, vec![q, k_next, zero, live], scores_ty.clone(), attrs);
     // At the end of the iteration, once the second dot is issued: the scores are done, the
     // second dot may run on.
     let at = body.position(region, yield_op);
@@ -143,9 +142,4 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     let one_left = Attrs::new().with("pendings", Attr::Int(1));
     let scores_done = b.value(Opcode::WarpGroupDotWait, vec![scores_next], scores_ty, one_left);
     body.ops[yield_op].operands.push(scores_done);
-}
-
-/// The attributes of the constant `v` (the scores' zero accumulator).
-fn zero_attrs_of(body: &Body, v: Value) -> Attrs {
-    body.op(body.def_op(v).expect("a constant")).attrs.clone()
 }

@@ -70,26 +70,26 @@ tt.func public @attention(%q: tensor<64x64xf16, #mma>, %k_ptr: !tt.ptr<f16> {tt.
       %32 = arith.select %30, %10, %31 : i32
       %33 = arith.xori %26, %11 : i32
       %34 = arith.select %30, %33, %26 : i32
-      %35 = math.exp2 %27 : tensor<64x64xf32, #mma>
-      %36 = arith.truncf %35 : tensor<64x64xf16, #mma>
-      %37 = tt.splat %scale : tensor<64x64xf32, #mma>
-      %38 = ttng.warp_group_dot_wait %24 {pendings = 0} : tensor<64x64xf32, #mma>
-      %39 = arith.constant {value = 3} : i32
-      %40 = arith.constant {value = 2} : i32
-      %41 = arith.addi %25, %40 : i32
-      %42 = arith.cmpi %41, %39 {predicate = "sge"} : i1
-      %43 = arith.subi %41, %39 : i32
-      %44 = arith.select %42, %43, %41 : i32
-      %45 = arith.cmpi %23, %6 {predicate = "sgt"} : i1
-      ttng.arrive_barrier %9, %44, %45
-      %46 = arith.mulf %38, %37 : tensor<64x64xf32, #mma>
-      %47 = arith.addi %23, %2 : i32
-      %48 = arith.cmpi %47, %n {predicate = "slt"} : i1
-      ttng.wait_barrier %7, %32, %34, %48
-      %49 = ttg.local_load %7, %32 : tensor<64x64xf16, #blocked>
-      %50 = arith.constant {value = 0.0} : tensor<64x64xf32, #mma>
-      %51 = ttng.warp_group_dot %q, %49, %50, %48 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<64x64xf32, #mma>
-      %52 = ttng.warp_group_dot %36, %28, %46 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<64x64xf32, #mma>
+      %35 = arith.constant {value = 0.0} : tensor<64x64xf32, #mma>
+      %36 = math.exp2 %27 : tensor<64x64xf32, #mma>
+      %37 = arith.truncf %36 : tensor<64x64xf16, #mma>
+      %38 = tt.splat %scale : tensor<64x64xf32, #mma>
+      %39 = ttng.warp_group_dot_wait %24 {pendings = 0} : tensor<64x64xf32, #mma>
+      %40 = arith.constant {value = 3} : i32
+      %41 = arith.constant {value = 2} : i32
+      %42 = arith.addi %25, %41 : i32
+      %43 = arith.cmpi %42, %40 {predicate = "sge"} : i1
+      %44 = arith.subi %42, %40 : i32
+      %45 = arith.select %43, %44, %42 : i32
+      %46 = arith.cmpi %23, %6 {predicate = "sgt"} : i1
+      ttng.arrive_barrier %9, %45, %46
+      %47 = arith.mulf %39, %38 : tensor<64x64xf32, #mma>
+      %48 = arith.addi %23, %2 : i32
+      %49 = arith.cmpi %48, %n {predicate = "slt"} : i1
+      ttng.wait_barrier %7, %32, %34, %49
+      %50 = ttg.local_load %7, %32 : tensor<64x64xf16, #blocked>
+      %51 = ttng.warp_group_dot %q, %50, %35, %49 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<64x64xf32, #mma>
+      %52 = ttng.warp_group_dot %37, %28, %47 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<64x64xf32, #mma>
       %53 = ttng.warp_group_dot_wait %51 {pendings = 1} : tensor<64x64xf32, #mma>
       scf.yield %52, %32, %34, %53
     }
