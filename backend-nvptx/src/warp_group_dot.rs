@@ -161,10 +161,9 @@ fn warp_group_dot(e: &mut Emitter, op: Op) -> EResult<()> {
     // The registers this dot reads and accumulates in: prepared by an earlier dot, or here (A
     // now, the accumulator after any staging).
     let prepared = e.prepared_dots.remove(&op);
-    let a_regs = match (&prepared, a_ring.is_some()) {
-        (Some(prepared), _) => prepared.a_regs.clone(),
-        (None, true) => None,
-        (None, false) => register_operand(e, a_v, &mma)?,
+    let a_regs = match &prepared {
+        Some(prepared) => prepared.a_regs.clone(),
+        None => a_registers(e, a_v, &mma)?,
     };
     let staged = (a_ring.is_none() && a_regs.is_none()) || b_ring.is_none();
     if staged {
@@ -357,10 +356,19 @@ fn prepare(e: &mut Emitter, op: Op) -> EResult<Prepared> {
     let Some(Encoding::Mma(mma)) = e.ty(result).encoding().cloned() else {
         return e.invalid("a warpgroup dot without an MMA v3 result layout");
     };
-    let a_in_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false)).is_some();
-    let a_regs = if a_in_ring { None } else { register_operand(e, a_v, &mma)? };
+    let a_regs = a_registers(e, a_v, &mma)?;
     let acc = accumulator(e, op)?;
     Ok(Prepared { a_regs, acc })
+}
+
+/// A's registers as `wgmma` reads them ([`register_operand`]), or `None` when A is read in
+/// place from a ring or staged.
+fn a_registers(e: &mut Emitter, a_v: trident_midend::ir::Value, mma: &Mma) -> EResult<Option<Vec<Reg>>> {
+    let in_ring = e.in_shared.get(&a_v).copied().and_then(|t| Operand::of_ring(t, false)).is_some();
+    if in_ring {
+        return Ok(None);
+    }
+    register_operand(e, a_v, mma)
 }
 
 /// The accumulator registers of dot `op` (see [`prepare`]), copied where it needs a copy.
@@ -435,13 +443,18 @@ fn prepare_following(e: &mut Emitter, op: Op) -> EResult<()> {
     Ok(())
 }
 
-/// Whether `a_v` is a rounding (`arith.truncf`) whose source registers exist: the packing reads
-/// those.
+/// Whether `a_v` is a rounding from f32 whose source registers exist: the packing reads those.
 fn rounded_ready(e: &Emitter, a_v: trident_midend::ir::Value) -> bool {
+    rounded_from(e, a_v).is_some_and(|src| e.vals.contains_key(&src))
+}
+
+/// The f32 value that `a_v` rounds (`arith.truncf`), if that is how it is made.
+fn rounded_from(e: &Emitter, a_v: trident_midend::ir::Value) -> Option<trident_midend::ir::Value> {
     let body = &e.func.body;
     body.def_op(a_v)
         .filter(|&d| body.opcode(d) == Opcode::TruncF)
-        .is_some_and(|d| e.vals.contains_key(&body.op(d).operands[0]))
+        .map(|d| body.op(d).operands[0])
+        .filter(|&src| e.ty(src).dtype() == DType::F32)
 }
 
 /// The A operand of a warpgroup dot as `wgmma` reads it from registers, when its layout holds
@@ -460,12 +473,7 @@ fn register_operand(e: &mut Emitter, a_v: trident_midend::ir::Value, mma: &Mma) 
     let Some(index) = register_map(&want, &have, &|c| c.to_vec()) else { return Ok(None) };
     // A rounded from f32 (attention's `P`) is rounded and packed in one instruction per pair
     // from the f32 registers (the 16-bit ones are then dead).
-    let body = &e.func.body;
-    let rounded = body
-        .def_op(a_v)
-        .filter(|&d| body.opcode(d) == Opcode::TruncF)
-        .map(|d| body.op(d).operands[0])
-        .filter(|&src| e.ty(src).dtype() == DType::F32);
+    let rounded = rounded_from(e, a_v);
     let (regs, pack) = match (rounded, ty.dtype()) {
         (Some(src), DType::F16) => (e.get(src)?, Some("cvt.rn.f16x2.f32")),
         (Some(src), DType::BF16) => (e.get(src)?, Some("cvt.rn.bf16x2.f32")),
