@@ -814,6 +814,12 @@ fn tma_ring_tile(
     // them get rings).
     let only_loads =
         all_users.get(&desc)?.iter().all(|&(user, _)| body.opcode(user) == Opcode::DescriptorLoad);
+    // One tensor map for the whole loop: the descriptor is made before it (a descriptor carried
+    // through the loop or made in its body keeps its ordinary loads).
+    let loop_body = body.op(load).parent?;
+    let made_before_loop = body.def_op(desc).is_some_and(|make| {
+        body.opcode(make) == Opcode::MakeTensorDescriptor && body.ancestor_in(loop_body, make).is_none()
+    });
     let trans = transposed_by(body, users, load);
     let operand = operand_of(body, users, load);
     let order = if trans.is_some() { RingOrder::ColumnMajor } else { RingOrder::RowMajor };
@@ -826,6 +832,7 @@ fn tma_ring_tile(
         _ => false,
     };
     let eligible = only_loads
+        && made_before_loop
         && (matches!(ty.dtype(), DType::F16 | DType::BF16) || ty.dtype().is_fp8())
         && ty.shape().len() == 2
         && users.get(&operand).is_some_and(|uses| uses.iter().all(wgmma_operand));
