@@ -1052,7 +1052,8 @@ fn autotune_on_spirv_times_every_config() {
 }
 
 /// `@triton.heuristics` computes EVEN from n and BLOCK: the unmasked branch for n = 1024 (a masked
-/// access beyond n would be an out-of-bounds error on interp for n = 1000), on interp and spirv.
+/// access beyond n would be an out-of-bounds error on interp for n = 1000), on interp, spirv and
+/// nvptx.
 #[test]
 fn heuristics_pick_the_branch_that_fits_the_size() {
     use trident_midend::ir::DType;
@@ -1062,7 +1063,7 @@ fn heuristics_pick_the_branch_that_fits_the_size() {
         let x_arg = write_npy(&dir, "x_ptr", DType::F32, x.iter().flat_map(|v| v.to_le_bytes()).collect());
         let out_arg = write_npy(&dir, "out_ptr", DType::F32, vec![0; n * 4]);
         let n_arg = format!("n={n}");
-        for backend in ["interp", "spirv"] {
+        for backend in ["interp", "spirv", "nvptx"] {
             let out = dir.join(format!("{backend}-{n}"));
             let output = trident(&[
                 "run",
@@ -1086,6 +1087,10 @@ fn heuristics_pick_the_branch_that_fits_the_size() {
             ]);
             if backend == "spirv" && stderr(&output).contains("needs a Vulkan adapter") {
                 skip_unless_required("spirv", "spirv heuristics", "no Vulkan adapter here");
+                continue;
+            }
+            if backend == "nvptx" && stderr(&output).contains("needs a CUDA GPU") {
+                skip_unless_required("nvptx", "nvptx heuristics", "no CUDA GPU here");
                 continue;
             }
             assert!(output.status.success(), "{backend}, n = {n}: {}", stderr(&output));
@@ -1143,10 +1148,10 @@ fn autotune_with_heuristics_sums_rows_with_every_config() {
 /// one CHUNKS from N_PADDED and the config's BLOCK. The row sums are exact for 200 columns (masked)
 /// and 256 (EVEN: unmasked, and an unmasked load past a row of 200 would be an out-of-bounds error
 /// on interp) with every config pinned on interp, and with the config that autotuning picks on
-/// spirv, which times each config once: a second run with the same arguments finds the choice in
-/// the tuning cache, whose key holds the heuristics' values.
+/// spirv and nvptx, which time each config once: a second run with the same arguments finds the
+/// choice in the tuning cache, whose key holds the heuristics' values.
 #[test]
-fn heuristics_above_autotune_sum_rows_on_interp_and_spirv() {
+fn heuristics_above_autotune_sum_rows_on_every_backend() {
     use trident_midend::ir::DType;
     let dir = scratch_dir("cli-heuristics-above-autotune");
     let cache = dir.join("cache");
@@ -1189,27 +1194,30 @@ fn heuristics_above_autotune_sum_rows_on_interp_and_spirv() {
             assert!(output.status.success(), "{cols} columns, config {config}: {}", stderr(&output));
             assert_eq!(read_f32(&out.join("out_ptr.npy")), want, "{cols} columns, config {config}");
         }
-        for attempt in ["tuned", "cached"] {
-            let out = dir.join(format!("spirv-{cols}-{attempt}"));
-            let output = run("spirv", None, &out);
-            let text = stderr(&output);
-            if text.contains("needs a Vulkan adapter") {
-                skip_unless_required("spirv", "spirv heuristics above autotune", "no Vulkan adapter here");
-                return;
+        'backends: for (backend, missing) in
+            [("spirv", "needs a Vulkan adapter"), ("nvptx", "needs a CUDA GPU")]
+        {
+            for attempt in ["tuned", "cached"] {
+                let out = dir.join(format!("{backend}-{cols}-{attempt}"));
+                let output = run(backend, None, &out);
+                let text = stderr(&output);
+                if text.contains(missing) {
+                    let test = format!("{backend} heuristics above autotune");
+                    skip_unless_required(backend, &test, &format!("no {backend} device here"));
+                    continue 'backends;
+                }
+                assert!(output.status.success(), "{cols} columns, {backend}, {attempt}: {text}");
+                let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("autotune: ")).collect();
+                if attempt == "tuned" {
+                    let timing = format!("autotune: timing 3 configs of padded_row_sum_kernel on {backend}");
+                    assert!(lines[0].starts_with(&timing), "{text}");
+                    assert!(lines[4].starts_with("autotune: chose config "), "{text}");
+                } else {
+                    assert_eq!(lines.len(), 1, "{text}");
+                    assert!(lines[0].starts_with("autotune: cached config "), "{text}");
+                }
+                assert_eq!(read_f32(&out.join("out_ptr.npy")), want, "{cols} columns, {backend}, {attempt}");
             }
-            assert!(output.status.success(), "{cols} columns, {attempt}: {text}");
-            let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("autotune: ")).collect();
-            if attempt == "tuned" {
-                assert!(
-                    lines[0].starts_with("autotune: timing 3 configs of padded_row_sum_kernel on spirv"),
-                    "{text}"
-                );
-                assert!(lines[4].starts_with("autotune: chose config "), "{text}");
-            } else {
-                assert_eq!(lines.len(), 1, "{text}");
-                assert!(lines[0].starts_with("autotune: cached config "), "{text}");
-            }
-            assert_eq!(read_f32(&out.join("out_ptr.npy")), want, "{cols} columns, spirv, {attempt}");
         }
     }
 }
