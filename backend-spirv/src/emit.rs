@@ -61,12 +61,14 @@ pub struct Emitter<'a> {
     float_views: Vec<Option<Word>>,
     uniform_var: Word,
     uniform_words: u32,
-    program_ids: [Reg; 3],
-    num_programs: [Reg; 3],
+    pub program_ids: [Reg; 3],
+    pub num_programs: [Reg; 3],
     /// The binding of the assertion report buffer, when the kernel has `tt.assert`s.
     assert_binding: Option<u32>,
     /// Every `tt.assert` lowered so far; its index plus one is what it reports.
     assert_sites: Vec<AssertSite>,
+    /// The print buffer and the print sites lowered so far (`print.rs`).
+    pub prints: crate::print::Prints,
     /// The op being lowered, for error spans.
     pub current: Option<IrOp>,
 }
@@ -108,6 +110,7 @@ impl<'a> Emitter<'a> {
             num_programs: [zero; 3],
             assert_binding: None,
             assert_sites: Vec::new(),
+            prints: Default::default(),
             current: None,
         }
     }
@@ -771,7 +774,7 @@ impl<'a> Emitter<'a> {
             Reduce | Scan => crate::reduce::lower(self, op),
             Dot => crate::dot::lower(self, op),
             Assert => self.device_assert(op),
-            Print => self.unsupported("device printing"),
+            Print => crate::print::lower(self, op),
             Histogram | Sort | TopK => crate::sort::lower(self, op),
             MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
                 self.unsupported("tensor descriptors (rewrite them to pointers first)")
@@ -900,6 +903,12 @@ impl<'a> Emitter<'a> {
         if asserts {
             self.assert_binding = Some(n_bindings);
             buffer_names.push("device_asserts".to_string());
+            n_bindings += 1;
+        }
+        // The print buffer, after the assertion buffer, when the kernel prints anything.
+        if crate::print::any(func) {
+            self.prints.binding = Some(n_bindings);
+            buffer_names.push("device_prints".to_string());
             n_bindings += 1;
         }
 
@@ -1095,6 +1104,8 @@ impl<'a> Emitter<'a> {
             mode: self.options.mode,
             assert_binding: self.assert_binding,
             asserts: self.assert_sites,
+            print_binding: self.prints.binding,
+            prints: self.prints.sites,
         })
     }
 }

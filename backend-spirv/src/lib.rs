@@ -28,6 +28,13 @@
 //! failed and in which program; the runtime reads it back after the launch and reports the
 //! message with its Python line ([`Artifact::asserts`]).
 //!
+//! `tl.device_print` has no `printf` to call either: a kernel that prints gets a print buffer
+//! ([`Artifact::print_binding`]) where each thread appends a record per element it owns (the
+//! site, the program, the element's index, the value's bits) past an atomic counter; the runtime
+//! reads it back after the launch, sorts the records into the interpreter's order and prints the
+//! interpreter's lines, from the static half of each line in [`Artifact::prints`]. The record
+//! layout is in `print.rs` ([`PRINT_HEADER_WORDS`], [`PRINT_RECORD_WORDS`]).
+//!
 //! Two modes ([`Mode`]): `Vulkan` may use every capability lavapipe and desktop drivers have
 //! (Int64, Float64); `Portable` restricts itself to what naga's SPIR-V frontend accepts, so the
 //! module can be translated to WGSL for Metal, DX12 and WebGPU.
@@ -39,11 +46,14 @@ mod control;
 mod dot;
 mod emit;
 mod memory;
+mod print;
 mod reduce;
 mod sort;
 mod spirv;
 
 use std::fmt;
+
+pub use print::{PRINT_HEADER_WORDS, PRINT_RECORD_WORDS};
 
 /// Which SPIR-V dialect to produce.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,8 +147,8 @@ pub struct Artifact {
     /// Workgroup memory the kernel declares, in bytes.
     pub workgroup_memory_bytes: u32,
     pub params: Vec<ParamAbi>,
-    /// The binding of the uniform block (after the buffers, their high windows and the
-    /// assertion buffer).
+    /// The binding of the uniform block (after the buffers, their high windows, the assertion
+    /// buffer and the print buffer).
     pub uniform_binding: u32,
     /// Size of the uniform block in 32-bit words.
     pub uniform_words: u32,
@@ -150,6 +160,17 @@ pub struct Artifact {
     pub assert_binding: Option<u32>,
     /// The kernel's assertions, in the order their reports number them.
     pub asserts: Vec<AssertSite>,
+    /// The binding of the print buffer, present when the kernel has `tl.device_print`s: two
+    /// header words (the records the kernel tried to append, zeroed before the launch; the
+    /// capacity in records, written before the launch), then records of
+    /// [`PRINT_RECORD_WORDS`] words: the thread's print sequence number, the site (an index in
+    /// [`Artifact::prints`]), the program's linear index `x + gx * (y + gy * z)`, the element's
+    /// row-major index, and the value's bits (low word, high word). Records past the capacity are
+    /// counted, not written.
+    pub print_binding: Option<u32>,
+    /// The kernel's print sites, one per operand of each `tl.device_print` (one for a print
+    /// without operands), in the order records number them.
+    pub prints: Vec<PrintSite>,
 }
 
 /// One `tl.device_assert` of the kernel: its message and where it is in the Python source.
@@ -157,6 +178,35 @@ pub struct Artifact {
 pub struct AssertSite {
     pub message: String,
     pub span: trident_midend::ir::Span,
+}
+
+/// One operand of a `tl.device_print` (or a print without operands): the static half of its
+/// lines, `pid (x, y, z) idx (i, j) PREFIX (operand K) VALUE`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrintSite {
+    /// The prefix, trimmed (as the interpreter prints it).
+    pub prefix: String,
+    /// `Some(k)` when the print has several operands and this is operand `k` (its lines say
+    /// `(operand k)`).
+    pub operand: Option<u32>,
+    pub printed: Printed,
+    /// `hex=True`: the value's bits in hexadecimal.
+    pub hex: bool,
+    /// The operand's shape (empty for a scalar): a record's element index is row-major in it.
+    pub shape: Vec<u32>,
+    pub span: trident_midend::ir::Span,
+}
+
+/// What a print site's records hold in their value words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Printed {
+    /// Nothing: a print without operands (one line per program, `pid (x, y, z) PREFIX`).
+    Nothing,
+    /// Elements of this type: their bits (narrow types in the low bits of the low word; bool as
+    /// 0 or 1; 64-bit types over both words).
+    Value(trident_midend::ir::DType),
+    /// Pointers into the buffer of the pointer argument bound at `binding`: the byte offset.
+    Pointer { binding: u32 },
 }
 
 /// Why a module could not be lowered to SPIR-V.

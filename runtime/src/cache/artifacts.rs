@@ -3,7 +3,8 @@
 //!
 //! Besides the backend's [`Artifact`](trident_backend_nvptx::Artifact) (code plus launch
 //! metadata: block size, shared memory, parameter ABI; for SPIR-V also the bindings, the uniform
-//! block and the `tl.device_assert` sites with their spans), an entry keeps
+//! block, the `tl.device_assert` sites with their spans and the `tl.device_print` sites), an
+//! entry keeps
 //! - the compiled kernel's parameter names, which bind the command line's arguments (the
 //!   compiled kernel has fewer parameters than the Python function), and
 //! - the warnings the compilation printed (loop hints trident does not apply), rendered, so that
@@ -14,9 +15,9 @@
 
 use trident_backend_nvptx::{Artifact as PtxArtifact, ParamAbi as PtxParam};
 use trident_backend_spirv::{
-    Artifact as SpirvArtifact, AssertSite, HighWindow, Mode, ParamAbi as SpirvParam,
+    Artifact as SpirvArtifact, AssertSite, HighWindow, Mode, ParamAbi as SpirvParam, PrintSite, Printed,
 };
-use trident_midend::ir::Span;
+use trident_midend::ir::{DType, Span};
 
 use super::codec::{DecodeError, Decoder, Encoder};
 
@@ -168,6 +169,24 @@ pub fn encode_spirv(compiled: &Compiled<SpirvArtifact>) -> Vec<u8> {
     for site in &artifact.asserts {
         e.str(&site.message).u32(site.span.start).u32(site.span.end);
     }
+    match artifact.print_binding {
+        Some(binding) => e.bool(true).u32(binding),
+        None => e.bool(false),
+    };
+    e.count(artifact.prints.len());
+    for site in &artifact.prints {
+        e.str(&site.prefix);
+        match site.operand {
+            Some(k) => e.bool(true).u32(k),
+            None => e.bool(false),
+        };
+        match site.printed {
+            Printed::Nothing => e.u8(0),
+            Printed::Value(d) => e.u8(1).str(d.ir_name()),
+            Printed::Pointer { binding } => e.u8(2).u32(binding),
+        };
+        e.bool(site.hex).words(&site.shape).u32(site.span.start).u32(site.span.end);
+    }
     e.strings(&compiled.arg_names).strings(&compiled.warnings);
     e.finish()
 }
@@ -211,6 +230,29 @@ pub fn decode_spirv(bytes: &[u8]) -> Result<Compiled<SpirvArtifact>, DecodeError
         let span = Span::new(d.u32()?, d.u32()?);
         asserts.push(AssertSite { message, span });
     }
+    let print_binding = if d.bool()? { Some(d.u32()?) } else { None };
+    let count = d.count(19)?;
+    let mut prints = Vec::with_capacity(count);
+    for _ in 0..count {
+        let prefix = d.string()?;
+        let operand = if d.bool()? { Some(d.u32()?) } else { None };
+        let printed = match d.u8()? {
+            0 => Printed::Nothing,
+            1 => {
+                let name = d.string()?;
+                match DType::from_ir_name(&name) {
+                    Some(dtype) => Printed::Value(dtype),
+                    None => return Err(DecodeError(format!("unknown element type {name:?}"))),
+                }
+            }
+            2 => Printed::Pointer { binding: d.u32()? },
+            other => return Err(bad("printed value", other)),
+        };
+        let hex = d.bool()?;
+        let shape = d.words()?;
+        let span = Span::new(d.u32()?, d.u32()?);
+        prints.push(PrintSite { prefix, operand, printed, hex, shape, span });
+    }
     let arg_names = d.strings()?;
     let warnings = d.strings()?;
     d.finish()?;
@@ -225,6 +267,8 @@ pub fn decode_spirv(bytes: &[u8]) -> Result<Compiled<SpirvArtifact>, DecodeError
         mode,
         assert_binding,
         asserts,
+        print_binding,
+        prints,
     };
     Ok(Compiled { artifact, arg_names, warnings })
 }
@@ -268,11 +312,38 @@ mod tests {
                     SpirvParam::Int { bytes: 4, word: 6 },
                     SpirvParam::Float { bytes: 8, word: 7 },
                 ],
-                uniform_binding: 5,
+                uniform_binding: 6,
                 uniform_words: 10,
                 mode: Mode::Portable,
                 assert_binding: Some(4),
                 asserts: vec![AssertSite { message: "x > 0".into(), span: Span::new(10, 20) }],
+                print_binding: Some(5),
+                prints: vec![
+                    PrintSite {
+                        prefix: "x".into(),
+                        operand: Some(1),
+                        printed: Printed::Value(DType::BF16),
+                        hex: true,
+                        shape: vec![4, 8],
+                        span: Span::new(30, 40),
+                    },
+                    PrintSite {
+                        prefix: String::new(),
+                        operand: None,
+                        printed: Printed::Pointer { binding: 1 },
+                        hex: false,
+                        shape: Vec::new(),
+                        span: Span::new(50, 60),
+                    },
+                    PrintSite {
+                        prefix: "done".into(),
+                        operand: None,
+                        printed: Printed::Nothing,
+                        hex: false,
+                        shape: Vec::new(),
+                        span: Span::new(70, 80),
+                    },
+                ],
             },
             arg_names: names(),
             warnings: Vec::new(),
