@@ -23,8 +23,14 @@
 //! What a SPIR-V compilation for an adapter is built for (dialect, warp width, workgroup limits,
 //! atomics, windowed buffers) is one value, [`SpirvTarget`] (`target.rs`), which the on-disk cache
 //! keys artifacts by.
+//!
+//! A kernel that asserts or prints gets one more buffer each: the assertion report, read back
+//! after the launch to fail it with the interpreter's message, and the print buffer
+//! (`print.rs`), read back to print the interpreter's lines on stdout (in the interpreter's
+//! order, before any failed assertion is reported).
 
 mod naga_tools;
+mod print;
 mod target;
 
 use std::cell::RefCell;
@@ -41,6 +47,7 @@ use trident_midend::ir::Span;
 use crate::{ArgValue, Buffer, Grid};
 
 pub use naga_tools::{to_wgsl, validate_portable};
+pub use print::PRINT_RECORDS_ENV;
 pub use target::{SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// Why a wgpu operation failed.
@@ -214,6 +221,9 @@ struct Resident {
     splits: Vec<Option<u64>>,
     /// The kernel's assertion report buffer (see [`Artifact::assert_binding`]), zeroed.
     asserts: Option<wgpu::Buffer>,
+    /// The kernel's print buffer (see [`Artifact::print_binding`]) and its capacity in records;
+    /// each dispatch resets its header.
+    prints: Option<(wgpu::Buffer, u32)>,
 }
 
 /// Bytes of the assertion report buffer: the failed site plus one, then the program id.
@@ -418,7 +428,7 @@ impl WgpuDevice {
             count: None,
         };
         let storage = wgpu::BufferBindingType::Storage { read_only: false };
-        // Every storage binding: the buffers, their high windows, the assertion buffer.
+        // Every storage binding: the buffers, their high windows, the assertion and print buffers.
         let mut entries: Vec<wgpu::BindGroupLayoutEntry> = artifact
             .params
             .iter()
@@ -430,6 +440,7 @@ impl WgpuDevice {
             })
             .flatten()
             .chain(artifact.assert_binding)
+            .chain(artifact.print_binding)
             .map(|binding| entry(binding, storage))
             .collect();
         entries.push(entry(artifact.uniform_binding, wgpu::BufferBindingType::Uniform));
@@ -588,7 +599,19 @@ impl WgpuDevice {
             self.queue.write_buffer(&report, 0, &[0; ASSERT_REPORT_BYTES as usize]);
             report
         });
-        Ok(Resident { storage, sizes, splits, asserts })
+        let prints = artifact.print_binding.map(|_| {
+            let capacity = print::capacity(self.max_binding_bytes().min(self.limits.max_buffer_size));
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("trident device prints"),
+                size: print::buffer_bytes(capacity),
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            (buffer, capacity)
+        });
+        Ok(Resident { storage, sizes, splits, asserts, prints })
     }
 
     /// Records and submits one dispatch.
@@ -647,6 +670,12 @@ impl WgpuDevice {
         }
         if let (Some(binding), Some(report)) = (artifact.assert_binding, &resident.asserts) {
             entries.push(wgpu::BindGroupEntry { binding, resource: report.as_entire_binding() });
+        }
+        if let (Some(binding), Some((buffer, capacity))) = (artifact.print_binding, &resident.prints) {
+            // No records yet, and the capacity: each dispatch prints afresh.
+            let header: Vec<u8> = [0, *capacity].iter().flat_map(|w: &u32| w.to_le_bytes()).collect();
+            self.queue.write_buffer(buffer, 0, &header);
+            entries.push(wgpu::BindGroupEntry { binding, resource: buffer.as_entire_binding() });
         }
         entries.push(wgpu::BindGroupEntry {
             binding: artifact.uniform_binding,
@@ -752,7 +781,75 @@ impl WgpuDevice {
         let resident = self.upload(artifact, args, buffers)?;
         self.dispatch(artifact, &pipeline, &resident, grid, args, None)?;
         self.wait()?;
+        self.show_prints(&resident, artifact, grid, args)?;
         self.download(&resident, args, artifact, buffers)
+    }
+
+    /// Prints what the last dispatch's `tl.device_print`s recorded, on stdout, and says on
+    /// stderr how many lines the print buffer had no room for.
+    fn show_prints(
+        &self,
+        resident: &Resident,
+        artifact: &Artifact,
+        grid: Grid,
+        args: &[ArgValue],
+    ) -> Result<(), WgpuError> {
+        let Some((buffer, capacity)) = &resident.prints else { return Ok(()) };
+        let header = self.read_words(buffer, 0, 4 * trident_backend_spirv::PRINT_HEADER_WORDS as u64)?;
+        let attempted = header.first().copied().unwrap_or(0);
+        let written = attempted.min(*capacity) as u64;
+        let record_bytes = 4 * trident_backend_spirv::PRINT_RECORD_WORDS as u64;
+        let words = if written == 0 {
+            Vec::new()
+        } else {
+            let start = 4 * trident_backend_spirv::PRINT_HEADER_WORDS as u64;
+            self.read_words(buffer, start, written * record_bytes)?
+        };
+        let buffer_of = |binding: u32| {
+            artifact.params.iter().zip(args).find_map(|(abi, arg)| match (abi, arg) {
+                (ParamAbi::Buffer { binding: b, .. }, ArgValue::Buffer(index)) if *b == binding => {
+                    Some(*index)
+                }
+                _ => None,
+            })
+        };
+        let out = print::printout(artifact, grid.0, attempted, &words, &buffer_of);
+        {
+            use std::io::Write;
+            let stdout = std::io::stdout();
+            let mut lock = stdout.lock();
+            for line in &out.lines {
+                let _ = writeln!(lock, "{line}");
+            }
+            let _ = lock.flush();
+        }
+        if out.dropped > 0 {
+            eprintln!(
+                "warning: tl.device_print: {} of {attempted} lines were dropped: the print buffer holds {capacity} \
+                 (set {PRINT_RECORDS_ENV} to hold more)",
+                out.dropped
+            );
+        }
+        Ok(())
+    }
+
+    /// Words `[offset, offset + bytes)` of a device buffer, copied back through a staging buffer.
+    fn read_words(&self, buffer: &wgpu::Buffer, offset: u64, bytes: u64) -> Result<Vec<u32>, WgpuError> {
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("trident readback"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+        encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, bytes);
+        self.queue.submit([encoder.finish()]);
+        staging.slice(..).map_async(wgpu::MapMode::Read, |_| {});
+        self.wait()?;
+        let data = staging.slice(..).get_mapped_range().map_err(|e| {
+            WgpuError::new(format!("cannot read the print buffer back from the Vulkan device: {e}"))
+        })?;
+        Ok(data.chunks_exact(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
     }
 
     /// Times `artifact`: a warm-up launch, then timed launches as `limits` say. Buffers stay on
@@ -784,6 +881,7 @@ impl WgpuDevice {
             };
             times.push(ms);
         }
+        self.show_prints(&resident, artifact, grid, args)?;
         self.download(&resident, args, artifact, buffers)?;
         times.sort_by(|a, b| a.total_cmp(b));
         Ok(BenchStats {
