@@ -16,8 +16,8 @@
 //! - Layouts ([`layout`]) are linear layouts over GF(2), as in Triton 3.x: blocked, slice, MMA
 //!   (mma.sync and wgmma), dot-operand and swizzled shared layouts are constructors of one type,
 //!   and `layout/registers.rs` says which elements each thread holds, for both backends.
-//! - Analyses ([`analysis`]: axis info, loop hints not applied) return side tables; they never
-//!   write into the IR.
+//! - Analyses ([`analysis`]: axis info, loop hints not applied, trip counts) return side tables;
+//!   they never write into the IR.
 //! - [`pipeline`] runs the passes ([`passes`], one per file) in Triton's order: `run_ttir` on the
 //!   frontend's TTIR, then `run_ttgir` lowers it to TTGIR for a [`target::Target`] and improves
 //!   the layouts (coalescing, MMA, pipelining); the verifier runs after every pass in debug builds

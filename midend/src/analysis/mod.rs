@@ -6,3 +6,4 @@
 
 pub mod axis_info;
 pub mod loop_hints;
+pub mod trip_count;

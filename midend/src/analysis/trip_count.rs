@@ -1,0 +1,151 @@
+//! Trip counts of `scf.for` loops whose bounds differ by a constant, though neither is one.
+//!
+//! Causal attention's diagonal loop runs from `m * BLOCK_M` to `(m + 1) * BLOCK_M`: its bounds
+//! depend on the program id, but the loop always runs `BLOCK_M / BLOCK_N` times. Each bound is
+//! read as an affine sum of the values it is built from (`arith.addi`, `arith.subi`,
+//! `arith.muli` by a constant, integer constants); where the two sums share every term, their
+//! difference is the loop's span, and the trip count follows from a constant step.
+//!
+//! The arithmetic of the IR wraps and this reading does not, so the count is an upper bound of
+//! the iterations (a wrapped bound can only make the loop run none): a fact for heuristics, not
+//! for correctness.
+
+use std::collections::BTreeMap;
+
+use crate::ir::{Attr, Body, Op, Opcode, Value};
+
+/// How deep [`affine`] follows operands before it gives up (bounds are short expressions).
+const MAX_DEPTH: u32 = 16;
+
+/// The number of iterations loop `lp` runs at most, when its step is a positive constant and its
+/// upper bound minus its lower bound is a constant.
+pub fn trip_count(body: &Body, lp: Op) -> Option<i64> {
+    let [lb, ub, step, ..] = body.op(lp).operands[..] else { return None };
+    let step = constant(body, step).filter(|&s| s > 0)?;
+    let span = difference(body, ub, lb)?;
+    Some(if span <= 0 { 0 } else { (span as u64).div_ceil(step as u64) as i64 })
+}
+
+/// `a - b`, when it is a constant.
+fn difference(body: &Body, a: Value, b: Value) -> Option<i64> {
+    let (mut terms, a_constant) = affine(body, a, MAX_DEPTH)?;
+    let (b_terms, b_constant) = affine(body, b, MAX_DEPTH)?;
+    for (value, coefficient) in b_terms {
+        *terms.entry(value).or_insert(0) -= coefficient;
+    }
+    terms.values().all(|&c| c == 0).then(|| a_constant.checked_sub(b_constant)).flatten()
+}
+
+/// `v` as `sum(coefficient * leaf) + constant`; `None` when a coefficient overflows.
+fn affine(body: &Body, v: Value, depth: u32) -> Option<(BTreeMap<Value, i64>, i64)> {
+    if let Some(c) = constant(body, v) {
+        return Some((BTreeMap::new(), c));
+    }
+    let leaf = || Some((BTreeMap::from([(v, 1)]), 0));
+    let Some(def) = body.def_op(v).filter(|_| depth > 0) else { return leaf() };
+    let operands = &body.op(def).operands;
+    match body.opcode(def) {
+        Opcode::AddI | Opcode::SubI => {
+            let sign = if body.opcode(def) == Opcode::AddI { 1 } else { -1 };
+            let (mut terms, lhs) = affine(body, operands[0], depth - 1)?;
+            let (rhs_terms, rhs) = affine(body, operands[1], depth - 1)?;
+            for (value, coefficient) in rhs_terms {
+                let sum = terms.entry(value).or_insert(0);
+                *sum = sum.checked_add(coefficient.checked_mul(sign)?)?;
+            }
+            Some((terms, lhs.checked_add(rhs.checked_mul(sign)?)?))
+        }
+        Opcode::MulI => {
+            let (factor, other) = match (constant(body, operands[0]), constant(body, operands[1])) {
+                (_, Some(c)) => (c, operands[0]),
+                (Some(c), None) => (c, operands[1]),
+                (None, None) => return leaf(),
+            };
+            let (terms, c) = affine(body, other, depth - 1)?;
+            let scaled = terms
+                .into_iter()
+                .map(|(value, coefficient)| Some((value, coefficient.checked_mul(factor)?)))
+                .collect::<Option<_>>()?;
+            Some((scaled, c.checked_mul(factor)?))
+        }
+        _ => leaf(),
+    }
+}
+
+/// The value of integer constant `v`.
+fn constant(body: &Body, v: Value) -> Option<i64> {
+    let def = body.def_op(v).filter(|&d| body.opcode(d) == Opcode::Constant)?;
+    match body.op(def).attrs.get("value") {
+        Some(Attr::Int(c)) if body.ty(v).shape().is_empty() => Some(*c),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Attrs, Builder, DType, Type};
+
+    /// A loop from `lb(x)` to `ub(x)` by `step`, `x` a function argument.
+    fn loop_over(
+        lb: impl Fn(&mut Builder, Value) -> Value,
+        ub: impl Fn(&mut Builder, Value) -> Value,
+        step: i64,
+    ) -> (Body, Op) {
+        let mut body = Body::new();
+        let entry = body.new_block(&[Type::scalar(DType::I32)]);
+        let x = body.blocks[entry].args[0];
+        let mut b = Builder::at(&mut body, entry, 0);
+        let (lo, hi) = (lb(&mut b, x), ub(&mut b, x));
+        let step = b.const_int(DType::I32, step);
+        let lp = b.op(Opcode::For, vec![lo, hi, step], &[], Attrs::new());
+        (body, lp)
+    }
+
+    #[test]
+    fn the_diagonal_block_of_causal_attention_runs_block_m_over_block_n_times() {
+        let (body, lp) = loop_over(
+            |b, x| {
+                let block = b.const_int(DType::I32, 128);
+                b.same_type(Opcode::MulI, vec![x, block])
+            },
+            |b, x| {
+                let one = b.const_int(DType::I32, 1);
+                let next = b.same_type(Opcode::AddI, vec![x, one]);
+                let block = b.const_int(DType::I32, 128);
+                b.same_type(Opcode::MulI, vec![next, block])
+            },
+            64,
+        );
+        assert_eq!(trip_count(&body, lp), Some(2));
+    }
+
+    #[test]
+    fn bounds_that_differ_by_a_variable_have_no_trip_count() {
+        let (body, lp) = loop_over(
+            |b, _| b.const_int(DType::I32, 0),
+            |b, x| {
+                let block = b.const_int(DType::I32, 128);
+                b.same_type(Opcode::MulI, vec![x, block])
+            },
+            64,
+        );
+        assert_eq!(trip_count(&body, lp), None);
+    }
+
+    #[test]
+    fn constant_bounds_round_up_and_empty_ranges_run_none() {
+        let constants = |lo: i64, hi: i64, step: i64| {
+            let (body, lp) = loop_over(
+                move |b, _| b.const_int(DType::I32, lo),
+                move |b, _| b.const_int(DType::I32, hi),
+                step,
+            );
+            trip_count(&body, lp)
+        };
+        assert_eq!(constants(0, 100, 64), Some(2));
+        assert_eq!(constants(5, 5, 1), Some(0));
+        assert_eq!(constants(9, 3, 1), Some(0));
+        assert_eq!(constants(0, 8, 0), None);
+    }
+}
