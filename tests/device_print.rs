@@ -5,8 +5,9 @@
 //! prints must equal interp's. spirv appends records to a print buffer that the runtime reads
 //! back after the launch (backend-spirv's `print.rs`, runtime's `wgpu/print.rs`); records past
 //! its capacity are dropped and counted. Without a Vulkan adapter the spirv half is a SKIP, unless
-//! `TRIDENT_REQUIRE_DEVICES` names spirv. (nvptx's `vprintf` is checked on the GPU in
-//! tests/cuda.rs.)
+//! `TRIDENT_REQUIRE_DEVICES` names spirv. On a CUDA GPU, nvptx's `vprintf` prints the same lines
+//! in its own order, with copies from threads that hold the same element and real addresses for
+//! pointers (floats print as C's `%f` on every backend, as Triton prints them on CUDA).
 
 mod common;
 
@@ -60,21 +61,21 @@ fn interp_lines(dir: &Path) -> Vec<String> {
     for wanted in [
         "pid (0, 0, 0) idx () program (operand 0) 0",
         "pid (2, 1, 0) idx () program (operand 1) 1",
-        "pid (0, 0, 0) idx () scale 0.5",
+        "pid (0, 0, 0) idx () scale 0.500000",
         "pid (1, 0, 0) idx (4) x 244",
         "pid (1, 0, 0) idx (5) x -7",
-        "pid (0, 0, 0) idx (1) x * scale -81.5",
+        "pid (0, 0, 0) idx (1) x * scale -81.500000",
         "pid (0, 0, 0) idx (1) tenths (operand 0) -16.296875",
-        "pid (0, 0, 0) idx (1) tenths (operand 1) -16.375",
+        "pid (0, 0, 0) idx (1) tenths (operand 1) -16.375000",
         "pid (0, 0, 0) idx (0) bits 0xda40",
         "pid (0, 0, 0) idx (0) narrow (operand 0) -44",
         "pid (0, 0, 0) idx (0) narrow (operand 1) 56",
         "pid (0, 0, 0) idx (0) narrow (operand 2) 1",
         "pid (0, 0, 0) idx (7) wide 177000000000",
         "pid (2, 1, 0) idx (7) pointers <buffer 0 + 92>",
-        "pid (1, 0, 0) idx (1, 3) tile -1",
-        "pid (2, 0, 0) idx (0, 2) tile 2.200000047683716",
-        "pid (2, 0, 0) idx (1, 0) tile -1",
+        "pid (1, 0, 0) idx (1, 3) tile -1.000000",
+        "pid (2, 0, 0) idx (0, 2) tile 2.200000",
+        "pid (2, 0, 0) idx (1, 0) tile -1.000000",
         "pid (1, 1, 0) idx (1) pair 2",
         "pid (2, 0, 0) idx (255) wide range 765",
         "pid (1, 0, 0) idx () loop (operand 1) 830",
@@ -103,6 +104,27 @@ fn spirv_prints_the_interpreters_lines() {
 }
 
 /// A second run compiles nothing: the print sites come from the on-disk cache and print the same.
+/// nvptx prints every line the interpreter prints and no other, up to order, copies and the
+/// pointers' addresses.
+#[test]
+fn nvptx_prints_the_interpreters_lines() {
+    let dir = scratch_dir("device-print-nvptx");
+    let nvptx = run_print("nvptx", &dir, &[]);
+    if stderr(&nvptx).contains("needs a CUDA GPU") {
+        skip_unless_required("nvptx", "nvptx device_print", "no CUDA GPU here");
+        return;
+    }
+    assert!(nvptx.status.success(), "nvptx:\n{}", stderr(&nvptx));
+    let comparable = |mut lines: Vec<String>| {
+        lines.retain(|l| !l.contains(" pointers "));
+        lines.sort();
+        lines.dedup();
+        lines
+    };
+    let interp = comparable(interp_lines(&dir));
+    assert_eq!(comparable(lines(&nvptx)), interp, "nvptx and interp print different lines");
+}
+
 #[test]
 fn print_sites_come_back_from_the_cache() {
     let dir = scratch_dir("device-print-cache");

@@ -374,7 +374,7 @@ impl<'m, 'b> Machine<'m, 'b> {
                     Data::Int(v) if d.is_unsigned_int() => (v[i] as u64).to_string(),
                     Data::Int(v) => v[i].to_string(),
                     Data::Float(v) if hex => format!("0x{:x}", float_to_bits(d, v[i])),
-                    Data::Float(v) => format!("{}", v[i]),
+                    Data::Float(v) => super::printf_float(v[i]),
                     Data::Ptr(v) => format!("<buffer {} + {}>", v[i].buf, v[i].off),
                     Data::Desc(_) => "<tensor descriptor>".to_string(),
                 };

@@ -27,7 +27,7 @@ mod numerics;
 mod reduce;
 
 /// The value of a float element from its bits, every float dtype included (fp8 formats too).
-pub use numerics::float_from_bits;
+pub use numerics::{float_from_bits, printf_float};
 mod tensor;
 mod value;
 

@@ -184,6 +184,19 @@ pub fn float_to_bits(d: DType, x: f64) -> u64 {
     }
 }
 
+/// A float as `tl.device_print` prints it on CUDA, where Triton formats floats with C's `%f`:
+/// six decimals, `inf`, `-inf` and `nan`. Every backend prints floats this way, so that the
+/// lines of one kernel compare equal across backends.
+pub fn printf_float(v: f64) -> String {
+    if v.is_nan() {
+        "nan".to_string()
+    } else if v.is_infinite() {
+        (if v > 0.0 { "inf" } else { "-inf" }).to_string()
+    } else {
+        format!("{v:.6}")
+    }
+}
+
 /// The float of dtype `d` with bit pattern `bits` (low bits used).
 pub fn float_from_bits(d: DType, bits: u64) -> f64 {
     match d {

@@ -18,7 +18,7 @@ use std::fmt::Write;
 use trident_backend_spirv::{Artifact, PrintSite, Printed, PRINT_HEADER_WORDS, PRINT_RECORD_WORDS};
 use trident_midend::ir::DType;
 
-use crate::interp::float_from_bits;
+use crate::interp::{float_from_bits, printf_float};
 
 /// The environment variable that sets the print buffer's capacity in records (lines); the
 /// default is [`DEFAULT_CAPACITY`]. Tests lower it to see records dropped.
@@ -153,7 +153,7 @@ fn value(d: DType, hex: bool, bits: u64) -> String {
         return format!("0x{low:x}");
     }
     if d.is_float() {
-        return format!("{}", float_from_bits(d, low));
+        return printf_float(float_from_bits(d, low));
     }
     if d.is_unsigned_int() || d == DType::I1 {
         return low.to_string();
@@ -209,11 +209,13 @@ mod tests {
         assert_eq!(value(DType::U32, false, 0xffff_ffff), "4294967295");
         assert_eq!(value(DType::I64, false, u64::MAX), "-1");
         assert_eq!(value(DType::I1, false, 1), "1");
-        assert_eq!(value(DType::F32, false, 1.5f32.to_bits() as u64), "1.5");
-        assert_eq!(value(DType::F32, false, 0.1f32.to_bits() as u64), format!("{}", 0.1f32 as f64));
-        assert_eq!(value(DType::F16, false, 0x3c00), "1");
-        assert_eq!(value(DType::BF16, false, 0xc040), "-3");
-        assert_eq!(value(DType::F64, false, 2.25f64.to_bits()), "2.25");
+        assert_eq!(value(DType::F32, false, 1.5f32.to_bits() as u64), "1.500000");
+        assert_eq!(value(DType::F32, false, 0.1f32.to_bits() as u64), "0.100000");
+        assert_eq!(value(DType::F16, false, 0x3c00), "1.000000");
+        assert_eq!(value(DType::BF16, false, 0xc040), "-3.000000");
+        assert_eq!(value(DType::F64, false, 2.25f64.to_bits()), "2.250000");
+        assert_eq!(value(DType::F32, false, f32::NEG_INFINITY.to_bits() as u64), "-inf");
+        assert_eq!(value(DType::F32, false, f32::NAN.to_bits() as u64), "nan");
         assert_eq!(value(DType::F16, true, 0x4000), "0x4000");
         assert_eq!(value(DType::I16, true, 0xffff_ffff), "0xffff");
     }
@@ -244,7 +246,7 @@ mod tests {
             [
                 "pid (0, 0, 0) idx (0, 1) x 1",
                 "pid (0, 0, 0) idx (1, 1) x 5",
-                "pid (0, 0, 0) idx () pair (operand 0) 2",
+                "pid (0, 0, 0) idx () pair (operand 0) 2.000000",
                 "pid (0, 0, 0) idx () pair (operand 1) 0xff",
                 "pid (0, 0, 0) ",
                 "pid (0, 0, 0) idx () p <buffer 3 + 16>",
