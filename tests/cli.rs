@@ -483,6 +483,34 @@ fn devices_lists_interp() {
     );
 }
 
+/// Each Vulkan adapter's line says what the spirv backend may use of it: subgroup sizes and
+/// operations, 16-bit storage, and the cooperative matrix shapes (`none` where there are none).
+#[test]
+fn devices_list_what_each_vulkan_adapter_offers() {
+    let listing = stdout(&trident(&["devices"]));
+    let adapters: Vec<&str> = listing.lines().filter(|l| l.trim_start().starts_with("vulkan:")).collect();
+    if adapters.is_empty() {
+        skip_unless_required(
+            "spirv",
+            "devices_list_what_each_vulkan_adapter_offers",
+            "no Vulkan adapter here",
+        );
+        return;
+    }
+    for line in adapters {
+        for fact in
+            ["subgroup size ", "subgroup operations ", "f16 and 16-bit storage ", "cooperative matrices "]
+        {
+            assert!(line.contains(fact), "`{fact}` missing from {line}");
+        }
+        let shapes = line.split("cooperative matrices ").nth(1).unwrap();
+        assert!(
+            shapes == "none" || shapes.split(", ").all(|s| s.contains('x') && s.contains("->")),
+            "{line}"
+        );
+    }
+}
+
 /// Every device named in `TRIDENT_REQUIRE_DEVICES` must be available; others SKIP.
 #[test]
 fn required_devices_are_available() {

@@ -173,19 +173,29 @@ pub fn print_devices() {
     } else {
         let plural = if adapters.len() == 1 { "" } else { "s" };
         println!("spirv   available      Vulkan, {} adapter{plural}", adapters.len());
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
         for a in adapters {
+            let subgroup = if a.subgroup_max_size > a.subgroup_size {
+                format!("{} to {}", a.subgroup_size, a.subgroup_max_size)
+            } else {
+                a.subgroup_size.to_string()
+            };
+            let shapes: Vec<String> = a.cooperative_matrices.iter().map(|s| s.to_string()).collect();
             println!(
-                "        vulkan:{} {} ({}, {}): subgroup size {}, {} KiB workgroup memory, {} MiB per binding, \
-                 passthrough {}, f32 atomic add {}",
+                "        vulkan:{} {} ({}, {}): subgroup size {subgroup}, {} KiB workgroup memory, {} MiB per \
+                 binding, passthrough {}, f32 atomic add {}, subgroup operations {}, f16 and 16-bit storage {}, \
+                 cooperative matrices {}",
                 a.index,
                 a.name,
                 a.device_type,
                 a.driver,
-                a.subgroup_size,
                 a.workgroup_memory_bytes / 1024,
                 a.max_binding_bytes >> 20,
-                if a.passthrough { "yes" } else { "no" },
-                if a.float32_atomic_add { "yes" } else { "no" }
+                yes_no(a.passthrough),
+                yes_no(a.float32_atomic_add),
+                yes_no(a.subgroups),
+                yes_no(a.float16),
+                if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") }
             );
         }
     }

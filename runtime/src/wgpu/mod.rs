@@ -86,6 +86,56 @@ pub struct AdapterSummary {
     pub passthrough: bool,
     /// f32 atomic add in storage buffers (`SHADER_FLOAT32_ATOMIC`, `VK_EXT_shader_atomic_float`).
     pub float32_atomic_add: bool,
+    /// The largest subgroup the adapter may run (`subgroup_size` is the smallest).
+    pub subgroup_max_size: u32,
+    /// Subgroup operations in compute shaders (`SUBGROUP`: ballot, shuffles, arithmetic).
+    pub subgroups: bool,
+    /// f16 arithmetic and 16-bit storage buffer access (`SHADER_F16`).
+    pub float16: bool,
+    /// The matrix shapes of `VK_KHR_cooperative_matrix` the adapter lists, when wgpu offers the
+    /// feature (`EXPERIMENTAL_COOPERATIVE_MATRIX`); empty otherwise.
+    pub cooperative_matrices: Vec<CooperativeMatrixShape>,
+}
+
+/// One shape of `VK_KHR_cooperative_matrix`: `D (m x n) = A (m x k) * B (k x n) + C (m x n)`, A
+/// and B of `ab`, C and D of `cr` (names as Triton spells dtypes: `f16`, `bf16`, `i8`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CooperativeMatrixShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub ab: &'static str,
+    pub cr: &'static str,
+}
+
+impl std::fmt::Display for CooperativeMatrixShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}x{}x{} {}->{}", self.m, self.n, self.k, self.ab, self.cr)
+    }
+}
+
+/// The cooperative matrix shapes of `adapter`, in the order it lists them.
+fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixShape> {
+    if !adapter.features().contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
+        return Vec::new();
+    }
+    let name = |t: wgpu::CooperativeScalarType| match t {
+        wgpu::CooperativeScalarType::F16 => "f16",
+        wgpu::CooperativeScalarType::F32 => "f32",
+        wgpu::CooperativeScalarType::I32 => "i32",
+        wgpu::CooperativeScalarType::U32 => "u32",
+    };
+    adapter
+        .cooperative_matrix_properties()
+        .into_iter()
+        .map(|p| CooperativeMatrixShape {
+            m: p.m_size,
+            n: p.n_size,
+            k: p.k_size,
+            ab: name(p.ab_type),
+            cr: name(p.cr_type),
+        })
+        .collect()
 }
 
 fn instance() -> wgpu::Instance {
@@ -147,6 +197,10 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         max_binding_bytes: limits.max_storage_buffer_binding_size,
         passthrough: adapter.features().contains(wgpu::Features::PASSTHROUGH_SHADERS),
         float32_atomic_add: adapter.features().contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
+        subgroup_max_size: info.subgroup_max_size.max(info.subgroup_min_size).max(1),
+        subgroups: adapter.features().contains(wgpu::Features::SUBGROUP),
+        float16: adapter.features().contains(wgpu::Features::SHADER_F16),
+        cooperative_matrices: cooperative_matrices(adapter),
     }
 }
 
@@ -927,5 +981,16 @@ impl WgpuDevice {
         };
         timer.readback.unmap();
         Ok(ticks as f64 * self.queue.get_timestamp_period() as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CooperativeMatrixShape;
+
+    #[test]
+    fn a_cooperative_matrix_shape_reads_m_n_k_then_types() {
+        let shape = CooperativeMatrixShape { m: 16, n: 8, k: 16, ab: "f16", cr: "f32" };
+        assert_eq!(shape.to_string(), "16x8x16 f16->f32");
     }
 }
