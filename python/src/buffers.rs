@@ -3,48 +3,156 @@
 //!
 //! Any object that exports a buffer works (numpy arrays, `array.array`, `bytearray`); its element
 //! type comes from the buffer's struct format (`e` float16, `f` float32, `d` float64, `b`/`B` int8
-//! and uint8, up to `q`/`Q`, `?` bool). The stable ABI of Python 3.9 has no buffer-protocol calls,
-//! so this module goes through `memoryview` objects: `tobytes()` to read, and an assignment to a
-//! byte view to write back. Both need C-contiguous data: a strided view would be copied in an order
-//! the kernel's pointer arithmetic does not expect, so it is refused with the fix in the message.
+//! and uint8, up to `q`/`Q`, `?` bool). The data must be C-contiguous: a strided view would be
+//! copied in an order the kernel's pointer arithmetic does not expect, so it is refused with the
+//! fix in the message.
+//!
+//! The buffer is taken with `PyObject_GetBuffer` and held until the launch is over (dropping the
+//! [`HostArray`] releases it): reading is one copy out of the array's memory, writing back one
+//! copy into it, with no Python objects made on the way (a repeat launch's budget is a few
+//! microseconds). The buffer calls entered CPython's stable ABI in 3.11, but exist with the same
+//! signatures and the same `Py_buffer` layout in every CPython 3 (the struct has not changed since
+//! 3.3), so this abi3 module for 3.9 declares them itself.
 //!
 //! bf16 and fp8 have no numpy dtype: `trident.reinterpret(array, tl.bfloat16)` wraps 16-bit
 //! (8-bit for fp8) integer data, as Triton's `triton.reinterpret`, and the wrapper reaches this
 //! module as the object with a `__trident_reinterpret__` attribute (`(base, dtype name)`).
 
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyMemoryView, PySlice};
 use trident_midend::ir::DType;
 use trident_runtime::{npy, Buffer};
 
-/// A buffer argument: its data, and the view it is written back through.
-pub struct PyBuffer<'py> {
-    pub buffer: Buffer,
-    /// `None` for a read-only buffer: nothing is written back.
-    view: Option<Bound<'py, PyAny>>,
+/// CPython's `Py_buffer` (Include/pybuffer.h, unchanged since 3.3).
+#[repr(C)]
+struct RawBuffer {
+    buf: *mut c_void,
+    obj: *mut ffi::PyObject,
+    len: isize,
+    itemsize: isize,
+    readonly: c_int,
+    ndim: c_int,
+    format: *mut c_char,
+    shape: *mut isize,
+    strides: *mut isize,
+    suboffsets: *mut isize,
+    internal: *mut c_void,
 }
 
-/// Reads `object` as a buffer named `name`; `Ok(None)` when it exports no buffer.
-pub fn read<'py>(name: &str, object: &Bound<'py, PyAny>) -> PyResult<Option<PyBuffer<'py>>> {
-    let (base, wanted) = match object.getattr_opt("__trident_reinterpret__")? {
-        Some(pair) => {
-            let (base, dtype_name): (Bound<'py, PyAny>, String) = pair.extract()?;
-            let wanted = DType::from_user_name(&dtype_name).ok_or_else(|| {
-                pyo3::exceptions::PyTypeError::new_err(format!("{name}: unknown dtype '{dtype_name}'"))
-            })?;
-            (base, Some(wanted))
+extern "C" {
+    fn PyObject_GetBuffer(object: *mut ffi::PyObject, view: *mut RawBuffer, flags: c_int) -> c_int;
+    fn PyBuffer_Release(view: *mut RawBuffer);
+}
+
+/// `PyBUF_FORMAT | PyBUF_ND | PyBUF_STRIDES | PyBUF_C_CONTIGUOUS`: C-contiguous data with its
+/// format and shape.
+const C_CONTIGUOUS_WITH_FORMAT: c_int = 0x4 | 0x38;
+/// `PyBUF_FORMAT | PyBUF_STRIDES`: any strided data (to tell "not contiguous" from "no buffer").
+const STRIDED_WITH_FORMAT: c_int = 0x4 | 0x18;
+
+/// A buffer taken from an object, released on drop (with the GIL held: the `'py` lifetime).
+struct Exported<'py> {
+    raw: Box<RawBuffer>,
+    _object: Bound<'py, PyAny>,
+}
+
+impl<'py> Exported<'py> {
+    /// The buffer of `object` with `flags`; `None` (the Python error cleared) when it has none.
+    fn take(object: &Bound<'py, PyAny>, flags: c_int) -> Option<Exported<'py>> {
+        let mut raw = Box::new(RawBuffer {
+            buf: std::ptr::null_mut(),
+            obj: std::ptr::null_mut(),
+            len: 0,
+            itemsize: 0,
+            readonly: 0,
+            ndim: 0,
+            format: std::ptr::null_mut(),
+            shape: std::ptr::null_mut(),
+            strides: std::ptr::null_mut(),
+            suboffsets: std::ptr::null_mut(),
+            internal: std::ptr::null_mut(),
+        });
+        // SAFETY: a live object (the GIL is held through `'py`) and a `Py_buffer` to fill.
+        if unsafe { PyObject_GetBuffer(object.as_ptr(), &mut *raw, flags) } != 0 {
+            // Not a buffer (TypeError) or not one of this kind (BufferError): cleared.
+            let _ = PyErr::take(object.py());
+            return None;
         }
-        None => (object.clone(), None),
-    };
-    let Ok(view) = PyMemoryView::from(&base) else { return Ok(None) };
-    if !view.getattr("c_contiguous")?.extract::<bool>()? {
-        return Err(pyo3::exceptions::PyValueError::new_err(format!(
-            "{name}: the array is not C-contiguous (a strided view); trident copies buffers to the \
-             device as they lie in memory, so pass np.ascontiguousarray({name}) and copy the result back"
-        )));
+        Some(Exported { raw, _object: object.clone() })
     }
-    let format: String = view.getattr("format")?.extract()?;
-    let itemsize: usize = view.getattr("itemsize")?.extract()?;
+
+    fn bytes(&self) -> &[u8] {
+        if self.raw.len == 0 || self.raw.buf.is_null() {
+            return &[];
+        }
+        // SAFETY: an exported buffer holds `len` bytes at `buf` until it is released.
+        unsafe { std::slice::from_raw_parts(self.raw.buf as *const u8, self.raw.len as usize) }
+    }
+
+    fn format(&self) -> String {
+        if self.raw.format.is_null() {
+            return "B".to_string();
+        }
+        // SAFETY: a NUL-terminated format string owned by the exporter.
+        unsafe { CStr::from_ptr(self.raw.format) }.to_string_lossy().into_owned()
+    }
+
+    fn shape(&self) -> Vec<usize> {
+        if self.raw.shape.is_null() {
+            return vec![self.raw.len as usize / self.raw.itemsize.max(1) as usize];
+        }
+        // SAFETY: `ndim` extents at `shape`.
+        let shape = unsafe { std::slice::from_raw_parts(self.raw.shape, self.raw.ndim as usize) };
+        shape.iter().map(|&n| n as usize).collect()
+    }
+}
+
+impl Drop for Exported<'_> {
+    fn drop(&mut self) {
+        // SAFETY: a buffer taken by `take`, released once, with the GIL held (`'py`).
+        unsafe { PyBuffer_Release(&mut *self.raw) }
+    }
+}
+
+/// An array argument: the buffer it is read from and written back into, and its element types.
+pub struct HostArray<'py> {
+    /// The object the launch was given (a grid function sees it).
+    pub object: Bound<'py, PyAny>,
+    exported: Exported<'py>,
+    /// The element type the kernel sees.
+    pub dtype: DType,
+    /// The element type of the array's memory (differs from `dtype` under `trident.reinterpret`).
+    pub storage: DType,
+}
+
+/// What [`view`] found.
+pub enum View<'py> {
+    /// No buffer.
+    None,
+    /// A buffer of no dimensions (a numpy scalar or 0-d array): a scalar, not a pointer.
+    Scalar,
+    Array(HostArray<'py>),
+}
+
+/// `object` as an array argument named `name`, with the element type `wanted` by a
+/// `trident.reinterpret`.
+pub fn view<'py>(name: &str, object: &Bound<'py, PyAny>, wanted: Option<DType>) -> PyResult<View<'py>> {
+    let Some(exported) = Exported::take(object, C_CONTIGUOUS_WITH_FORMAT) else {
+        if Exported::take(object, STRIDED_WITH_FORMAT).is_some() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{name}: the array is not C-contiguous (a strided view); trident copies buffers to the \
+                 device as they lie in memory, so pass np.ascontiguousarray({name}) and copy the result back"
+            )));
+        }
+        return Ok(View::None);
+    };
+    if exported.raw.ndim == 0 {
+        return Ok(View::Scalar);
+    }
+    let format = exported.format();
+    let itemsize = exported.raw.itemsize as usize;
     let storage = storage_dtype(&format, itemsize).ok_or_else(|| {
         pyo3::exceptions::PyTypeError::new_err(format!(
             "{name}: arrays of format '{format}' ({itemsize}-byte elements) are not supported: bool, \
@@ -53,23 +161,33 @@ pub fn read<'py>(name: &str, object: &Bound<'py, PyAny>) -> PyResult<Option<PyBu
     })?;
     let dtype = npy::kernel_dtype(storage, wanted)
         .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("{name}: {e}")))?;
-    let shape: Vec<usize> = view.getattr("shape")?.extract()?;
-    let bytes_object = view.call_method0("tobytes")?;
-    let bytes = bytes_object.cast::<PyBytes>()?.as_bytes().to_vec();
-    let readonly: bool = view.getattr("readonly")?.extract()?;
-    let buffer = Buffer { name: name.to_string(), dtype, storage, shape, bytes };
-    let view = if readonly { None } else { Some(view.into_any()) };
-    Ok(Some(PyBuffer { buffer, view }))
+    Ok(View::Array(HostArray { object: object.clone(), exported, dtype, storage }))
 }
 
-/// Writes `bytes` (a buffer as the kernel left it) back into the Python object it came from.
-pub fn write_back(py: Python<'_>, target: &PyBuffer<'_>, bytes: &[u8]) -> PyResult<()> {
-    let Some(view) = &target.view else { return Ok(()) };
-    if bytes == target.buffer.bytes.as_slice() {
-        return Ok(());
+impl HostArray<'_> {
+    /// The array's data, as the buffer `name` of a launch.
+    pub fn read(&self, name: &str) -> Buffer {
+        Buffer {
+            name: name.to_string(),
+            dtype: self.dtype,
+            storage: self.storage,
+            shape: self.exported.shape(),
+            bytes: self.exported.bytes().to_vec(),
+        }
     }
-    let flat = view.call_method1("cast", ("B",))?;
-    flat.set_item(PySlice::full(py), PyBytes::new(py, bytes))
+
+    /// Writes `bytes` (the buffer as the kernel left it) back into the array, unless it is
+    /// read-only.
+    pub fn write_back(&self, bytes: &[u8]) {
+        let raw = &self.exported.raw;
+        if raw.readonly != 0 || raw.buf.is_null() {
+            return;
+        }
+        let length = bytes.len().min(raw.len as usize);
+        // SAFETY: a writable exported buffer of `len` bytes, held until the array is dropped;
+        // `bytes` is the kernel's copy, a separate allocation.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), raw.buf as *mut u8, length) }
+    }
 }
 
 /// The element type of a buffer of struct format `format` (`<f`, `e`, `?`, ...) with elements of

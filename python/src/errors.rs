@@ -29,6 +29,11 @@ pub fn to_python(py: Python<'_>, error: CliError) -> PyErr {
     raise(py, class, text.trim_end().to_string())
 }
 
+/// A `KernelError` with `message` (already rendered).
+pub fn kernel_error(py: Python<'_>, message: String) -> PyErr {
+    raise(py, "KernelError", message)
+}
+
 /// An `ArgumentError` with `message`.
 pub fn argument_error(py: Python<'_>, message: String) -> PyErr {
     raise(py, "ArgumentError", message)

@@ -5,69 +5,132 @@
 //! position or by keyword, as in Triton. Then, per value:
 //! - a constexpr: `bool`, `int`, `float`, `str`, `None`, or a `tl` dtype (`tl.float16`);
 //!   `tl.constexpr(v)` is `v`;
-//! - a runtime argument: an object with a buffer (numpy array, ...) is a pointer to its element
-//!   type ([`crate::buffers`]); `bool` is `i1`; `int` is `i32`, or `i64` when the value needs it,
-//!   or `u64` beyond (Triton's rule); `float` is `f32`.
+//! - a runtime argument: `bool` is `i1`; `int` is `i32`, or `i64` when the value needs it, or
+//!   `u64` beyond (Triton's rule); `float` is `f32`; a torch tensor is a pointer to its element
+//!   type ([`crate::torch`]); any other object with a buffer (numpy array, ...) is a pointer to its
+//!   element type ([`crate::buffers`]);
+//! - a numpy scalar is the Python scalar it holds, for both.
 //!
-//! Every buffer is marked 16-byte aligned: it is copied into a fresh device allocation, whatever
-//! the alignment of the host array.
+//! The checks run in the order that makes the common launch cheap: Python scalars first, then
+//! torch tensors (one type check), then the buffer protocol. Classifying reads no data: a
+//! [`Value::Host`] array is read when the launch runs ([`crate::launch`]).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
-use trident::cli::args::Binding;
 use trident::cli::signature::Param;
-use trident::{ArgSpec, ConstValue};
+use trident::ConstValue;
 use trident_midend::ir::DType;
 
-use crate::buffers::{self, PyBuffer};
+use crate::buffers::{self, HostArray, View};
+use crate::key::{ArgKey, ConstKey, IntClass, Place};
+use crate::torch::{self, Tensor};
 
-/// The launch's values, sorted into constexprs and typed arguments.
-#[derive(Default)]
-pub struct Sorted<'py> {
-    pub constexprs: Vec<(String, ConstValue)>,
-    pub args: Vec<(String, ArgSpec, Binding)>,
-    /// The buffers, in the order that [`Binding::Buffer`] indexes.
-    pub buffers: Vec<PyBuffer<'py>>,
+/// One bound parameter's value, classified.
+pub enum Value<'py> {
+    /// The parameter was not given (its default, the autotune configs or the heuristics give it).
+    Missing,
+    Const(ConstValue),
+    Int {
+        value: i64,
+        dtype: DType,
+    },
+    Float(f64),
+    /// An array copied through the buffer protocol (the object, or its `trident.reinterpret`
+    /// base).
+    Host(HostArray<'py>),
+    /// A torch tensor.
+    Torch(Tensor<'py>),
 }
 
-/// Sorts `values` (by Python parameter name) with the kernel's parameters `params`.
-pub fn sort<'py>(
-    kernel: &str,
-    params: &[Param],
-    values: Vec<(String, Bound<'py, PyAny>)>,
-) -> PyResult<Sorted<'py>> {
-    let mut sorted = Sorted::default();
-    for (name, value) in values {
-        let Some(param) = params.iter().find(|p| p.name == name) else {
-            return Err(PyTypeError::new_err(format!(
-                "{kernel}() got an unexpected argument '{name}' (its parameters: {})",
-                params.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
-            )));
-        };
-        let value = unwrap_constexpr(value)?;
-        if param.is_constexpr {
-            sorted.constexprs.push((name.clone(), constexpr(&name, &value)?));
-            continue;
+impl Value<'_> {
+    /// The value's part of the specialization key. `exact_ints` keys integers by value (the
+    /// autotuner's key and the heuristics read values, not only the ==1 and %16 classes).
+    pub fn key(&self, exact_ints: bool) -> ArgKey {
+        match self {
+            Value::Missing => ArgKey::Missing,
+            Value::Const(value) => ArgKey::Const(ConstKey::of(value)),
+            Value::Int { value, dtype } => {
+                let class = if exact_ints {
+                    IntClass::Exact(*value)
+                } else if *value == 1 {
+                    IntClass::One
+                } else if value % 16 == 0 {
+                    IntClass::Divisible16
+                } else {
+                    IntClass::Other
+                };
+                ArgKey::Int { dtype: *dtype, class }
+            }
+            Value::Float(_) => ArgKey::Float,
+            Value::Host(array) => ArgKey::Pointer { dtype: array.dtype, aligned16: true, place: Place::Host },
+            Value::Torch(tensor) => tensor.key(),
         }
-        if let Some(buffer) = buffers::read(&name, &value)? {
-            let arg = ArgSpec::Pointer { dtype: buffer.buffer.dtype, aligned16: true };
-            sorted.args.push((name, arg, Binding::Buffer(sorted.buffers.len())));
-            sorted.buffers.push(buffer);
-            continue;
-        }
-        let (arg, binding) = scalar(&name, &value)?;
-        sorted.args.push((name, arg, binding));
     }
-    Ok(sorted)
 }
 
-/// `tl.constexpr(v)` as `v`; anything else as it is.
+/// Classifies the value `value` of parameter `param`.
+pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResult<Value<'py>> {
+    let Some(value) = value else { return Ok(Value::Missing) };
+    let name = param.name.as_str();
+    if param.is_constexpr {
+        return Ok(Value::Const(constexpr(name, &unwrap_constexpr(value)?)?));
+    }
+    if let Some(scalar) = scalar(name, &value)? {
+        return Ok(scalar);
+    }
+    if let Some(tensor) = torch::tensor(name, &value, None)? {
+        return Ok(Value::Torch(tensor));
+    }
+    match buffers::view(name, &value, None)? {
+        View::Array(array) => return Ok(Value::Host(array)),
+        // A numpy scalar (or 0-d array) is the Python scalar it holds.
+        View::Scalar => {
+            if let Some(scalar) = scalar(name, &value.call_method0("item")?)? {
+                return Ok(scalar);
+            }
+        }
+        View::None => {}
+    }
+    // `trident.reinterpret(x, dtype)`: a tensor or an array read as another element type.
+    if let Some(pair) = value.getattr_opt("__trident_reinterpret__")? {
+        let (base, dtype_name): (Bound<'py, PyAny>, String) = pair.extract()?;
+        let wanted = DType::from_user_name(&dtype_name)
+            .ok_or_else(|| PyTypeError::new_err(format!("{name}: unknown dtype '{dtype_name}'")))?;
+        if let Some(tensor) = torch::tensor(name, &base, Some(wanted))? {
+            return Ok(Value::Torch(tensor));
+        }
+        if let View::Array(mut array) = buffers::view(name, &base, Some(wanted))? {
+            array.object = value;
+            return Ok(Value::Host(array));
+        }
+    }
+    if value.is_none() {
+        return Err(PyTypeError::new_err(format!(
+            "{name}=None: None is accepted for tl.constexpr parameters only (not yet as Triton's \
+             specialization of a runtime argument)"
+        )));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{name}: a kernel argument must be a tensor or an array (torch, numpy, or anything with a buffer), \
+         a bool, an int or a float, not {}",
+        value.get_type().name()?
+    )))
+}
+
+/// `tl.constexpr(v)` as `v`, a numpy scalar as its Python value; anything else as it is.
 fn unwrap_constexpr(value: Bound<'_, PyAny>) -> PyResult<Bound<'_, PyAny>> {
-    match value.getattr_opt("__trident_constexpr__")? {
-        Some(inner) => Ok(inner),
-        None => Ok(value),
+    if value.is_instance_of::<PyInt>() || value.is_instance_of::<PyFloat>() {
+        return Ok(value);
     }
+    if let Some(inner) = value.getattr_opt("__trident_constexpr__")? {
+        return Ok(inner);
+    }
+    let is_numpy = value.get_type().module().is_ok_and(|m| m.to_cow().is_ok_and(|m| m == "numpy"));
+    if is_numpy && value.getattr_opt("ndim")?.is_some_and(|n| n.eq(0).unwrap_or(false)) {
+        return value.call_method0("item");
+    }
+    Ok(value)
 }
 
 /// A constexpr's value.
@@ -106,11 +169,11 @@ fn dtype_of(value: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
     Ok(DType::from_user_name(&name))
 }
 
-/// A runtime scalar, typed as Triton types it.
-fn scalar(name: &str, value: &Bound<'_, PyAny>) -> PyResult<(ArgSpec, Binding)> {
+/// A runtime scalar, typed as Triton types it; `None` when `value` is no Python scalar.
+fn scalar<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<Option<Value<'py>>> {
     if value.is_instance_of::<PyBool>() {
         let value = i64::from(value.extract::<bool>()?);
-        return Ok((ArgSpec::Int { value, dtype: DType::I1 }, Binding::Int(value)));
+        return Ok(Some(Value::Int { value, dtype: DType::I1 }));
     }
     if value.is_instance_of::<PyInt>() {
         let (value, dtype) = if let Ok(small) = value.extract::<i32>() {
@@ -123,21 +186,10 @@ fn scalar(name: &str, value: &Bound<'_, PyAny>) -> PyResult<(ArgSpec, Binding)> 
         } else {
             return Err(PyTypeError::new_err(format!("{name}={value}: the integer does not fit in 64 bits")));
         };
-        return Ok((ArgSpec::Int { value, dtype }, Binding::Int(value)));
+        return Ok(Some(Value::Int { value, dtype }));
     }
     if value.is_instance_of::<PyFloat>() {
-        let value: f64 = value.extract()?;
-        return Ok((ArgSpec::Float { value, dtype: DType::F32 }, Binding::Float(value)));
+        return Ok(Some(Value::Float(value.extract()?)));
     }
-    if value.is_none() {
-        return Err(PyTypeError::new_err(format!(
-            "{name}=None: None is accepted for tl.constexpr parameters only (not yet as Triton's \
-             specialization of a runtime argument)"
-        )));
-    }
-    Err(PyTypeError::new_err(format!(
-        "{name}: a kernel argument must be an array (numpy, or anything with a buffer), a bool, an int or \
-         a float, not {}",
-        value.get_type().name()?
-    )))
+    Ok(None)
 }

@@ -41,9 +41,7 @@ pub fn launch_once(
     devices::require_built(backend)?;
     autotune::choose_config(launch, backend, adapter)?;
     let grid = launch.require_grid()?;
-    let module = launch.compile()?;
-    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
-    let chosen = devices::choose(backend, launch, &module, adapter)?;
+    let (module, chosen) = compile_and_choose(launch, backend, adapter)?;
     let mut buffers = std::mem::take(&mut launch.buffers);
     match &chosen {
         Chosen::Interp => launch_on_interp(launch, &module, grid, &mut buffers)?,
@@ -51,6 +49,20 @@ pub fn launch_once(
         Chosen::Spirv(kernel) => spirv::launch_on_device(launch, &module, kernel, grid, &mut buffers)?,
     }
     Ok((chosen, grid, buffers))
+}
+
+/// The second half of a launch's preparation, after the autotune config and the grid: the TTIR
+/// (its warnings printed) and the backend with its compilation and device. The Python package
+/// keeps both for the later launches of the same specialization.
+pub fn compile_and_choose(
+    launch: &Launch,
+    backend: Backend,
+    adapter: Option<&str>,
+) -> Result<(Module, Chosen), CliError> {
+    let module = launch.compile()?;
+    // The buffers stay in `launch` until the backend is chosen: spirv compiles for their sizes.
+    let chosen = devices::choose(backend, launch, &module, adapter)?;
+    Ok((module, chosen))
 }
 
 /// What a successful `run` says on stderr: the kernel, where it ran, the grid and the files it

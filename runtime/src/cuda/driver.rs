@@ -219,6 +219,11 @@ impl Memory {
         self.pointer
     }
 
+    /// The size of the allocation in bytes.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
     /// Copies `data` (exactly `bytes` long) to the device.
     pub fn copy_from_host(&self, data: &[u8]) -> Result<(), DriverError> {
         debug_assert_eq!(data.len(), self.bytes);
@@ -382,6 +387,23 @@ impl Function {
         shared_bytes: u32,
         params: &mut [*mut c_void],
     ) -> Result<(), DriverError> {
+        // SAFETY: the caller's promises; the null stream always exists.
+        unsafe { self.launch_on(0, grid, block, shared_bytes, params) }
+    }
+
+    /// Enqueues one launch on `stream` (a `CUstream` handle as an integer; 0 is the null
+    /// stream).
+    ///
+    /// # Safety
+    /// As [`Function::launch`], and `stream` must be 0 or a live stream of the current context.
+    pub unsafe fn launch_on(
+        &self,
+        stream: u64,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), DriverError> {
         check("cuLaunchKernel", unsafe {
             sys::cuLaunchKernel(
                 self.function,
@@ -392,7 +414,7 @@ impl Function {
                 block[1],
                 block[2],
                 shared_bytes,
-                std::ptr::null_mut(),
+                stream as sys::CUstream,
                 params.as_mut_ptr(),
                 std::ptr::null_mut(),
             )

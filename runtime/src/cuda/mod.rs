@@ -262,6 +262,9 @@ pub struct CudaDevice {
     context: Rc<Context>,
     /// Loaded modules by a hash of their PTX.
     modules: RefCell<HashMap<u64, Vec<CachedModule>>>,
+    /// The global scratch of [`CudaDevice::launch_async`], per stream (launches on one stream
+    /// run in order, so they can share it); grown when a launch needs more.
+    scratch: RefCell<HashMap<u64, Memory>>,
 }
 
 impl fmt::Debug for CudaDevice {
@@ -287,7 +290,12 @@ impl CudaDevice {
             ));
         };
         let context = Context::retain(ordinal).map_err(CudaError::driver)?;
-        Ok(Some(CudaDevice { info, context, modules: RefCell::new(HashMap::new()) }))
+        Ok(Some(CudaDevice {
+            info,
+            context,
+            modules: RefCell::new(HashMap::new()),
+            scratch: RefCell::new(HashMap::new()),
+        }))
     }
 
     /// Opens the GPU that `TRIDENT_CUDA_DEVICE` names (0 by default).
@@ -423,6 +431,62 @@ impl CudaDevice {
             self.wait(kernel, &done)?;
         }
         download(&memory, buffers)
+    }
+
+    /// Enqueues `kernel` once over `grid` on `stream` (a `CUstream` handle as an integer, 0 for
+    /// the null stream) and returns without waiting: the caller's memory is used in place, so
+    /// `ArgValue::Buffer(i)` is the device address `addresses[i]`, which must stay allocated until
+    /// the launch has run (the Python package passes torch's CUDA tensors, on torch's current
+    /// stream). The driver's refusal of the launch is reported here; a fault of the kernel shows
+    /// at the caller's next synchronization, as in CUDA and in Triton.
+    ///
+    /// A kernel with global scratch gets this device's scratch for `stream`, allocated on first
+    /// use and grown (after a synchronization) when a launch needs more.
+    pub fn launch_async(
+        &self,
+        kernel: &LoadedKernel,
+        grid: Grid,
+        args: &[ArgValue],
+        addresses: &[u64],
+        stream: u64,
+    ) -> Result<(), CudaError> {
+        check_grid(kernel, grid)?;
+        if grid.programs() == 0 {
+            return Ok(());
+        }
+        let mut params = Params::pack(&kernel.params, args, addresses)
+            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
+        if kernel.global_scratch_bytes > 0 {
+            let bytes = grid.programs() as usize * kernel.global_scratch_bytes as usize;
+            let mut scratch = self.scratch.borrow_mut();
+            if scratch.get(&stream).is_none_or(|memory| memory.bytes() < bytes) {
+                // The old scratch may still be in use by launches in flight.
+                if scratch.remove(&stream).is_some() {
+                    self.context.synchronize().map_err(|e| fault(kernel, e))?;
+                }
+                let memory = Memory::alloc(&self.context, bytes).map_err(|error| {
+                    CudaError::new(
+                        ErrorKind::Driver,
+                        format!(
+                            "cannot allocate {bytes} bytes of global scratch for kernel {}: {error}",
+                            kernel.name
+                        ),
+                    )
+                })?;
+                scratch.insert(stream, memory);
+            }
+            params.push_address(scratch[&stream].address());
+        }
+        self.context.make_current().map_err(CudaError::driver)?;
+        let mut pointers = params.pointers();
+        let block = [kernel.threads_per_block, 1, 1];
+        // SAFETY: `pointers` point into `params`, which outlives the call and holds one 8-byte
+        // slot per parameter of `kernel` (packed against its ABI); the device addresses among
+        // them are the caller's live allocations (its promise) or this device's scratch; the
+        // module of the function is alive; `stream` is the caller's stream of this context.
+        let launched =
+            unsafe { kernel.function.launch_on(stream, grid.0, block, kernel.shared_bytes, &mut pointers) };
+        launched.map_err(|error| launch_error(kernel, grid, error))
     }
 
     /// Times `kernel`: warm-up launches, then launches bracketed by CUDA events until

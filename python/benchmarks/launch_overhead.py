@@ -1,0 +1,134 @@
+"""Host time per launch from Python: trident's ``kernel[grid](...)``, and real Triton's beside it.
+
+    python python/benchmarks/launch_overhead.py [--backend auto|nvptx|spirv|interp] [--launches N]
+
+launches a 4-argument kernel (``x``, ``y``, ``out``, ``n``, plus the constexpr ``BLOCK``)
+``N`` times (20000 by default) without synchronizing between launches, after a warm-up launch
+that compiles it, and prints the host time per launch, then the time with the final
+synchronization. The arguments are torch CUDA tensors where torch has CUDA (used in place on
+nvptx), else numpy arrays (copied to the device and back on every launch, so that time counts
+too; on interp the launch includes running the kernel on the CPU, over a block of 16 elements).
+
+Each implementation runs in its own process: trident under ``python -m trident`` (its drop-in
+for ``triton``), Triton (when ``import triton`` works without trident) as a plain script. Lines
+that start with ``BENCH`` are for scripts:
+
+    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=3.10 us_with_sync=3.15
+"""
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import time
+
+if "triton" not in sys.modules and importlib.util.find_spec("triton") is None:
+    # Neither Triton nor trident's drop-in: run again under the drop-in.
+    os.execv(sys.executable, [sys.executable, "-m", "trident", os.path.abspath(__file__), *sys.argv[1:]])
+
+import triton  # noqa: E402  (trident's drop-in, or Triton)
+import triton.language as tl  # noqa: E402
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+             mask=mask)
+
+
+def is_trident():
+    return triton.__name__ == "trident"
+
+
+def cuda_torch():
+    """torch, when it has a CUDA device; else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def measure(backend, launches):
+    """Times the launches in this process; prints one line for people and one BENCH line."""
+    impl = "trident" if is_trident() else "triton"
+    if is_trident():
+        triton.set_backend(backend)
+        chosen = backend
+    else:
+        chosen = "nvptx"
+    torch = cuda_torch() if chosen in ("auto", "nvptx") else None
+    block = 1024 if torch is not None or chosen != "interp" else 16
+    if torch is not None:
+        x = torch.rand(block, device="cuda")
+        y = torch.rand(block, device="cuda")
+        out = torch.empty_like(x)
+        kind = "torch-cuda"
+        synchronize = torch.cuda.synchronize
+    else:
+        import numpy as np
+        x = np.random.default_rng(0).random(block, dtype=np.float32)
+        y = np.ones(block, dtype=np.float32)
+        out = np.zeros(block, dtype=np.float32)
+        kind = "numpy"
+
+        def synchronize():
+            pass
+
+    grid = (1, )
+    add_kernel[grid](x, y, out, block, BLOCK=block)  # compiles (or loads from the cache)
+    synchronize()
+    started = time.perf_counter()
+    for _ in range(launches):
+        add_kernel[grid](x, y, out, block, BLOCK=block)
+    host = time.perf_counter() - started
+    synchronize()
+    total = time.perf_counter() - started
+    us, us_sync = host / launches * 1e6, total / launches * 1e6
+    if torch is not None:
+        assert torch.allclose(out, x + y), "wrong result"
+    else:
+        assert (out == x + y).all(), "wrong result"
+    print(f"{impl} on {chosen} ({kind}): {launches} launches, {us:.2f} us/launch host time, "
+          f"{us_sync:.2f} us/launch with the final synchronization")
+    print(f"BENCH impl={impl} backend={chosen} args={kind} launches={launches} us_per_launch={us:.3f} "
+          f"us_with_sync={us_sync:.3f}")
+
+
+def real_triton_present():
+    """Whether a plain ``import triton`` (without trident's drop-in) finds Triton."""
+    probe = "import triton, sys; sys.exit(0 if triton.__name__ == 'triton' else 1)"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", default=os.environ.get("TRIDENT_BACKEND") or "auto",
+                        choices=["auto", "nvptx", "spirv", "interp"], help="trident's backend")
+    parser.add_argument("--launches", type=int, default=20000)
+    parser.add_argument("--impl", choices=["trident", "triton", "both"], default="both",
+                        help="measure one implementation in this process, or both (each in its own)")
+    args = parser.parse_args()
+    if args.impl != "both":
+        if (args.impl == "trident") != is_trident():
+            sys.exit(f"--impl {args.impl}: this process imports {triton.__name__} as triton")
+        measure(args.backend, args.launches)
+        return
+    script = os.path.abspath(__file__)
+    common = ["--backend", args.backend, "--launches", str(args.launches)]
+    runs = [[sys.executable, "-m", "trident", script, "--impl", "trident", *common]]
+    if real_triton_present():
+        runs.append([sys.executable, script, "--impl", "triton", *common])
+    else:
+        print("triton: not installed here (pip install triton to measure it beside trident)")
+    failed = 0
+    for command in runs:
+        failed |= subprocess.run(command).returncode
+    sys.exit(failed)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,388 @@
+//! `trident._native.Kernel`: one `@triton.jit` kernel, with its loaded specializations.
+//!
+//! The Python `JITFunction` makes one on its first launch, from the kernel's file and name. The
+//! file is read, and its signature and decorators parsed, once, here. Every launch then goes:
+//!
+//! 1. bind the Python arguments to the parameters ([`crate::bind`]) and classify each value
+//!    ([`crate::values`]) — no data is read yet;
+//! 2. make the specialization key ([`crate::key`]) and look it up in the kernel's table;
+//! 3. on a hit, launch the loaded kernel ([`crate::launch::run`]): no frontend, no compilation,
+//!    no cache file;
+//! 4. on a miss, prepare the launch as `trident run` does (the checks of `cli::inputs`, the
+//!    autotune config, the grid, the TTIR, the backend and its compilation, through the on-disk
+//!    cache), keep the result under the key, and launch it as a hit would.
+//!
+//! The table lives per thread ([`TABLES`]), under the kernel's id: a CUDA context and the
+//! modules loaded in it belong to a thread, so a kernel launched from two threads loads its
+//! kernels once per thread (from the on-disk cache, so without compiling twice).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use trident::cli::args::{Binding, GridFn};
+use trident::cli::error::CliError;
+use trident::cli::inputs::{self, Front, Inputs};
+use trident::cli::signature::{self, Param};
+use trident::cli::{autotune, devices, run};
+use trident::{ArgSpec, PipelineOptions, Specialization};
+use trident_frontend::Decorations;
+use trident_midend::ir::DType;
+use trident_runtime::cache::Cache;
+use trident_runtime::Buffer;
+
+use crate::bind::{self, Options};
+use crate::errors;
+use crate::grid;
+use crate::key::{Backend, Key};
+use crate::launch::{self, About, Loaded, Outcome};
+use crate::values::{self, Value};
+
+/// The loaded kernels of every kernel object, by kernel id, on this thread.
+struct Tables(HashMap<u64, HashMap<Key, Rc<Loaded>>>);
+
+impl Drop for Tables {
+    fn drop(&mut self) {
+        // At a thread's (or the process's) end the CUDA driver may already be shutting down:
+        // unloading modules then is at best useless. The process's end frees the memory.
+        std::mem::forget(std::mem::take(&mut self.0));
+    }
+}
+
+thread_local! {
+    static TABLES: RefCell<Tables> = RefCell::new(Tables(HashMap::new()));
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A kernel of a Python file, and (per thread) its loaded specializations.
+#[pyclass(module = "trident._native", frozen)]
+pub struct Kernel {
+    id: u64,
+    path: String,
+    name: String,
+    source: String,
+    params: Vec<Param>,
+    /// The decorators, or the error reading them (raised at each launch).
+    decorations: Result<Decorations, String>,
+    /// Integers are keyed by value: the autotuner's key or the heuristics read them.
+    exact_ints: bool,
+}
+
+#[pymethods]
+impl Kernel {
+    /// Reads kernel `name` of the Python file `path`.
+    #[new]
+    fn new(py: Python<'_>, path: String, name: String) -> PyResult<Kernel> {
+        let source = std::fs::read_to_string(&path).map_err(|e| {
+            errors::argument_error(
+                py,
+                format!("cannot read the file of kernel {name}, {path}: {e} (trident compiles kernels from their source file)"),
+            )
+        })?;
+        let Some(params) = signature::kernel_params(&source, &name) else {
+            return Err(errors::argument_error(
+                py,
+                format!("{path} has no top-level function {name} (trident compiles the kernels of a file's top level)"),
+            ));
+        };
+        let decorations = trident_frontend::kernel_decorations(&path, &source, &name);
+        let exact_ints = match &decorations {
+            Ok(decorations) => decorations.autotune.is_some() || decorations.has_heuristics(),
+            Err(_) => true,
+        };
+        let decorations = decorations.map_err(|diagnostics| {
+            let error = errors::to_python(py, CliError::Kernel(diagnostics));
+            error.value(py).to_string()
+        });
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Kernel { id, path, name, source, params, decorations, exact_ints })
+    }
+
+    /// Launches the kernel over `grid` with `args` and `kwargs` as `kernel[grid](*args,
+    /// **kwargs)` received them, on `backend` (`auto`, `nvptx`, `spirv` or `interp`; `None`:
+    /// `TRIDENT_BACKEND`, else `auto`).
+    #[pyo3(signature = (grid, args, kwargs, backend))]
+    fn launch<'py>(
+        &self,
+        py: Python<'py>,
+        grid: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+        backend: Option<&str>,
+    ) -> PyResult<()> {
+        let backend = match backend {
+            Some(name) => Backend::parse(name).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown backend '{name}': auto, nvptx, spirv or interp"
+                ))
+            })?,
+            None => environment_backend()?,
+        };
+        let bound = bind::bind(&self.name, &self.params, args, kwargs)?;
+        self.check_options(py, &bound.options)?;
+        let mut values = Vec::with_capacity(self.params.len());
+        for (param, value) in self.params.iter().zip(bound.values) {
+            values.push(values::classify(param, value)?);
+        }
+        let key = Key {
+            backend,
+            num_warps: bound.options.num_warps,
+            num_stages: bound.options.num_stages,
+            args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
+        };
+        let names: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        if let Some(loaded) = self.lookup(&key) {
+            let grid = self.grid(py, grid, &names, &values, &loaded.meta)?;
+            match launch::run(py, &self.about(), &loaded, grid, &names, &values, None)? {
+                Outcome::Done => return Ok(()),
+                Outcome::Stale => self.forget(&key),
+            }
+        }
+        self.first_launch(py, key, grid, &names, &values, &bound.options)
+    }
+
+    /// How many specializations this kernel has loaded on the calling thread.
+    fn loaded(&self) -> usize {
+        TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, HashMap::len))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<trident kernel {} of {}>", self.name, self.path)
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        let _ = TABLES.try_with(|tables| tables.borrow_mut().0.remove(&self.id));
+    }
+}
+
+impl Kernel {
+    fn about(&self) -> About<'_> {
+        About { name: &self.name, path: &self.path, source: &self.source }
+    }
+
+    fn lookup(&self, key: &Key) -> Option<Rc<Loaded>> {
+        TABLES.with(|tables| tables.borrow().0.get(&self.id).and_then(|table| table.get(key)).cloned())
+    }
+
+    fn remember(&self, key: Key, loaded: Rc<Loaded>) {
+        TABLES.with(|tables| tables.borrow_mut().0.entry(self.id).or_default().insert(key, loaded));
+    }
+
+    fn forget(&self, key: &Key) {
+        TABLES.with(|tables| tables.borrow_mut().0.get_mut(&self.id).map(|table| table.remove(key)));
+    }
+
+    /// Refuses what trident cannot do with Triton's launch options, and warns about what it
+    /// ignores.
+    fn check_options(&self, py: Python<'_>, options: &Options) -> PyResult<()> {
+        if options.num_ctas != 1 {
+            return Err(errors::argument_error(
+                py,
+                format!("{}: num_ctas={}: trident launches one CTA per program", self.name, options.num_ctas),
+            ));
+        }
+        if options.maxnreg {
+            let warning = py.get_type::<pyo3::exceptions::PyUserWarning>();
+            let message = format!("{}: maxnreg is not applied by trident yet", self.name);
+            PyErr::warn(py, &warning, &std::ffi::CString::new(message).unwrap_or_default(), 2)?;
+        }
+        Ok(())
+    }
+
+    /// The grid of a launch with `values` and the meta-parameters `meta`.
+    fn grid<'py>(
+        &self,
+        py: Python<'py>,
+        grid: &Bound<'py, PyAny>,
+        names: &[&str],
+        values: &[Value<'py>],
+        meta: &[(String, trident::ConstValue)],
+    ) -> PyResult<trident_runtime::Grid> {
+        if !grid.is_callable() {
+            return grid::compute(py, &self.name, grid, &[], meta);
+        }
+        let objects = self.objects(py, names, values)?;
+        let borrowed: Vec<(&str, &Bound<'py, PyAny>)> = objects.iter().map(|(n, o)| (*n, o)).collect();
+        grid::compute(py, &self.name, grid, &borrowed, meta)
+    }
+
+    /// The given values as Python objects, by parameter name (what a grid function sees).
+    fn objects<'a, 'py>(
+        &self,
+        py: Python<'py>,
+        names: &[&'a str],
+        values: &[Value<'py>],
+    ) -> PyResult<Vec<(&'a str, Bound<'py, PyAny>)>> {
+        let mut objects = Vec::with_capacity(values.len());
+        for (name, value) in names.iter().zip(values) {
+            let object = match value {
+                Value::Missing | Value::Const(_) => continue,
+                Value::Int { value, dtype: DType::I1 } => {
+                    (*value != 0).into_pyobject(py)?.to_owned().into_any()
+                }
+                Value::Int { value, dtype: DType::U64 } => (*value as u64).into_pyobject(py)?.into_any(),
+                Value::Int { value, .. } => value.into_pyobject(py)?.into_any(),
+                Value::Float(value) => value.into_pyobject(py)?.into_any(),
+                Value::Host(array) => array.object.clone(),
+                Value::Torch(tensor) => tensor.object(),
+            };
+            objects.push((*name, object));
+        }
+        Ok(objects)
+    }
+
+    /// The first launch of a specialization: prepared as `trident run` prepares one, kept under
+    /// `key`, then launched.
+    fn first_launch<'py>(
+        &self,
+        py: Python<'py>,
+        key: Key,
+        grid: &Bound<'py, PyAny>,
+        names: &[&str],
+        values: &[Value<'py>],
+        options: &Options,
+    ) -> PyResult<()> {
+        let decorations = self.decorations.clone().map_err(|text| errors::kernel_error(py, text))?;
+        let mut constexprs = Vec::new();
+        let mut args = Vec::new();
+        let mut buffers: Vec<Buffer> = Vec::new();
+        for (name, value) in names.iter().zip(values) {
+            let name = name.to_string();
+            match value {
+                Value::Missing => {}
+                Value::Const(value) => constexprs.push((name, value.clone())),
+                Value::Int { value, dtype } => {
+                    args.push((name, ArgSpec::Int { value: *value, dtype: *dtype }, Binding::Int(*value)))
+                }
+                Value::Float(value) => args.push((
+                    name,
+                    ArgSpec::Float { value: *value, dtype: DType::F32 },
+                    Binding::Float(*value),
+                )),
+                Value::Host(array) => {
+                    // Every buffer is copied into a fresh device allocation: 16-byte aligned.
+                    let pointer = ArgSpec::Pointer { dtype: array.dtype, aligned16: true };
+                    args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
+                    buffers.push(array.read(&name));
+                }
+                Value::Torch(_) => unreachable!("torch tensors are classified only with torch support"),
+            }
+        }
+        let objects: Vec<(String, Py<PyAny>)> = self
+            .objects(py, names, values)?
+            .into_iter()
+            .map(|(name, object)| (name.to_string(), object.unbind()))
+            .collect();
+        let grid_error: Arc<Mutex<Option<PyErr>>> = Arc::default();
+        let grid_fn = grid_function(self.name.clone(), grid.clone().unbind(), objects, grid_error.clone());
+        let inputs = Inputs {
+            path: self.path.clone(),
+            source: self.source.clone(),
+            kernel: self.name.clone(),
+            params: Some(self.params.clone()),
+            decorations,
+            constexprs,
+            args,
+            buffers,
+            num_warps: options.num_warps,
+            num_stages: options.num_stages,
+            config: None,
+            grid: None,
+            grid_expr: None,
+            grid_fn: Some(grid_fn),
+            pipeline: PipelineOptions::default(),
+            cache: Cache::open(false),
+        };
+        let backend = key.backend.cli();
+        let prepared = launch::without_gil(py, || prepare(inputs, backend, &self.params));
+        let (launch, grid, loaded) = match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                let raised = grid_error.lock().unwrap_or_else(|p| p.into_inner()).take();
+                return Err(raised.unwrap_or_else(|| errors::to_python(py, error)));
+            }
+        };
+        let loaded = Rc::new(loaded);
+        self.remember(key, loaded.clone());
+        launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
+        Ok(())
+    }
+}
+
+/// `TRIDENT_BACKEND`, else `auto` (read here, per launch, rather than through Python's
+/// `os.environ`: a tenth of a repeat launch's budget; `os.environ` writes reach the process's
+/// environment).
+fn environment_backend() -> PyResult<Backend> {
+    let name = std::env::var("TRIDENT_BACKEND").unwrap_or_default();
+    if name.is_empty() {
+        return Ok(Backend::Auto);
+    }
+    Backend::parse(&name).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "TRIDENT_BACKEND='{name}': auto, nvptx, spirv or interp"
+        ))
+    })
+}
+
+/// Prepares a launch from its inputs as `trident run` does, up to the loaded kernel.
+fn prepare(
+    inputs: Inputs,
+    backend: trident::cli::Backend,
+    python_params: &[Param],
+) -> Result<(trident::cli::args::Launch, trident_runtime::Grid, Loaded), CliError> {
+    let mut launch = inputs::build(inputs, Front::Python)?;
+    devices::require_built(backend)?;
+    autotune::choose_config(&mut launch, backend, None)?;
+    let grid = launch.require_grid()?;
+    let (module, target) = run::compile_and_choose(&launch, backend, None)?;
+    let meta = trident_frontend::specialize(&launch.path, &launch.source, &launch.kernel, &launch.spec)
+        .map_err(CliError::Kernel)?
+        .constexprs;
+    let kernel = module.kernel().ok_or_else(|| {
+        CliError::Internal(format!(
+            "internal compiler error: the compiled module of {} has no kernel",
+            launch.kernel
+        ))
+    })?;
+    let mut bound = Vec::with_capacity(kernel.arg_names.len());
+    for name in &kernel.arg_names {
+        let index = python_params.iter().position(|p| &p.name == name).ok_or_else(|| {
+            CliError::Internal(format!(
+                "internal compiler error: the compiled {} takes `{name}`, which is not a parameter",
+                launch.kernel
+            ))
+        })?;
+        bound.push(index);
+    }
+    Ok((launch, grid, Loaded { params: bound, meta, target, module }))
+}
+
+/// The launch's grid for the slow path, from the Python `grid` (a tuple or a function of the
+/// arguments `objects` and the meta-parameters). An exception the function raises is kept in
+/// `raised` (the launch then fails, and [`Kernel::first_launch`] re-raises it).
+fn grid_function(
+    kernel: String,
+    grid: Py<PyAny>,
+    objects: Vec<(String, Py<PyAny>)>,
+    raised: Arc<Mutex<Option<PyErr>>>,
+) -> GridFn {
+    GridFn(Arc::new(move |spec: &Specialization| {
+        Python::attach(|py| {
+            let bound: Vec<(String, Bound<'_, PyAny>)> =
+                objects.iter().map(|(name, object)| (name.clone(), object.bind(py).clone())).collect();
+            let values: Vec<(&str, &Bound<'_, PyAny>)> = bound.iter().map(|(n, o)| (n.as_str(), o)).collect();
+            grid::compute(py, &kernel, grid.bind(py), &values, &spec.constexprs).map_err(|error| {
+                let message = format!("the grid function raised {error}");
+                *raised.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+                CliError::Failed(message)
+            })
+        })
+    }))
+}
