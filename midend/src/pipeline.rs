@@ -16,7 +16,7 @@ use crate::target::Target;
 
 /// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
 /// and [`PipelineOptions::stop_after`] accept.
-pub const PASS_NAMES: [&str; 19] = [
+pub const PASS_NAMES: [&str; 20] = [
     "inline",
     "canonicalize",
     "combine",
@@ -25,6 +25,7 @@ pub const PASS_NAMES: [&str; 19] = [
     "unroll-loops",
     "dce",
     "rewrite-tensor-descriptors",
+    "longest-programs-first",
     "convert-to-gpu",
     "coalesce",
     "remove-layout-conversions",
@@ -169,6 +170,12 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     // ---- Descriptors to pointers, where TMA cannot serve them ---------------------------------
     let rewrite_descriptors = |m: &mut Module| passes::rewrite_tensor_descriptors::run(m, target);
     if run_pass_with("rewrite-tensor-descriptors", &rewrite_descriptors, module, options)?
+        == Continue::StopHere
+    {
+        return Ok(());
+    }
+    // ---- Launch order: programs whose loops run longest start first (causal attention) --------
+    if run_pass("longest-programs-first", passes::longest_programs_first::run, module, options)?
         == Continue::StopHere
     {
         return Ok(());

@@ -1,4 +1,5 @@
-//! Trip counts of `scf.for` loops whose bounds differ by a constant, though neither is one.
+//! Trip counts of `scf.for` loops whose bounds differ by a constant, though neither is one, and
+//! the spans of loops as affine sums (what a loop's length depends on).
 //!
 //! Causal attention's diagonal loop runs from `m * BLOCK_M` to `(m + 1) * BLOCK_M`: its bounds
 //! depend on the program id, but the loop always runs `BLOCK_M / BLOCK_N` times. Each bound is
@@ -20,20 +21,27 @@ const MAX_DEPTH: u32 = 16;
 /// The number of iterations loop `lp` runs at most, when its step is a positive constant and its
 /// upper bound minus its lower bound is a constant.
 pub fn trip_count(body: &Body, lp: Op) -> Option<i64> {
-    let [lb, ub, step, ..] = body.op(lp).operands[..] else { return None };
+    let [_, _, step, ..] = body.op(lp).operands[..] else { return None };
     let step = constant(body, step).filter(|&s| s > 0)?;
-    let span = difference(body, ub, lb)?;
+    let (terms, span) = span(body, lp)?;
+    if !terms.is_empty() {
+        return None;
+    }
     Some(if span <= 0 { 0 } else { (span as u64).div_ceil(step as u64) as i64 })
 }
 
-/// `a - b`, when it is a constant.
-fn difference(body: &Body, a: Value, b: Value) -> Option<i64> {
-    let (mut terms, a_constant) = affine(body, a, MAX_DEPTH)?;
-    let (b_terms, b_constant) = affine(body, b, MAX_DEPTH)?;
-    for (value, coefficient) in b_terms {
-        *terms.entry(value).or_insert(0) -= coefficient;
+/// The span of loop `lp`, its upper bound minus its lower bound, as `sum(coefficient * leaf) +
+/// constant` over the values the bounds are built from (terms with a zero coefficient dropped).
+pub fn span(body: &Body, lp: Op) -> Option<(BTreeMap<Value, i64>, i64)> {
+    let [lb, ub, ..] = body.op(lp).operands[..] else { return None };
+    let (mut terms, ub_constant) = affine(body, ub, MAX_DEPTH)?;
+    let (lb_terms, lb_constant) = affine(body, lb, MAX_DEPTH)?;
+    for (value, coefficient) in lb_terms {
+        let term = terms.entry(value).or_insert(0);
+        *term = term.checked_sub(coefficient)?;
     }
-    terms.values().all(|&c| c == 0).then(|| a_constant.checked_sub(b_constant)).flatten()
+    terms.retain(|_, c| *c != 0);
+    Some((terms, ub_constant.checked_sub(lb_constant)?))
 }
 
 /// `v` as `sum(coefficient * leaf) + constant`; `None` when a coefficient overflows.

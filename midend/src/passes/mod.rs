@@ -5,7 +5,9 @@
 //! `make_ttgir`:
 //! - TTIR: inline, canonicalize, combine, CSE, LICM, unroll-loops (`loop_unroll_factor`),
 //!   canonicalize, CSE, DCE, then rewrite-tensor-descriptors;
-//! - TTIR -> TTGIR: convert-to-gpu gives every tensor a layout for a `Target`;
+//! - TTIR -> TTGIR (GPU targets): longest-programs-first renumbers the programs of kernels whose
+//!   loops are longer for some programs (causal attention) so the longest start first;
+//!   convert-to-gpu gives every tensor a layout for a `Target`;
 //! - TTGIR: coalesce and remove-layout-conversions pick vectorizable layouts for memory ops and
 //!   let their neighbourhoods follow; accelerate-matmul (mma v2 / wgmma v3) and
 //!   propagate-mma-layout; rematerialize-loop-pointers and rematerialize-coalesced recompute
@@ -25,6 +27,7 @@ pub mod dce;
 pub mod fold_splat_conversions;
 pub mod inline;
 pub mod licm;
+pub mod longest_programs_first;
 pub mod pingpong_warpgroups;
 pub mod pipeline_dot_loads;
 pub mod propagate_mma_layout;
