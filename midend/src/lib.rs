@@ -18,6 +18,9 @@
 //!   and `layout/registers.rs` says which elements each thread holds, for both backends.
 //! - Analyses ([`analysis`]: axis info, loop hints not applied, trip counts) return side tables;
 //!   they never write into the IR.
+//! - [`codegen`] is the lowering of TTGIR ops both backends share: the dispatch from opcode to
+//!   rule, shape ops, reductions and scans, and what every family reads off its ops, written on
+//!   a trait of instruction-level primitives ([`codegen::Isa`]) that each backend implements.
 //! - [`pipeline`] runs the passes ([`passes`], one per file) in Triton's order: `run_ttir` on the
 //!   frontend's TTIR, then `run_ttgir` lowers it to TTGIR for a [`target::Target`] and improves
 //!   the layouts (coalescing, MMA, pipelining); the verifier runs after every pass in debug builds
@@ -29,6 +32,7 @@
 //! the runtime fill from the device.
 
 pub mod analysis;
+pub mod codegen;
 pub mod ir;
 pub mod layout;
 pub mod passes;

@@ -1,0 +1,101 @@
+//! Global memory: `tt.addptr`, `tt.load`, `tt.store`, `tt.atomic_rmw`, `tt.atomic_cas`, and which
+//! thread writes each element.
+//!
+//! Every target writes an element once and runs an atomic once: a thread that holds only a copy
+//! of an element (a replicated lane or warp, a duplicate register of the layout) skips it, and a
+//! scalar, which every thread holds, is written by thread 0 ([`owner_predicates`]). How an address
+//! is formed and an access spelled (pointers and vector accesses in PTX, word indices into
+//! storage buffers in SPIR-V) is the target's [`LowerMemory`].
+
+use super::error::Result;
+use super::isa::Isa;
+use crate::ir::{DType, Op, Opcode};
+
+/// The target's rules for global memory (its `memory.rs`).
+pub trait LowerMemory<'a>: Isa<'a> {
+    fn addptr(e: &mut Self, op: Op) -> Result<()>;
+    fn load(e: &mut Self, op: Op) -> Result<()>;
+    fn store(e: &mut Self, op: Op) -> Result<()>;
+    fn atomic(e: &mut Self, op: AtomicOp<Self::Reg>) -> Result<()>;
+
+    /// A predicate: this is the program's first thread.
+    fn is_first_thread(e: &mut Self) -> Self::Reg;
+
+    /// A predicate: the thread's lane and warp bits under the masks are all zero (it holds the
+    /// first copy of elements that those bits replicate).
+    fn is_first_copy(e: &mut Self, lane_mask: u32, warp_mask: u32) -> Self::Reg;
+}
+
+/// `tt.atomic_rmw` or `tt.atomic_cas`, its operands read.
+pub struct AtomicOp<R> {
+    pub op: Op,
+    pub is_cas: bool,
+    /// The pointers.
+    pub ptr: Vec<R>,
+    /// The value (rmw: value then mask; cas: compare then value).
+    pub args: Vec<Vec<R>>,
+    /// The element type of the result.
+    pub dtype: DType,
+}
+
+/// Lowers a global-memory op.
+pub fn lower<'a, B: LowerMemory<'a>>(e: &mut B, op: Op) -> Result<()> {
+    let data = e.func.body.op(op);
+    match data.opcode {
+        Opcode::AddPtr => B::addptr(e, op),
+        Opcode::Load => B::load(e, op),
+        Opcode::Store => B::store(e, op),
+        _ => {
+            let atomic = AtomicOp {
+                op,
+                is_cas: data.opcode == Opcode::AtomicCas,
+                ptr: e.get(data.operands[0])?,
+                args: data.operands[1..].iter().map(|&v| e.get(v)).collect::<Result<_>>()?,
+                dtype: e.ty(data.results[0]).dtype(),
+            };
+            B::atomic(e, atomic)
+        }
+    }
+}
+
+/// Whether this thread's copy of an element is the one that writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner<R> {
+    Always,
+    Never,
+    /// When the predicate holds.
+    If(R),
+}
+
+impl<R: Copy> Owner<R> {
+    /// The predicate, `None` for an unconditional owner (and for `Never`).
+    pub fn pred(self) -> Option<R> {
+        match self {
+            Owner::If(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// Per register of operand `value_index` of `op`: whether this thread writes that element (one
+/// entry for a scalar).
+pub fn owner_predicates<'a, B: LowerMemory<'a>>(
+    e: &mut B,
+    op: Op,
+    value_index: usize,
+) -> Result<Vec<Owner<B::Reg>>> {
+    let v = e.func.body.op(op).operands[value_index];
+    if !e.ty(v).is_tensor() {
+        // A scalar: every thread holds it; thread 0 acts.
+        return Ok(vec![Owner::If(B::is_first_thread(e))]);
+    }
+    let l = e.layout(v)?;
+    let (lane_mask, warp_mask) = l.replica_masks();
+    let thread_pred = if lane_mask != 0 || warp_mask != 0 {
+        Owner::If(B::is_first_copy(e, lane_mask, warp_mask))
+    } else {
+        Owner::Always
+    };
+    let unique = l.unique_registers();
+    Ok(unique.into_iter().map(|u| if u { thread_pred } else { Owner::Never }).collect())
+}
