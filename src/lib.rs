@@ -154,9 +154,9 @@ pub fn lower_to_ptx(
             let diagnostic = Diagnostic::error(message, span);
             CompileError::User(Diagnostics::single(path, source, diagnostic))
         }
-        invalid @ trident_backend_nvptx::Error::Invalid(_) => CompileError::Internal {
+        trident_backend_nvptx::Error::Invalid(m) => CompileError::Internal {
             stage: "nvptx backend",
-            message: invalid.to_string(),
+            message: format!("invalid module for the nvptx backend: {m}"),
             repro: repro("ptx"),
         },
     })
@@ -229,9 +229,9 @@ pub fn lower_to_spirv(
             let message = format!("the spirv backend does not support {op}: {detail}");
             CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))
         }
-        invalid @ trident_backend_spirv::Error::Invalid(_) => CompileError::Internal {
+        trident_backend_spirv::Error::Invalid(m) => CompileError::Internal {
             stage: "spirv backend",
-            message: invalid.to_string(),
+            message: format!("invalid module for the spirv backend: {m}"),
             repro: repro("spvasm"),
         },
     })

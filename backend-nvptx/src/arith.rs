@@ -1,5 +1,7 @@
-//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, lowered
-//! register by register (identical operand registers, as splats produce, are computed once).
+//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, one
+//! element at a time. The midend walks the registers (each distinct tuple of operand registers
+//! once) and picks the rule of each opcode's kind ([`trident_midend::codegen::elementwise`]);
+//! this file spells each kind.
 //!
 //! Numeric choices, following Triton on NVIDIA:
 //! - 8- and 16-bit integers live in 32-bit registers, sign- or zero-extended; results are
@@ -14,9 +16,9 @@
 //!   Stegun 7.1.26, absolute error below 1.5e-7).
 //! - float -> int conversions truncate and saturate (`cvt.rzi`), NaN gives 0.
 
-use std::collections::HashMap;
-
-use trident_midend::ir::{DType, Op, Opcode};
+use trident_midend::codegen::elementwise::wide;
+use trident_midend::codegen::LowerElementwise;
+use trident_midend::ir::{DType, Opcode};
 
 use crate::emit::{class_of, EResult, Emitter};
 use crate::ptx::{f32_lit, Class, Reg};
@@ -120,20 +122,11 @@ impl Emitter<'_> {
     }
 }
 
-/// The parameters of an fp8 format: mantissa bits, exponent bias, largest finite value.
-fn fp8_format(d: DType) -> (u32, i32, f64) {
-    if d == DType::F8E4M3 {
-        (3, 7, 448.0)
-    } else {
-        (2, 15, 57344.0)
-    }
-}
-
 impl Emitter<'_> {
     /// f32 -> fp8 in integer arithmetic (GPUs before sm_89 have no fp8 conversions): round to
     /// nearest even, saturate finite overflow to the largest finite value, NaN to NaN.
     fn f32_to_fp8_soft(&mut self, f: Reg, d: DType) -> Reg {
-        let (mbits, bias, max) = fp8_format(d);
+        let (mbits, bias, max) = d.fp8_format().expect("an fp8 type");
         let shift = 23 - mbits;
         let min_normal = 2f64.powi(1 - bias);
         let sub_scale = 2f64.powi(bias - 1 + mbits as i32);
@@ -175,7 +168,7 @@ impl Emitter<'_> {
 
     /// fp8 -> f32 exactly, in integer arithmetic.
     fn fp8_to_f32_soft(&mut self, h: Reg, d: DType) -> Reg {
-        let (mbits, bias, _) = fp8_format(d);
+        let (mbits, bias, _) = d.fp8_format().expect("an fp8 type");
         let ebits = 7 - mbits;
         let (c, e, m, bits, sign) = (
             self.reg(Class::B32),
@@ -226,294 +219,420 @@ impl Emitter<'_> {
     }
 }
 
-/// Lowers one elementwise op.
-pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let opcode = data.opcode;
-    let operands: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let in_types: Vec<DType> = data.operands.iter().map(|&v| e.ty(v).dtype()).collect();
-    let result = data.results[0];
-    let out = e.ty(result).dtype();
-    let n = operands.iter().map(|o| o.len()).max().unwrap_or(1);
-    let predicate = data.attrs.str("predicate").unwrap_or("").to_string();
-    let propagate = data.attrs.bool("propagate_nan").unwrap_or(false);
-    let mut cache: HashMap<Vec<Reg>, Reg> = HashMap::new();
-    let mut regs = Vec::with_capacity(n);
-    for i in 0..n {
-        let args: Vec<Reg> = operands.iter().map(|o| if o.len() == 1 { o[0] } else { o[i] }).collect();
-        if let Some(&r) = cache.get(&args) {
-            regs.push(r);
-            continue;
-        }
-        let r = scalar(e, opcode, &args, &in_types, out, &predicate, propagate)?;
-        cache.insert(args, r);
-        regs.push(r);
-    }
-    e.set(result, regs);
-    Ok(())
-}
-
-/// One element of an elementwise op.
-fn scalar(
-    e: &mut Emitter,
-    opcode: Opcode,
-    a: &[Reg],
-    in_types: &[DType],
-    out: DType,
-    predicate: &str,
-    propagate: bool,
-) -> EResult<Reg> {
-    use Opcode::*;
-    let d = in_types[0];
-    match opcode {
-        AddI | SubI | MulI | DivSI | DivUI | RemSI | RemUI | AndI | OrI | XOrI | ShLI | ShRSI | ShRUI
-        | MaxSI | MinSI | MaxUI | MinUI | MulHiUI => int_binary(e, opcode, a[0], a[1], d),
-        AbsI => {
-            let r = e.reg(class_of(d));
-            e.ins(format!("abs.{} {r}, {}", int_suffix(d), a[0]));
-            Ok(e.normalize_int(r, d))
-        }
-        CmpI => {
+/// The PTX spelling of each kind of element; the midend widens 16- and 8-bit float operands
+/// to f32 before and rounds results back after ([`trident_midend::codegen::elementwise`]).
+impl<'a> LowerElementwise<'a> for Emitter<'a> {
+    fn int_binary(e: &mut Self, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
+        use Opcode::*;
+        if d == DType::I1 {
             let r = e.reg(Class::Pred);
-            if d == DType::I1 {
-                let (x, y) = (a[0], a[1]);
-                let p = match predicate {
-                    "eq" => format!("xor.pred {r}, {x}, {y};\n\tnot.pred {r}, {r}"),
-                    "ne" => format!("xor.pred {r}, {x}, {y}"),
-                    _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
-                };
-                e.ins(p);
-                return Ok(r);
-            }
-            let cmp = match predicate {
-                "eq" => "eq",
-                "ne" => "ne",
-                "slt" | "ult" => "lt",
-                "sle" | "ule" => "le",
-                "sgt" | "ugt" => "gt",
-                "sge" | "uge" => "ge",
-                other => return e.invalid(format!("cmpi predicate {other}")),
+            let op = match opcode {
+                AndI | MinUI | MinSI | MulI => "and",
+                OrI | MaxUI | MaxSI => "or",
+                XOrI | AddI | SubI => "xor",
+                _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
             };
-            let ty = if predicate.starts_with('u') || d.is_unsigned_int() {
-                if d.bits() == 64 {
-                    "u64"
+            e.ins(format!("{op}.pred {r}, {x}, {y}"));
+            return Ok(r);
+        }
+        let s = int_suffix(d);
+        let b = bits_suffix(d);
+        let r = e.reg(class_of(d));
+        let text = match opcode {
+            AddI => format!("add.{s} {r}, {x}, {y}"),
+            SubI => format!("sub.{s} {r}, {x}, {y}"),
+            MulI => format!("mul.lo.{s} {r}, {x}, {y}"),
+            DivSI | DivUI => format!("div.{s} {r}, {x}, {y}"),
+            RemSI | RemUI => format!("rem.{s} {r}, {x}, {y}"),
+            AndI => format!("and.{b} {r}, {x}, {y}"),
+            OrI => format!("or.{b} {r}, {x}, {y}"),
+            XOrI => format!("xor.{b} {r}, {x}, {y}"),
+            ShLI | ShRSI | ShRUI => {
+                // PTX shift amounts are 32-bit and clamp at the register width; narrow types and
+                // 64-bit amounts need care.
+                let amount = if d.bits() == 64 {
+                    let t = e.reg(Class::B32);
+                    let big = e.reg(Class::Pred);
+                    e.ins(format!("setp.gt.u64 {big}, {y}, 64"));
+                    e.ins(format!("cvt.u32.u64 {t}, {y}"));
+                    e.ins(format!("@{big} mov.u32 {t}, 64"));
+                    t
                 } else {
-                    "u32"
-                }
-            } else if e
-                .func
-                .body
-                .op(e.current.unwrap())
-                .operands
-                .first()
-                .map(|&v| e.ty(v).is_ptr())
-                .unwrap_or(false)
-            {
+                    y
+                };
+                let kind = match opcode {
+                    ShLI => format!("shl.{b}"),
+                    ShRSI => format!("shr.{}", if d.bits() == 64 { "s64" } else { "s32" }),
+                    _ => format!("shr.{}", if d.bits() == 64 { "u64" } else { "u32" }),
+                };
+                format!("{kind} {r}, {x}, {amount}")
+            }
+            MaxSI | MaxUI => format!("max.{s} {r}, {x}, {y}"),
+            MinSI | MinUI => format!("min.{s} {r}, {x}, {y}"),
+            MulHiUI => format!("mul.hi.{} {r}, {x}, {y}", if d.bits() == 64 { "u64" } else { "u32" }),
+            _ => unreachable!(),
+        };
+        e.ins(text);
+        Ok(e.normalize_int(r, d))
+    }
+
+    fn int_abs(e: &mut Self, x: Reg, d: DType) -> EResult<Reg> {
+        let r = e.reg(class_of(d));
+        e.ins(format!("abs.{} {r}, {x}", int_suffix(d)));
+        Ok(e.normalize_int(r, d))
+    }
+
+    fn int_compare(e: &mut Self, predicate: &str, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
+        let r = e.reg(Class::Pred);
+        if d == DType::I1 {
+            let p = match predicate {
+                "eq" => format!("xor.pred {r}, {x}, {y};\n\tnot.pred {r}, {r}"),
+                "ne" => format!("xor.pred {r}, {x}, {y}"),
+                _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
+            };
+            e.ins(p);
+            return Ok(r);
+        }
+        let cmp = match predicate {
+            "eq" => "eq",
+            "ne" => "ne",
+            "slt" | "ult" => "lt",
+            "sle" | "ule" => "le",
+            "sgt" | "ugt" => "gt",
+            "sge" | "uge" => "ge",
+            other => return e.invalid(format!("cmpi predicate {other}")),
+        };
+        let ty = if predicate.starts_with('u') || d.is_unsigned_int() {
+            if d.bits() == 64 {
                 "u64"
             } else {
-                int_suffix(d)
-            };
-            e.ins(format!("setp.{cmp}.{ty} {r}, {}, {}", a[0], a[1]));
-            Ok(r)
-        }
-        CmpF => {
-            let (x, y) = (float_operand(e, a[0], d)?, float_operand(e, a[1], d)?);
-            let cmp = match predicate {
-                "oeq" => "eq",
-                "one" => "ne",
-                "olt" => "lt",
-                "ole" => "le",
-                "ogt" => "gt",
-                "oge" => "ge",
-                "ueq" => "equ",
-                "une" => "neu",
-                "ult" => "ltu",
-                "ule" => "leu",
-                "ugt" => "gtu",
-                "uge" => "geu",
-                "ord" => "num",
-                "uno" => "nan",
-                other => return e.invalid(format!("cmpf predicate {other}")),
-            };
-            let r = e.reg(Class::Pred);
-            e.ins(format!("setp.{cmp}.{} {r}, {x}, {y}", float_suffix(wide(d))));
-            Ok(r)
-        }
-        Select => {
-            let class = a[1].class;
-            let r = e.reg(class);
-            if class == Class::Pred {
-                e.ins(format!("mov.pred {r}, {}", a[2]));
-                e.ins(format!("@{} mov.pred {r}, {}", a[0], a[1]));
-            } else {
-                let ty = match class {
-                    Class::B16 => "b16",
-                    Class::B32 => "b32",
-                    Class::B64 => "b64",
-                    Class::F32 => "f32",
-                    _ => "f64",
-                };
-                e.ins(format!("selp.{ty} {r}, {}, {}, {}", a[1], a[2], a[0]));
+                "u32"
             }
-            Ok(r)
-        }
-        AddF | SubF | MulF | DivF | RemF | MaxNumF | MinNumF | MaximumF | MinimumF | PreciseDivF => {
-            let (x, y) = (float_operand(e, a[0], d)?, float_operand(e, a[1], d)?);
-            let w = wide(d);
-            let s = float_suffix(w);
-            let r = e.reg(class_of(w));
-            match opcode {
-                AddF => e.ins(format!("add.{s} {r}, {x}, {y}")),
-                SubF => e.ins(format!("sub.{s} {r}, {x}, {y}")),
-                MulF => e.ins(format!("mul.{s} {r}, {x}, {y}")),
-                DivF if w == DType::F32 => e.ins(format!("div.full.f32 {r}, {x}, {y}")),
-                DivF | PreciseDivF => e.ins(format!("div.rn.{s} {r}, {x}, {y}")),
-                MaxNumF => e.ins(format!("max.{s} {r}, {x}, {y}")),
-                MinNumF => e.ins(format!("min.{s} {r}, {x}, {y}")),
-                MaximumF => e.ins(format!("max.NaN.{s} {r}, {x}, {y}")),
-                MinimumF => e.ins(format!("min.NaN.{s} {r}, {x}, {y}")),
-                RemF => fmod(e, r, x, y, w),
-                _ => unreachable!(),
-            }
-            float_result(e, r, d)
-        }
-        NegF | AbsF | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Tanh | Floor | Ceil | Erf
-        | PreciseSqrt => {
-            let x = float_operand(e, a[0], d)?;
-            let w = wide(d);
-            let s = float_suffix(w);
-            let approx_only = matches!(opcode, Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Tanh | Erf);
-            if approx_only && w == DType::F64 {
-                return e.unsupported("float64 transcendental math");
-            }
-            let r = e.reg(class_of(w));
-            match opcode {
-                NegF => e.ins(format!("neg.{s} {r}, {x}")),
-                AbsF => e.ins(format!("abs.{s} {r}, {x}")),
-                Exp => {
-                    let t = e.reg(Class::F32);
-                    e.ins(format!("mul.f32 {t}, {x}, 0f3FB8AA3B"));
-                    e.ins(format!("ex2.approx.f32 {r}, {t}"));
-                }
-                // As Triton's `tl.math.exp2` (libdevice with flush-to-zero): one MUFU.EX2,
-                // results below 2^-126 flushed to zero.
-                Exp2 => e.ins(format!("ex2.approx.ftz.f32 {r}, {x}")),
-                Log => {
-                    let t = e.reg(Class::F32);
-                    e.ins(format!("lg2.approx.f32 {t}, {x}"));
-                    e.ins(format!("mul.f32 {r}, {t}, 0f3F317218"));
-                }
-                Log2 => e.ins(format!("lg2.approx.f32 {r}, {x}")),
-                Sqrt if w == DType::F32 => e.ins(format!("sqrt.approx.f32 {r}, {x}")),
-                Sqrt | PreciseSqrt => e.ins(format!("sqrt.rn.{s} {r}, {x}")),
-                Rsqrt => e.ins(format!("rsqrt.approx.f32 {r}, {x}")),
-                Sin => e.ins(format!("sin.approx.f32 {r}, {x}")),
-                Cos => e.ins(format!("cos.approx.f32 {r}, {x}")),
-                Tanh => e.ins(format!("tanh.approx.f32 {r}, {x}")),
-                Floor => e.ins(format!("cvt.rmi.{s}.{s} {r}, {x}")),
-                Ceil => e.ins(format!("cvt.rpi.{s}.{s} {r}, {x}")),
-                Erf => erf(e, r, x),
-                _ => unreachable!(),
-            }
-            float_result(e, r, d)
-        }
-        Fma | ClampF => {
-            let x = float_operand(e, a[0], d)?;
-            let y = float_operand(e, a[1], d)?;
-            let z = float_operand(e, a[2], d)?;
-            let w = wide(d);
-            let s = float_suffix(w);
-            let r = e.reg(class_of(w));
-            if opcode == Fma {
-                e.ins(format!("fma.rn.{s} {r}, {x}, {y}, {z}"));
-            } else {
-                let nan = if propagate { ".NaN" } else { "" };
-                e.ins(format!("max{nan}.{s} {r}, {x}, {y}"));
-                e.ins(format!("min{nan}.{s} {r}, {r}, {z}"));
-            }
-            float_result(e, r, d)
-        }
-        ExtSI | ExtUI | TruncI | ExtF | TruncF | FpToFp | SIToFP | UIToFP | FPToSI | FPToUI | Bitcast
-        | IntToPtr | PtrToInt => cast(e, opcode, a[0], d, out),
-        other => e.unsupported(&format!("{} on nvptx", other.name())),
-    }
-}
-
-/// f16 / bf16 / fp8 compute in f32.
-fn wide(d: DType) -> DType {
-    if d == DType::F64 {
-        DType::F64
-    } else {
-        DType::F32
-    }
-}
-
-fn float_operand(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
-    match d {
-        DType::F32 | DType::F64 => Ok(r),
-        _ => e.widen_to_f32(r, d),
-    }
-}
-
-fn float_result(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
-    match d {
-        DType::F32 | DType::F64 => Ok(r),
-        _ => e.narrow_from_f32(r, d),
-    }
-}
-
-fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
-    use Opcode::*;
-    if d == DType::I1 {
-        let r = e.reg(Class::Pred);
-        let op = match opcode {
-            AndI | MinUI | MinSI | MulI => "and",
-            OrI | MaxUI | MaxSI => "or",
-            XOrI | AddI | SubI => "xor",
-            _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
+        } else if e
+            .func
+            .body
+            .op(e.current.unwrap())
+            .operands
+            .first()
+            .map(|&v| e.ty(v).is_ptr())
+            .unwrap_or(false)
+        {
+            "u64"
+        } else {
+            int_suffix(d)
         };
-        e.ins(format!("{op}.pred {r}, {x}, {y}"));
-        return Ok(r);
+        e.ins(format!("setp.{cmp}.{ty} {r}, {x}, {y}"));
+        Ok(r)
     }
-    let s = int_suffix(d);
-    let b = bits_suffix(d);
-    let r = e.reg(class_of(d));
-    let text = match opcode {
-        AddI => format!("add.{s} {r}, {x}, {y}"),
-        SubI => format!("sub.{s} {r}, {x}, {y}"),
-        MulI => format!("mul.lo.{s} {r}, {x}, {y}"),
-        DivSI | DivUI => format!("div.{s} {r}, {x}, {y}"),
-        RemSI | RemUI => format!("rem.{s} {r}, {x}, {y}"),
-        AndI => format!("and.{b} {r}, {x}, {y}"),
-        OrI => format!("or.{b} {r}, {x}, {y}"),
-        XOrI => format!("xor.{b} {r}, {x}, {y}"),
-        ShLI | ShRSI | ShRUI => {
-            // PTX shift amounts are 32-bit and clamp at the register width; narrow types and
-            // 64-bit amounts need care.
-            let amount = if d.bits() == 64 {
-                let t = e.reg(Class::B32);
-                let big = e.reg(Class::Pred);
-                e.ins(format!("setp.gt.u64 {big}, {y}, 64"));
-                e.ins(format!("cvt.u32.u64 {t}, {y}"));
-                e.ins(format!("@{big} mov.u32 {t}, 64"));
-                t
-            } else {
-                y
+
+    fn float_compare(e: &mut Self, predicate: &str, x: Reg, y: Reg, w: DType) -> EResult<Reg> {
+        let cmp = match predicate {
+            "oeq" => "eq",
+            "one" => "ne",
+            "olt" => "lt",
+            "ole" => "le",
+            "ogt" => "gt",
+            "oge" => "ge",
+            "ueq" => "equ",
+            "une" => "neu",
+            "ult" => "ltu",
+            "ule" => "leu",
+            "ugt" => "gtu",
+            "uge" => "geu",
+            "ord" => "num",
+            "uno" => "nan",
+            other => return e.invalid(format!("cmpf predicate {other}")),
+        };
+        let r = e.reg(Class::Pred);
+        e.ins(format!("setp.{cmp}.{} {r}, {x}, {y}", float_suffix(w)));
+        Ok(r)
+    }
+
+    fn select(e: &mut Self, cond: Reg, a: Reg, b: Reg) -> EResult<Reg> {
+        let class = a.class;
+        let r = e.reg(class);
+        if class == Class::Pred {
+            e.ins(format!("mov.pred {r}, {b}"));
+            e.ins(format!("@{cond} mov.pred {r}, {a}"));
+        } else {
+            let ty = match class {
+                Class::B16 => "b16",
+                Class::B32 => "b32",
+                Class::B64 => "b64",
+                Class::F32 => "f32",
+                _ => "f64",
             };
-            let kind = match opcode {
-                ShLI => format!("shl.{b}"),
-                ShRSI => format!("shr.{}", if d.bits() == 64 { "s64" } else { "s32" }),
-                _ => format!("shr.{}", if d.bits() == 64 { "u64" } else { "u32" }),
-            };
-            format!("{kind} {r}, {x}, {amount}")
+            e.ins(format!("selp.{ty} {r}, {a}, {b}, {cond}"));
         }
-        MaxSI | MaxUI => format!("max.{s} {r}, {x}, {y}"),
-        MinSI | MinUI => format!("min.{s} {r}, {x}, {y}"),
-        MulHiUI => format!("mul.hi.{} {r}, {x}, {y}", if d.bits() == 64 { "u64" } else { "u32" }),
-        _ => unreachable!(),
-    };
-    e.ins(text);
-    Ok(e.normalize_int(r, d))
+        Ok(r)
+    }
+
+    fn float_binary(e: &mut Self, opcode: Opcode, x: Reg, y: Reg, w: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let s = float_suffix(w);
+        let r = e.reg(class_of(w));
+        match opcode {
+            AddF => e.ins(format!("add.{s} {r}, {x}, {y}")),
+            SubF => e.ins(format!("sub.{s} {r}, {x}, {y}")),
+            MulF => e.ins(format!("mul.{s} {r}, {x}, {y}")),
+            DivF if w == DType::F32 => e.ins(format!("div.full.f32 {r}, {x}, {y}")),
+            DivF | PreciseDivF => e.ins(format!("div.rn.{s} {r}, {x}, {y}")),
+            MaxNumF => e.ins(format!("max.{s} {r}, {x}, {y}")),
+            MinNumF => e.ins(format!("min.{s} {r}, {x}, {y}")),
+            MaximumF => e.ins(format!("max.NaN.{s} {r}, {x}, {y}")),
+            MinimumF => e.ins(format!("min.NaN.{s} {r}, {x}, {y}")),
+            RemF => fmod(e, r, x, y, w),
+            _ => unreachable!(),
+        }
+        Ok(r)
+    }
+
+    fn float_unary(e: &mut Self, opcode: Opcode, x: Reg, w: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let s = float_suffix(w);
+        let approx_only = matches!(opcode, Exp | Exp2 | Log | Log2 | Rsqrt | Sin | Cos | Tanh | Erf);
+        if approx_only && w == DType::F64 {
+            return e.unsupported("float64 transcendental math");
+        }
+        let r = e.reg(class_of(w));
+        match opcode {
+            NegF => e.ins(format!("neg.{s} {r}, {x}")),
+            AbsF => e.ins(format!("abs.{s} {r}, {x}")),
+            Exp => {
+                let t = e.reg(Class::F32);
+                e.ins(format!("mul.f32 {t}, {x}, 0f3FB8AA3B"));
+                e.ins(format!("ex2.approx.f32 {r}, {t}"));
+            }
+            // As Triton's `tl.math.exp2` (libdevice with flush-to-zero): one MUFU.EX2,
+            // results below 2^-126 flushed to zero.
+            Exp2 => e.ins(format!("ex2.approx.ftz.f32 {r}, {x}")),
+            Log => {
+                let t = e.reg(Class::F32);
+                e.ins(format!("lg2.approx.f32 {t}, {x}"));
+                e.ins(format!("mul.f32 {r}, {t}, 0f3F317218"));
+            }
+            Log2 => e.ins(format!("lg2.approx.f32 {r}, {x}")),
+            Sqrt if w == DType::F32 => e.ins(format!("sqrt.approx.f32 {r}, {x}")),
+            Sqrt | PreciseSqrt => e.ins(format!("sqrt.rn.{s} {r}, {x}")),
+            Rsqrt => e.ins(format!("rsqrt.approx.f32 {r}, {x}")),
+            Sin => e.ins(format!("sin.approx.f32 {r}, {x}")),
+            Cos => e.ins(format!("cos.approx.f32 {r}, {x}")),
+            Tanh => e.ins(format!("tanh.approx.f32 {r}, {x}")),
+            Floor => e.ins(format!("cvt.rmi.{s}.{s} {r}, {x}")),
+            Ceil => e.ins(format!("cvt.rpi.{s}.{s} {r}, {x}")),
+            Erf => erf(e, r, x),
+            _ => unreachable!(),
+        }
+        Ok(r)
+    }
+
+    fn fma(e: &mut Self, x: Reg, y: Reg, z: Reg, w: DType) -> EResult<Reg> {
+        let s = float_suffix(w);
+        let r = e.reg(class_of(w));
+        e.ins(format!("fma.rn.{s} {r}, {x}, {y}, {z}"));
+        Ok(r)
+    }
+
+    fn clamp(e: &mut Self, x: Reg, lo: Reg, hi: Reg, w: DType, propagate_nan: bool) -> EResult<Reg> {
+        let s = float_suffix(w);
+        let r = e.reg(class_of(w));
+        let nan = if propagate_nan { ".NaN" } else { "" };
+        e.ins(format!("max{nan}.{s} {r}, {x}, {lo}"));
+        e.ins(format!("min{nan}.{s} {r}, {r}, {hi}"));
+        Ok(r)
+    }
+
+    fn widen_to_f32(e: &mut Self, r: Reg, d: DType) -> EResult<Reg> {
+        e.widen_to_f32(r, d)
+    }
+
+    fn narrow_from_f32(e: &mut Self, f: Reg, d: DType) -> EResult<Reg> {
+        e.narrow_from_f32(f, d)
+    }
+
+    fn cast(e: &mut Self, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let op = e.current.unwrap();
+        let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
+        let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
+        match opcode {
+            Bitcast if src_ty.is_ptr() || dst_ty.is_ptr() => Ok(x),
+            IntToPtr | PtrToInt => Ok(x),
+            Bitcast => {
+                let (fc, tc) = (class_of(from), class_of(to));
+                if fc == tc {
+                    let r = e.reg(tc);
+                    let b = match tc {
+                        Class::B16 => "b16",
+                        Class::B64 | Class::F64 => "b64",
+                        _ => "b32",
+                    };
+                    e.ins(format!("mov.{b} {r}, {x}"));
+                    return Ok(if to.is_int() { e.normalize_int(r, to) } else { r });
+                }
+                let r = e.reg(tc);
+                match (fc, tc) {
+                    (Class::B32, Class::F32) | (Class::F32, Class::B32) => {
+                        e.ins(format!("mov.b32 {r}, {x}"));
+                        Ok(r)
+                    }
+                    (Class::B64, Class::F64) | (Class::F64, Class::B64) => {
+                        e.ins(format!("mov.b64 {r}, {x}"));
+                        Ok(r)
+                    }
+                    (Class::B16, Class::B32) => {
+                        let ext = if to.is_signed_int() { "s32.s16" } else { "u32.u16" };
+                        e.ins(format!("cvt.{ext} {r}, {x}"));
+                        Ok(r)
+                    }
+                    (Class::B32, Class::B16) => {
+                        e.ins(format!("cvt.u16.u32 {r}, {x}"));
+                        Ok(r)
+                    }
+                    _ => e.unsupported(&format!("bitcast from {from} to {to}")),
+                }
+            }
+            ExtSI | ExtUI | TruncI => {
+                if to == DType::I1 {
+                    let r = e.reg(Class::Pred);
+                    e.ins(format!("setp.ne.{} {r}, {x}, 0", if from.bits() == 64 { "b64" } else { "b32" }));
+                    return Ok(r);
+                }
+                if from == DType::I1 {
+                    let r = e.reg(class_of(to));
+                    e.ins(format!("selp.{} {r}, 1, 0, {x}", if to.bits() == 64 { "b64" } else { "b32" }));
+                    return Ok(r);
+                }
+                let r = e.reg(class_of(to));
+                match (from.bits() == 64, to.bits() == 64) {
+                    (false, true) => {
+                        let kind = if opcode == ExtSI { "s64.s32" } else { "u64.u32" };
+                        e.ins(format!("cvt.{kind} {r}, {x}"));
+                    }
+                    (true, false) => {
+                        e.ins(format!("cvt.u32.u64 {r}, {x}"));
+                    }
+                    _ => {
+                        let b = if to.bits() == 64 { "b64" } else { "b32" };
+                        e.ins(format!("mov.{b} {r}, {x}"));
+                    }
+                }
+                // A narrow source was kept extended by its own signedness; an extension to a wider
+                // type must use the op's signedness instead.
+                if opcode == ExtUI && from.bits() < 32 && to.bits() <= 32 {
+                    let mask = (1u64 << from.bits()) - 1;
+                    e.ins(format!("and.b32 {r}, {r}, {mask}"));
+                }
+                Ok(e.normalize_int(r, to))
+            }
+            ExtF | TruncF | FpToFp => {
+                if from == to {
+                    return Ok(x);
+                }
+                match (from, to) {
+                    (DType::F32, DType::F64) => {
+                        let r = e.reg(Class::F64);
+                        e.ins(format!("cvt.f64.f32 {r}, {x}"));
+                        Ok(r)
+                    }
+                    (DType::F64, DType::F32) => {
+                        let r = e.reg(Class::F32);
+                        e.ins(format!("cvt.rn.f32.f64 {r}, {x}"));
+                        Ok(r)
+                    }
+                    (DType::F64, _) => {
+                        let r = e.reg(Class::B16);
+                        match to {
+                            DType::F16 => e.ins(format!("cvt.rn.f16.f64 {r}, {x}")),
+                            _ => return e.unsupported(&format!("conversion from f64 to {to}")),
+                        }
+                        Ok(r)
+                    }
+                    (_, DType::F64) => {
+                        let f = e.widen_to_f32(x, from)?;
+                        let r = e.reg(Class::F64);
+                        e.ins(format!("cvt.f64.f32 {r}, {f}"));
+                        Ok(r)
+                    }
+                    (_, DType::F32) => e.widen_to_f32(x, from),
+                    (DType::F32, _) => e.narrow_from_f32(x, to),
+                    _ => {
+                        let f = e.widen_to_f32(x, from)?;
+                        e.narrow_from_f32(f, to)
+                    }
+                }
+            }
+            SIToFP | UIToFP => {
+                let src = if from == DType::I1 {
+                    let t = e.reg(Class::B32);
+                    e.ins(format!("selp.u32 {t}, 1, 0, {x}"));
+                    (t, "u32")
+                } else {
+                    (
+                        x,
+                        if opcode == SIToFP {
+                            int_suffix(from)
+                        } else if from.bits() == 64 {
+                            "u64"
+                        } else {
+                            "u32"
+                        },
+                    )
+                };
+                match to {
+                    DType::F32 | DType::F64 => {
+                        let r = e.reg(class_of(to));
+                        e.ins(format!("cvt.rn.{}.{} {r}, {}", float_suffix(to), src.1, src.0));
+                        Ok(r)
+                    }
+                    DType::F16 | DType::BF16 => {
+                        let r = e.reg(Class::B16);
+                        e.ins(format!(
+                            "cvt.rn.{}.{} {r}, {}",
+                            if to == DType::F16 { "f16" } else { "bf16" },
+                            src.1,
+                            src.0
+                        ));
+                        Ok(r)
+                    }
+                    _ => {
+                        let f = e.reg(Class::F32);
+                        e.ins(format!("cvt.rn.f32.{} {f}, {}", src.1, src.0));
+                        e.narrow_from_f32(f, to)
+                    }
+                }
+            }
+            FPToSI | FPToUI => {
+                let f = match from {
+                    DType::F32 | DType::F64 => x,
+                    _ => e.widen_to_f32(x, from)?,
+                };
+                let fs = float_suffix(wide(from));
+                let r = e.reg(class_of(to));
+                let signed = opcode == FPToSI;
+                let ity = match (to.bits() == 64, signed) {
+                    (true, true) => "s64",
+                    (true, false) => "u64",
+                    (false, true) => "s32",
+                    (false, false) => "u32",
+                };
+                e.ins(format!("cvt.rzi.{ity}.{fs} {r}, {f}"));
+                // Saturate to the narrow type's range, as the interpreter does.
+                if to.bits() < 32 {
+                    let (lo, hi) = match to {
+                        DType::I8 => (-128i64, 127i64),
+                        DType::I16 => (-32768, 32767),
+                        DType::U8 => (0, 255),
+                        _ => (0, 65535),
+                    };
+                    e.ins(format!("max.{ity} {r}, {r}, {lo}"));
+                    e.ins(format!("min.{ity} {r}, {r}, {hi}"));
+                }
+                Ok(r)
+            }
+            _ => e.unsupported(&format!("{} on nvptx", opcode.name())),
+        }
+    }
 }
 
 /// C fmod for f32 through f64: `x - y * trunc(x / y)`, exact for the quotients kernels use.
@@ -555,188 +674,4 @@ fn erf(e: &mut Emitter, r: Reg, x: Reg) {
     e.ins(format!("mul.f32 {poly}, {poly}, {ex}"));
     e.ins(format!("sub.f32 {tmp}, {one}, {poly}"));
     e.ins(format!("copysign.f32 {r}, {x}, {tmp}"));
-}
-
-fn cast(e: &mut Emitter, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
-    use Opcode::*;
-    let op = e.current.unwrap();
-    let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
-    let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
-    match opcode {
-        Bitcast if src_ty.is_ptr() || dst_ty.is_ptr() => Ok(x),
-        IntToPtr | PtrToInt => Ok(x),
-        Bitcast => {
-            let (fc, tc) = (class_of(from), class_of(to));
-            if fc == tc {
-                let r = e.reg(tc);
-                let b = match tc {
-                    Class::B16 => "b16",
-                    Class::B64 | Class::F64 => "b64",
-                    _ => "b32",
-                };
-                e.ins(format!("mov.{b} {r}, {x}"));
-                return Ok(if to.is_int() { e.normalize_int(r, to) } else { r });
-            }
-            let r = e.reg(tc);
-            match (fc, tc) {
-                (Class::B32, Class::F32) | (Class::F32, Class::B32) => {
-                    e.ins(format!("mov.b32 {r}, {x}"));
-                    Ok(r)
-                }
-                (Class::B64, Class::F64) | (Class::F64, Class::B64) => {
-                    e.ins(format!("mov.b64 {r}, {x}"));
-                    Ok(r)
-                }
-                (Class::B16, Class::B32) => {
-                    let ext = if to.is_signed_int() { "s32.s16" } else { "u32.u16" };
-                    e.ins(format!("cvt.{ext} {r}, {x}"));
-                    Ok(r)
-                }
-                (Class::B32, Class::B16) => {
-                    e.ins(format!("cvt.u16.u32 {r}, {x}"));
-                    Ok(r)
-                }
-                _ => e.unsupported(&format!("bitcast from {from} to {to}")),
-            }
-        }
-        ExtSI | ExtUI | TruncI => {
-            if to == DType::I1 {
-                let r = e.reg(Class::Pred);
-                e.ins(format!("setp.ne.{} {r}, {x}, 0", if from.bits() == 64 { "b64" } else { "b32" }));
-                return Ok(r);
-            }
-            if from == DType::I1 {
-                let r = e.reg(class_of(to));
-                e.ins(format!("selp.{} {r}, 1, 0, {x}", if to.bits() == 64 { "b64" } else { "b32" }));
-                return Ok(r);
-            }
-            let r = e.reg(class_of(to));
-            match (from.bits() == 64, to.bits() == 64) {
-                (false, true) => {
-                    let kind = if opcode == ExtSI { "s64.s32" } else { "u64.u32" };
-                    e.ins(format!("cvt.{kind} {r}, {x}"));
-                }
-                (true, false) => {
-                    e.ins(format!("cvt.u32.u64 {r}, {x}"));
-                }
-                _ => {
-                    let b = if to.bits() == 64 { "b64" } else { "b32" };
-                    e.ins(format!("mov.{b} {r}, {x}"));
-                }
-            }
-            // A narrow source was kept extended by its own signedness; an extension to a wider
-            // type must use the op's signedness instead.
-            if opcode == ExtUI && from.bits() < 32 && to.bits() <= 32 {
-                let mask = (1u64 << from.bits()) - 1;
-                e.ins(format!("and.b32 {r}, {r}, {mask}"));
-            }
-            Ok(e.normalize_int(r, to))
-        }
-        ExtF | TruncF | FpToFp => {
-            if from == to {
-                return Ok(x);
-            }
-            match (from, to) {
-                (DType::F32, DType::F64) => {
-                    let r = e.reg(Class::F64);
-                    e.ins(format!("cvt.f64.f32 {r}, {x}"));
-                    Ok(r)
-                }
-                (DType::F64, DType::F32) => {
-                    let r = e.reg(Class::F32);
-                    e.ins(format!("cvt.rn.f32.f64 {r}, {x}"));
-                    Ok(r)
-                }
-                (DType::F64, _) => {
-                    let r = e.reg(Class::B16);
-                    match to {
-                        DType::F16 => e.ins(format!("cvt.rn.f16.f64 {r}, {x}")),
-                        _ => return e.unsupported(&format!("conversion from f64 to {to}")),
-                    }
-                    Ok(r)
-                }
-                (_, DType::F64) => {
-                    let f = e.widen_to_f32(x, from)?;
-                    let r = e.reg(Class::F64);
-                    e.ins(format!("cvt.f64.f32 {r}, {f}"));
-                    Ok(r)
-                }
-                (_, DType::F32) => e.widen_to_f32(x, from),
-                (DType::F32, _) => e.narrow_from_f32(x, to),
-                _ => {
-                    let f = e.widen_to_f32(x, from)?;
-                    e.narrow_from_f32(f, to)
-                }
-            }
-        }
-        SIToFP | UIToFP => {
-            let src = if from == DType::I1 {
-                let t = e.reg(Class::B32);
-                e.ins(format!("selp.u32 {t}, 1, 0, {x}"));
-                (t, "u32")
-            } else {
-                (
-                    x,
-                    if opcode == SIToFP {
-                        int_suffix(from)
-                    } else if from.bits() == 64 {
-                        "u64"
-                    } else {
-                        "u32"
-                    },
-                )
-            };
-            match to {
-                DType::F32 | DType::F64 => {
-                    let r = e.reg(class_of(to));
-                    e.ins(format!("cvt.rn.{}.{} {r}, {}", float_suffix(to), src.1, src.0));
-                    Ok(r)
-                }
-                DType::F16 | DType::BF16 => {
-                    let r = e.reg(Class::B16);
-                    e.ins(format!(
-                        "cvt.rn.{}.{} {r}, {}",
-                        if to == DType::F16 { "f16" } else { "bf16" },
-                        src.1,
-                        src.0
-                    ));
-                    Ok(r)
-                }
-                _ => {
-                    let f = e.reg(Class::F32);
-                    e.ins(format!("cvt.rn.f32.{} {f}, {}", src.1, src.0));
-                    e.narrow_from_f32(f, to)
-                }
-            }
-        }
-        FPToSI | FPToUI => {
-            let f = match from {
-                DType::F32 | DType::F64 => x,
-                _ => e.widen_to_f32(x, from)?,
-            };
-            let fs = float_suffix(wide(from));
-            let r = e.reg(class_of(to));
-            let signed = opcode == FPToSI;
-            let ity = match (to.bits() == 64, signed) {
-                (true, true) => "s64",
-                (true, false) => "u64",
-                (false, true) => "s32",
-                (false, false) => "u32",
-            };
-            e.ins(format!("cvt.rzi.{ity}.{fs} {r}, {f}"));
-            // Saturate to the narrow type's range, as the interpreter does.
-            if to.bits() < 32 {
-                let (lo, hi) = match to {
-                    DType::I8 => (-128i64, 127i64),
-                    DType::I16 => (-32768, 32767),
-                    DType::U8 => (0, 255),
-                    _ => (0, 65535),
-                };
-                e.ins(format!("max.{ity} {r}, {r}, {lo}"));
-                e.ins(format!("min.{ity} {r}, {r}, {hi}"));
-            }
-            Ok(r)
-        }
-        _ => e.unsupported(&format!("{} on nvptx", opcode.name())),
-    }
 }

@@ -8,18 +8,11 @@
 //! registers allocated before the op; a terminator copies the yielded registers into them through
 //! temporaries (a parallel copy, so a yield of swapped values is right).
 
-use trident_midend::ir::{Block, Op, Opcode};
+use trident_midend::codegen::control::{condition, yielded, ForOp, IfOp, WhileOp};
+use trident_midend::codegen::LowerControl;
 
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
-
-pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
-    match e.func.body.opcode(op) {
-        Opcode::For => scf_for(e, op),
-        Opcode::If => scf_if(e, op),
-        _ => scf_while(e, op),
-    }
-}
 
 fn mov(e: &mut Emitter, dst: Reg, src: Reg) {
     let ty = match dst.class {
@@ -66,13 +59,6 @@ fn parallel_copy(e: &mut Emitter, to: &[Vec<Reg>], from: &[Vec<Reg>]) {
     }
 }
 
-/// Registers of a terminator's operands (skipping the first `skip`).
-fn yielded(e: &Emitter, block: Block, skip: usize) -> EResult<Vec<Vec<Reg>>> {
-    let Some(&term) = e.func.body.blocks[block].ops.last() else { return Ok(Vec::new()) };
-    let operands = e.func.body.op(term).operands.clone();
-    operands.into_iter().skip(skip).map(|v| e.get(v)).collect()
-}
-
 /// Registers for values of the given types, one per layout register (scalars: one).
 fn fresh_for_values(
     e: &mut Emitter,
@@ -82,120 +68,105 @@ fn fresh_for_values(
     values.iter().zip(like).map(|(_, l)| fresh_like(e, l)).collect()
 }
 
-fn scf_for(e: &mut Emitter, op: Op) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let (lb, ub, step) =
-        (e.get(data.operands[0])?[0], e.get(data.operands[1])?[0], e.get(data.operands[2])?[0]);
-    let inits: Vec<Vec<Reg>> = data.operands[3..].iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let body = data.regions[0];
-    let args = e.func.body.blocks[body].args.clone();
-    let results = data.results.clone();
-    let wide = e.ty(data.operands[0]).dtype().bits() == 64;
-    let (ity, class) = if wide { ("s64", Class::B64) } else { ("s32", Class::B32) };
-    // Carried registers: expanded to one per layout register (inits may be splats).
-    let mut carried = Vec::new();
-    for (k, &a) in args[1..].iter().enumerate() {
-        let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
-        let regs: Vec<Reg> = (0..n).map(|_| e.reg(inits[k][0].class)).collect();
-        carried.push(regs);
+impl<'a> LowerControl<'a> for Emitter<'a> {
+    fn scf_for(e: &mut Self, op: ForOp<Reg>) -> EResult<()> {
+        let ForOp { lower: lb, upper: ub, step, iv_type, inits, body, args, results } = op;
+        let wide = iv_type.bits() == 64;
+        let (ity, class) = if wide { ("s64", Class::B64) } else { ("s32", Class::B32) };
+        // Carried registers: expanded to one per layout register (inits may be splats).
+        let mut carried = Vec::new();
+        for (k, &a) in args[1..].iter().enumerate() {
+            let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
+            let regs: Vec<Reg> = (0..n).map(|_| e.reg(inits[k][0].class)).collect();
+            carried.push(regs);
+        }
+        parallel_copy(e, &carried, &inits);
+        let iv = e.reg(class);
+        mov(e, iv, lb);
+        let top = e.ptx.label("for");
+        let end = e.ptx.label("for_end");
+        let skip = e.reg(Class::Pred);
+        e.ins(format!("setp.ge.{ity} {skip}, {iv}, {ub}"));
+        e.ins(format!("@{skip} bra {end}"));
+        e.ptx.place_label(&top);
+        e.set(args[0], vec![iv]);
+        for (k, &a) in args[1..].iter().enumerate() {
+            e.set(a, carried[k].clone());
+        }
+        e.block(body)?;
+        let next = yielded(e, body, 0)?;
+        parallel_copy(e, &carried, &next);
+        e.ins(format!("add.{ity} {iv}, {iv}, {step}"));
+        let again = e.reg(Class::Pred);
+        e.ins(format!("setp.lt.{ity} {again}, {iv}, {ub}"));
+        e.ins(format!("@{again} bra {top}"));
+        e.ptx.place_label(&end);
+        for (k, &r) in results.iter().enumerate() {
+            e.set(r, carried[k].clone());
+        }
+        Ok(())
     }
-    parallel_copy(e, &carried, &inits);
-    let iv = e.reg(class);
-    mov(e, iv, lb);
-    let top = e.ptx.label("for");
-    let end = e.ptx.label("for_end");
-    let skip = e.reg(Class::Pred);
-    e.ins(format!("setp.ge.{ity} {skip}, {iv}, {ub}"));
-    e.ins(format!("@{skip} bra {end}"));
-    e.ptx.place_label(&top);
-    e.set(args[0], vec![iv]);
-    for (k, &a) in args[1..].iter().enumerate() {
-        e.set(a, carried[k].clone());
-    }
-    e.block(body)?;
-    let next = yielded(e, body, 0)?;
-    parallel_copy(e, &carried, &next);
-    e.ins(format!("add.{ity} {iv}, {iv}, {step}"));
-    let again = e.reg(Class::Pred);
-    e.ins(format!("setp.lt.{ity} {again}, {iv}, {ub}"));
-    e.ins(format!("@{again} bra {top}"));
-    e.ptx.place_label(&end);
-    for (k, &r) in results.iter().enumerate() {
-        e.set(r, carried[k].clone());
-    }
-    Ok(())
-}
 
-fn scf_if(e: &mut Emitter, op: Op) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let cond = e.get(data.operands[0])?[0];
-    let (then_block, else_block) = (data.regions[0], data.regions[1]);
-    let results = data.results.clone();
-    let mut outs = Vec::new();
-    for &r in &results {
-        let ty = e.ty(r).clone();
-        let n = if ty.is_tensor() { e.layout(r)?.num_regs() } else { 1 };
-        let class = crate::emit::class_of_type(&ty);
-        outs.push((0..n).map(|_| e.reg(class)).collect::<Vec<_>>());
+    fn scf_if(e: &mut Self, op: IfOp<Reg>) -> EResult<()> {
+        let IfOp { cond, then_block, else_block, results } = op;
+        let mut outs = Vec::new();
+        for &r in &results {
+            let ty = e.ty(r).clone();
+            let n = if ty.is_tensor() { e.layout(r)?.num_regs() } else { 1 };
+            let class = crate::emit::class_of_type(&ty);
+            outs.push((0..n).map(|_| e.reg(class)).collect::<Vec<_>>());
+        }
+        let else_label = e.ptx.label("else");
+        let end = e.ptx.label("endif");
+        e.ins(format!("@!{cond} bra {else_label}"));
+        e.block(then_block)?;
+        let y = yielded(e, then_block, 0)?;
+        parallel_copy(e, &outs, &y);
+        e.ins(format!("bra.uni {end}"));
+        e.ptx.place_label(&else_label);
+        e.block(else_block)?;
+        let y = yielded(e, else_block, 0)?;
+        parallel_copy(e, &outs, &y);
+        e.ptx.place_label(&end);
+        for (k, &r) in results.iter().enumerate() {
+            e.set(r, outs[k].clone());
+        }
+        Ok(())
     }
-    let else_label = e.ptx.label("else");
-    let end = e.ptx.label("endif");
-    e.ins(format!("@!{cond} bra {else_label}"));
-    e.block(then_block)?;
-    let y = yielded(e, then_block, 0)?;
-    parallel_copy(e, &outs, &y);
-    e.ins(format!("bra.uni {end}"));
-    e.ptx.place_label(&else_label);
-    e.block(else_block)?;
-    let y = yielded(e, else_block, 0)?;
-    parallel_copy(e, &outs, &y);
-    e.ptx.place_label(&end);
-    for (k, &r) in results.iter().enumerate() {
-        e.set(r, outs[k].clone());
-    }
-    Ok(())
-}
 
-fn scf_while(e: &mut Emitter, op: Op) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let inits: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let (before, after) = (data.regions[0], data.regions[1]);
-    let before_args = e.func.body.blocks[before].args.clone();
-    let after_args = e.func.body.blocks[after].args.clone();
-    let results = data.results.clone();
-    let mut carried = Vec::new();
-    for (k, &a) in before_args.iter().enumerate() {
-        let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
-        carried.push((0..n).map(|_| e.reg(inits[k][0].class)).collect::<Vec<_>>());
+    fn scf_while(e: &mut Self, op: WhileOp<Reg>) -> EResult<()> {
+        let WhileOp { inits, before, after, before_args, after_args, results } = op;
+        let mut carried = Vec::new();
+        for (k, &a) in before_args.iter().enumerate() {
+            let n = if e.ty(a).is_tensor() { e.layout(a)?.num_regs() } else { 1 };
+            carried.push((0..n).map(|_| e.reg(inits[k][0].class)).collect::<Vec<_>>());
+        }
+        parallel_copy(e, &carried, &inits);
+        let forwarded = fresh_for_values(e, &after_args, &carried);
+        let top = e.ptx.label("while");
+        let end = e.ptx.label("while_end");
+        e.ptx.place_label(&top);
+        for (k, &a) in before_args.iter().enumerate() {
+            e.set(a, carried[k].clone());
+        }
+        e.block(before)?;
+        let cond = condition(e, before)?;
+        let values = yielded(e, before, 1)?;
+        parallel_copy(e, &forwarded, &values);
+        e.ins(format!("@!{cond} bra {end}"));
+        for (k, &a) in after_args.iter().enumerate() {
+            e.set(a, forwarded[k].clone());
+        }
+        e.block(after)?;
+        let next = yielded(e, after, 0)?;
+        parallel_copy(e, &carried, &next);
+        e.ins(format!("bra.uni {top}"));
+        e.ptx.place_label(&end);
+        for (k, &r) in results.iter().enumerate() {
+            e.set(r, forwarded[k].clone());
+        }
+        Ok(())
     }
-    parallel_copy(e, &carried, &inits);
-    let forwarded = fresh_for_values(e, &after_args, &carried);
-    let top = e.ptx.label("while");
-    let end = e.ptx.label("while_end");
-    e.ptx.place_label(&top);
-    for (k, &a) in before_args.iter().enumerate() {
-        e.set(a, carried[k].clone());
-    }
-    e.block(before)?;
-    let Some(&cond_op) = e.func.body.blocks[before].ops.last() else {
-        return e.invalid("scf.while without scf.condition");
-    };
-    let cond = e.get(e.func.body.op(cond_op).operands[0])?[0];
-    let values = yielded(e, before, 1)?;
-    parallel_copy(e, &forwarded, &values);
-    e.ins(format!("@!{cond} bra {end}"));
-    for (k, &a) in after_args.iter().enumerate() {
-        e.set(a, forwarded[k].clone());
-    }
-    e.block(after)?;
-    let next = yielded(e, after, 0)?;
-    parallel_copy(e, &carried, &next);
-    e.ins(format!("bra.uni {top}"));
-    e.ptx.place_label(&end);
-    for (k, &r) in results.iter().enumerate() {
-        e.set(r, forwarded[k].clone());
-    }
-    Ok(())
 }
 
 /// A loop over a trip count known when compiling (`0..count` by `step`), bottom-tested like

@@ -17,6 +17,8 @@ use std::fmt::Write;
 
 use trident_midend::ir::{DType, Op, Opcode};
 
+use trident_midend::codegen::Isa;
+
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 

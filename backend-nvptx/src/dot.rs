@@ -25,34 +25,42 @@ use std::collections::HashMap;
 use trident_midend::ir::{DType, Op};
 use trident_midend::layout::{Encoding, Mma};
 
+use trident_midend::codegen::dot::{widen_operand, DotOp};
+use trident_midend::codegen::LowerDot;
+
 use crate::control::CountedLoop;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 use crate::shared_vectors::{base_alignment, gcd, vector_runs};
 use trident_midend::layout::registers::{Affine, LayoutInfo};
 
-pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
-    let data = e.func.body.op(op);
-    if let Some(Encoding::Mma(mma)) = e.ty(data.results[0]).encoding() {
-        let mma = mma.clone();
-        return mma_dot(e, op, &mma);
+/// `tt.dot` on tensor cores where the accumulator has the MMA layout, else by FMA.
+impl<'a> LowerDot<'a> for Emitter<'a> {
+    fn dot(e: &mut Self, op: Op) -> EResult<()> {
+        let data = e.func.body.op(op);
+        if let Some(Encoding::Mma(mma)) = e.ty(data.results[0]).encoding() {
+            let mma = mma.clone();
+            return mma_dot(e, op, &mma);
+        }
+        let dot = DotOp::read(e, op)?;
+        fma_dot(e, dot)
     }
-    let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
-    let result = data.results[0];
-    let precision = data.attrs.str("input_precision").unwrap_or("tf32").to_string();
-    let in_type = e.ty(a_v).dtype();
-    let b_type = e.ty(b_v).dtype();
-    let out_type = e.ty(result).dtype();
-    let integer = in_type.is_int();
-    if out_type != DType::F32 && !integer {
-        return e.unsupported(&format!("tl.dot accumulating in {out_type}"));
+
+    /// `cvt.rna.tf32.f32`.
+    fn round_to_tf32(e: &mut Self, r: Reg) -> Reg {
+        let bits = e.reg(Class::B32);
+        e.ins(format!("cvt.rna.tf32.f32 {bits}, {r}"));
+        let f = e.reg(Class::F32);
+        e.ins(format!("mov.b32 {f}, {bits}"));
+        f
     }
-    let (al, bl, cl) = (e.layout(a_v)?, e.layout(b_v)?, e.layout(c_v)?);
-    let rank = al.rank();
-    let (m, k, n) = (al.shape[rank - 2] as i64, al.shape[rank - 1] as i64, bl.shape[rank - 1] as i64);
-    let batch = if rank == 3 { al.shape[0] as i64 } else { 1 };
+}
+
+fn fma_dot(e: &mut Emitter, dot: DotOp) -> EResult<()> {
+    let DotOp { a: a_v, b: b_v, c: c_v, result, a_type: in_type, b_type, integer, tf32, .. } = dot;
+    let (al, bl, cl) = (dot.a_layout, dot.b_layout, dot.c_layout);
+    let (rank, m, k, n, batch) = (dot.rank, dot.m, dot.k, dot.n, dot.batch);
     let b_elems = batch * k * n;
-    let tf32 = precision == "tf32" && in_type == DType::F32;
     let class = if integer { Class::B32 } else { Class::F32 };
     // f32 tiles of a pipelined loop's rings are read in place; other operands are staged.
     let ring_tile = |e: &Emitter, v| {
@@ -83,7 +91,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
         }
         None => {
             let regs = e.get(a_v)?;
-            let widened = widen(e, &regs, in_type, tf32)?;
+            let widened = widen_operand(e, &regs, in_type, tf32)?;
             let write = Affine {
                 coeffs: if rank == 3 { vec![a_batch, 1, a_stride] } else { vec![1, a_stride] },
                 offset: 0,
@@ -103,7 +111,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
         }
         None => {
             let regs = e.get(b_v)?;
-            let widened = widen(e, &regs, b_type, tf32)?;
+            let widened = widen_operand(e, &regs, b_type, tf32)?;
             let mut write = Affine::row_major(&bl.shape);
             write.offset = b_offset;
             e.write_shared(&widened, &bl, &write, class, total)?;
@@ -147,7 +155,7 @@ pub fn lower(e: &mut Emitter, op: Op) -> EResult<()> {
     Ok(())
 }
 
-/// One operand of an FMA dot in shared memory (see [`lower`]).
+/// One operand of an FMA dot in shared memory (see [`fma_dot`]).
 struct FmaOperand {
     /// Byte address of the thread's element at k = 0 (the base plus its coordinates' part).
     ptr: Reg,
@@ -198,33 +206,6 @@ impl FmaOperand {
         }
         values
     }
-}
-
-/// Operand registers as f32 (tf32-rounded if asked) or as 32-bit integers.
-fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg>> {
-    let mut cache: HashMap<Reg, Reg> = HashMap::new();
-    let mut out = Vec::with_capacity(regs.len());
-    for &r in regs {
-        if let Some(&w) = cache.get(&r) {
-            out.push(w);
-            continue;
-        }
-        let w = match d {
-            DType::F32 if tf32 => {
-                let bits = e.reg(Class::B32);
-                e.ins(format!("cvt.rna.tf32.f32 {bits}, {r}"));
-                let f = e.reg(Class::F32);
-                e.ins(format!("mov.b32 {f}, {bits}"));
-                f
-            }
-            DType::F32 | DType::I8 | DType::U8 | DType::I32 => r,
-            DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => e.widen_to_f32(r, d)?,
-            other => return e.unsupported(&format!("tl.dot on {other} operands")),
-        };
-        cache.insert(r, w);
-        out.push(w);
-    }
-    Ok(out)
 }
 
 /// `tt.dot` on tensor cores; the result (and accumulator) has the MMA v2 layout.
@@ -302,12 +283,12 @@ fn mma_dot(e: &mut Emitter, op: Op, mma: &Mma) -> EResult<()> {
         e.barrier();
         if a_in_shared.is_none() {
             let a_regs = e.get(a_v)?;
-            let a_regs = if tf32 { widen(e, &a_regs, in_type, true)? } else { a_regs };
+            let a_regs = if tf32 { widen_operand(e, &a_regs, in_type, true)? } else { a_regs };
             e.write_shared(&a_regs, &al, &Affine { coeffs: vec![st.sa(), 1], offset: 0 }, class, total)?;
         }
         if b_in_shared.is_none() {
             let b_regs = e.get(b_v)?;
-            let b_regs = if tf32 { widen(e, &b_regs, in_type, true)? } else { b_regs };
+            let b_regs = if tf32 { widen_operand(e, &b_regs, in_type, true)? } else { b_regs };
             let place = Affine { coeffs: vec![st.sb(), 1], offset: st.a_elems() };
             e.write_shared(&b_regs, &bl, &place, class, total)?;
         }

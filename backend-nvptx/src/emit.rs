@@ -1,29 +1,33 @@
 //! The emitter: walks the kernel's TTGIR in program order and writes PTX for each op.
 //!
-//! Each IR value maps to registers ([`Emitter::vals`]): one for a scalar (every thread holds the
-//! same value), one per register index of the layout for a tensor. The op families live in their
-//! own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`); this file holds the
-//! shared machinery: registers per dtype, thread coordinates, affine shared-memory addresses,
-//! layout changes (renaming or a trip through shared memory), line info, and the kernel frame.
+//! Each IR value maps to registers (the [`Lowering`] state the emitter dereferences to): one for
+//! a scalar (every thread holds the same value), one per register index of the layout for a
+//! tensor. Which rule lowers an op, and the rules that do not depend on the instruction set
+//! (shape ops, reductions, thread coordinates, layout changes), are the midend's
+//! ([`trident_midend::codegen`]); the op families live in their own files (`arith.rs`,
+//! `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`, `sort.rs`). This file holds the PTX
+//! primitives those rules are written on ([`Isa`]: registers per dtype, prologue arithmetic,
+//! shared-memory stores and loads, vectorized where alignment allows, barriers), the ops only
+//! PTX lowers this way ([`LowerOps::target_op`]), line info, and the kernel frame.
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::rc::Rc;
 
 use trident_midend::analysis::axis_info::{self, AxisInfoMap};
-use trident_midend::ir::{Attr, DType, Function, Module, Op, Opcode, Span, Type, Value};
+use trident_midend::codegen::{AffineBases, Isa, LowerOps, Lowering};
+use trident_midend::ir::{Attr, Block, DType, Function, Module, Op, Opcode, Span, Type, Value};
 
 use crate::ptx::{f32_lit, f64_lit, Class, Ptx, Reg};
 use crate::shared_vectors::{base_alignment, padded_rows, vector_runs};
 use crate::{Artifact, Error, Options, ParamAbi};
-use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
+use trident_midend::layout::registers::{Affine, LayoutInfo};
 
 pub type EResult<T> = Result<T, Error>;
 
 /// The emitter's caches of registers computed in the body (affine and XOR bases), which a
 /// warp-specialized producer's code may neither use (the consumers computed them) nor leave to the
 /// consumers ([`Emitter::take_body_caches`]).
-pub type BodyCaches = (HashMap<(String, Vec<u32>, Vec<i64>), Reg>, HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);
+pub type BodyCaches = (AffineBases<Reg>, HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);
 
 /// The register class holding one element of `d` (narrow integers live in 32-bit registers,
 /// sign- or zero-extended; f16, bf16 and fp8 keep their bits in 16-bit registers).
@@ -47,20 +51,15 @@ pub fn class_of_type(t: &Type) -> Class {
     }
 }
 
+trident_midend::deref_to_lowering!(Emitter, lowering, Reg);
+
 pub struct Emitter<'a> {
-    pub module: &'a Module,
-    pub func: &'a Function,
+    /// The function, its values' registers and layouts (what every backend tracks alike).
+    lowering: Lowering<'a, Reg>,
     pub options: &'a Options,
     pub ptx: Ptx,
-    pub vals: HashMap<Value, Vec<Reg>>,
-    layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
-    thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<Reg>>>,
-    affine_bases: HashMap<(String, Vec<u32>, Vec<i64>), Reg>,
     /// [`Emitter::xor_linear_base`] results by the values of `f` on the lane and warp bases.
     xor_bases: HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>,
-    pub tid: Reg,
-    pub lane: Reg,
-    pub warp: Reg,
     smem: Option<Reg>,
     pub shared_bytes: u32,
     /// Bytes at the bottom of shared memory held by live rings (`ttg.local_alloc`); scratch
@@ -78,8 +77,6 @@ pub struct Emitter<'a> {
     /// Warpgroup dots whose registers an earlier dot prepared before its own MMAs
     /// ([`crate::warp_group_dot`]): no instruction may write them once that one is in flight.
     pub prepared_dots: HashMap<Op, crate::warp_group_dot::Prepared>,
-    /// The op being lowered, for error spans.
-    pub current: Option<Op>,
     /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
     /// access may be vectorized).
     pub axis: AxisInfoMap,
@@ -120,18 +117,10 @@ impl<'a> Emitter<'a> {
         ptx.prologue_ins(format!("shr.u32 {warp_of_thread}, {tid}, 5"));
         ptx.prologue_ins(format!("shfl.sync.idx.b32 {warp}, {warp_of_thread}, 0, 31, -1"));
         Emitter {
-            module,
-            func,
+            lowering: Lowering::new(module, func, [tid, lane, warp]),
             options,
             ptx,
-            vals: HashMap::new(),
-            layouts: HashMap::new(),
-            thread_coords: HashMap::new(),
-            affine_bases: HashMap::new(),
             xor_bases: HashMap::new(),
-            tid,
-            lane,
-            warp,
             smem: None,
             takes_turns: false,
             prepared_dots: HashMap::new(),
@@ -140,7 +129,6 @@ impl<'a> Emitter<'a> {
             rings: HashMap::new(),
             in_shared: HashMap::new(),
             last_line: 0,
-            current: None,
             axis: axis_info::analyze(func),
             tensor_map_ops: func
                 .body
@@ -161,12 +149,12 @@ impl<'a> Emitter<'a> {
 
     /// Takes the caches of registers computed in the body ([`BodyCaches`]), leaving them empty.
     pub fn take_body_caches(&mut self) -> BodyCaches {
-        (std::mem::take(&mut self.affine_bases), std::mem::take(&mut self.xor_bases))
+        (self.lowering.take_affine_bases(), std::mem::take(&mut self.xor_bases))
     }
 
     /// Puts back caches taken by [`Emitter::take_body_caches`].
     pub fn restore_body_caches(&mut self, (affine, xor): BodyCaches) {
-        self.affine_bases = affine;
+        self.lowering.restore_affine_bases(affine);
         self.xor_bases = xor;
     }
 
@@ -222,36 +210,7 @@ impl<'a> Emitter<'a> {
         (global, generic)
     }
 
-    // ---- errors ---------------------------------------------------------------------------
-
-    pub fn unsupported<T>(&self, what: &str) -> EResult<T> {
-        let (op, span) = match self.current {
-            Some(op) => (self.func.body.opcode(op).name().to_string(), Some(self.func.body.span(op))),
-            None => ("this kernel".to_string(), None),
-        };
-        Err(Error::Unsupported { op, detail: what.to_string(), span: span.filter(|s| !s.is_none()) })
-    }
-
-    pub fn invalid<T>(&self, what: impl Into<String>) -> EResult<T> {
-        Err(Error::Invalid(what.into()))
-    }
-
-    // ---- values ---------------------------------------------------------------------------
-
-    pub fn ty(&self, v: Value) -> &'a Type {
-        self.func.body.ty(v)
-    }
-
-    pub fn get(&self, v: Value) -> EResult<Vec<Reg>> {
-        match self.vals.get(&v) {
-            Some(r) => Ok(r.clone()),
-            None => self.invalid(format!("value {v:?} used before it was lowered")),
-        }
-    }
-
-    pub fn set(&mut self, v: Value, regs: Vec<Reg>) {
-        self.vals.insert(v, regs);
-    }
+    // ---- registers ----------------------------------------------------------------------------
 
     pub fn reg(&mut self, class: Class) -> Reg {
         self.ptx.reg(class)
@@ -261,114 +220,11 @@ impl<'a> Emitter<'a> {
         self.ptx.ins(text)
     }
 
-    /// A register holding a constant of `d` (`value` is the attribute's number).
-    pub fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
-        let class = class_of(d);
-        let r = self.reg(class);
-        match class {
-            Class::Pred => {
-                let b = value.as_bool().unwrap_or(false);
-                self.ins(format!("setp.ne.u32 {r}, {}, 0", b as u32));
-            }
-            Class::B32 => {
-                let v = value.as_int().unwrap_or(0);
-                self.ins(format!("mov.b32 {r}, {}", v as i32 as u32));
-            }
-            Class::B64 => {
-                let v = value.as_int().unwrap_or(0);
-                self.ins(format!("mov.b64 {r}, {}", v as u64));
-            }
-            Class::F32 => {
-                let v = value.as_float().unwrap_or(0.0);
-                self.ins(format!("mov.f32 {r}, {}", f32_lit(v)));
-            }
-            Class::F64 => {
-                let v = value.as_float().unwrap_or(0.0);
-                self.ins(format!("mov.f64 {r}, {}", f64_lit(v)));
-            }
-            Class::B16 => {
-                let v = value.as_float().unwrap_or(0.0);
-                let bits = d.small_float_bits(v);
-                self.ins(format!("mov.b16 {r}, {bits}"));
-            }
-        }
-        Ok(r)
-    }
+    // ---- thread indices -----------------------------------------------------------------------
 
-    // ---- layouts ----------------------------------------------------------------------------
-
-    /// The layout of a tensor value (an error for tensors without an encoding).
-    pub fn layout_of_type(&mut self, ty: &Type) -> EResult<Rc<LayoutInfo>> {
-        let Some(enc) = ty.encoding() else {
-            return self.invalid(format!("tensor type {ty} has no layout (run convert-to-gpu first)"));
-        };
-        let key = (enc.to_string(), ty.shape().to_vec());
-        if let Some(l) = self.layouts.get(&key) {
-            return Ok(l.clone());
-        }
-        let linear = match enc.to_linear(ty.shape()) {
-            Ok(l) => l,
-            Err(e) => return self.invalid(format!("layout of {ty}: {e}")),
-        };
-        let info = Rc::new(LayoutInfo::new(linear));
-        if !info.additive {
-            return self.unsupported(&format!("the layout of {ty} (thread and register bits overlap)"));
-        }
-        self.layouts.insert(key, info.clone());
-        Ok(info)
-    }
-
-    pub fn layout(&mut self, v: Value) -> EResult<Rc<LayoutInfo>> {
-        let ty = self.ty(v).clone();
-        self.layout_of_type(&ty)
-    }
-
-    /// Per dim, this thread's coordinate contribution (XOR of its lane and warp bases), computed
-    /// once in the prologue.
-    fn thread_coords(&mut self, l: &LayoutInfo) -> Rc<Vec<Reg>> {
-        let key = (format!("{}", l.linear), l.shape.clone());
-        if let Some(c) = self.thread_coords.get(&key) {
-            return c.clone();
-        }
-        let mut coords = Vec::new();
-        for d in 0..l.rank() {
-            let c = self.ptx.reg(Class::B32);
-            self.ptx.prologue_ins(format!("mov.u32 {c}, 0"));
-            for (bases, id) in [(&l.lane_bases, self.lane), (&l.warp_bases, self.warp)] {
-                for (b, v) in bases.iter().enumerate() {
-                    if v[d] == 0 {
-                        continue;
-                    }
-                    let t = self.ptx.reg(Class::B32);
-                    self.ptx.prologue_ins(format!("bfe.u32 {t}, {id}, {b}, 1"));
-                    self.ptx.prologue_ins(format!("mul.lo.u32 {t}, {t}, {}", v[d]));
-                    self.ptx.prologue_ins(format!("xor.b32 {c}, {c}, {t}"));
-                }
-            }
-            coords.push(c);
-        }
-        let coords = Rc::new(coords);
-        self.thread_coords.insert(key, coords.clone());
-        coords
-    }
-
-    /// The runtime part of `f(coordinate)` for this thread (the per-register part is
-    /// `f(reg_coords[i]) - f.offset`), as a 32-bit register computed in the prologue.
+    /// [`Isa::affine_base`], for the files that name no trait.
     pub fn affine_base(&mut self, l: &LayoutInfo, f: &Affine) -> Reg {
-        let key = (format!("{}", l.linear), l.shape.clone(), f.coeffs.clone());
-        if let Some(&r) = self.affine_bases.get(&key) {
-            return r;
-        }
-        let coords = self.thread_coords(l);
-        let r = self.ptx.reg(Class::B32);
-        self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
-        for (d, &k) in f.coeffs.iter().enumerate() {
-            if k != 0 {
-                self.ptx.prologue_ins(format!("mad.lo.s32 {r}, {}, {k}, {r}", coords[d]));
-            }
-        }
-        self.affine_bases.insert(key, r);
-        r
+        Isa::affine_base(self, l, f)
     }
 
     /// The thread's part of a byte offset `f(coordinate)` that is linear over GF(2) (a swizzled
@@ -383,19 +239,14 @@ impl<'a> Emitter<'a> {
         if let Some(&cached) = self.xor_bases.get(&key) {
             return cached;
         }
-        let r = self.ptx.reg(Class::B32);
-        self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
+        let mut r = self.prologue_zero();
         let mut mask = 0;
         for (values, id) in [(&key.0, self.lane), (&key.1, self.warp)] {
             for (b, &value) in values.iter().enumerate() {
-                if value == 0 {
-                    continue;
+                if value != 0 {
+                    mask |= value;
+                    r = self.prologue_xor_bit(r, id, b as u32, value);
                 }
-                mask |= value;
-                let t = self.ptx.reg(Class::B32);
-                self.ptx.prologue_ins(format!("bfe.u32 {t}, {id}, {b}, 1"));
-                self.ptx.prologue_ins(format!("mul.lo.u32 {t}, {t}, {value}"));
-                self.ptx.prologue_ins(format!("xor.b32 {r}, {r}, {t}"));
             }
         }
         self.xor_bases.insert(key, (r, mask));
@@ -415,29 +266,6 @@ impl<'a> Emitter<'a> {
         self.ins(format!("xor.b32 {x}, {t}, {offset}"));
         self.ins(format!("add.s32 {x}, {base}, {x}"));
         (x, 0)
-    }
-
-    /// Per register of a value: its element's coordinate along `dim` as a 32-bit register.
-    pub fn coord_regs(&mut self, l: &LayoutInfo, dim: usize) -> Vec<Reg> {
-        let mut f = Affine { coeffs: vec![0; l.rank()], offset: 0 };
-        f.coeffs[dim] = 1;
-        let base = self.affine_base(l, &f);
-        let mut out = Vec::with_capacity(l.num_regs());
-        let mut cache: HashMap<u32, Reg> = HashMap::new();
-        for c in &l.reg_coords {
-            let k = c[dim];
-            let r = match cache.get(&k) {
-                Some(&r) => r,
-                None => {
-                    let r = self.reg(Class::B32);
-                    self.ins(format!("add.s32 {r}, {base}, {k}"));
-                    cache.insert(k, r);
-                    r
-                }
-            };
-            out.push(r);
-        }
-        out
     }
 
     // ---- shared memory --------------------------------------------------------------------
@@ -671,31 +499,6 @@ impl<'a> Emitter<'a> {
         offsets.iter().map(|off| cache[off]).collect()
     }
 
-    /// Moves `src` (layout `src_l`) to `dst_l`, where destination coordinate `c` takes the source
-    /// element `map(c)`: by renaming registers when possible, else through shared memory, the
-    /// source written at `write` (element offsets of its coordinates) and read back at `read`.
-    pub fn relayout(
-        &mut self,
-        src: &[Reg],
-        src_l: &LayoutInfo,
-        dst_l: &LayoutInfo,
-        map: &dyn Fn(&[u32]) -> Vec<u32>,
-        write: &Affine,
-        read: &Affine,
-    ) -> EResult<Vec<Reg>> {
-        if let Some(idx) = register_map(dst_l, src_l, map) {
-            return Ok(idx.into_iter().map(|i| src[i]).collect());
-        }
-        let class = src[0].class;
-        // One past the largest offset `write` gives (its coefficients are not negative).
-        let last: i64 = write.coeffs.iter().zip(&src_l.shape).map(|(&k, &d)| k * (d as i64 - 1)).sum();
-        let elements = (write.offset + last + 1) as u64;
-        self.barrier();
-        self.write_shared(src, src_l, write, class, elements)?;
-        self.barrier();
-        Ok(self.read_shared(dst_l, read, class))
-    }
-
     // ---- module declarations -----------------------------------------------------------------
 
     /// Declares `text` at module level (once).
@@ -748,200 +551,9 @@ impl<'a> Emitter<'a> {
     pub fn op(&mut self, op: Op) -> EResult<()> {
         let saved = self.current.replace(op);
         self.line_info(self.func.body.span(op));
-        let r = self.lower(op);
+        let r = trident_midend::codegen::lower(self, op);
         self.current = saved;
         r
-    }
-
-    fn lower(&mut self, op: Op) -> EResult<()> {
-        let data = self.func.body.op(op);
-        use Opcode::*;
-        match data.opcode {
-            Constant => {
-                let ty = self.ty(data.results[0]).clone();
-                let value = data.attrs.get("value").cloned().unwrap_or(Attr::Int(0));
-                let r = self.constant(ty.dtype(), &value)?;
-                let n = if ty.is_tensor() { self.layout_of_type(&ty)?.num_regs() } else { 1 };
-                self.set(data.results[0], vec![r; n]);
-                Ok(())
-            }
-            GetProgramId | GetNumPrograms => {
-                let axis = ["x", "y", "z"][data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
-                let sreg = if data.opcode == GetProgramId { "ctaid" } else { "nctaid" };
-                let r = self.reg(Class::B32);
-                self.ins(format!("mov.u32 {r}, %{sreg}.{axis}"));
-                self.set(data.results[0], vec![r]);
-                Ok(())
-            }
-            MakeRange => {
-                let start = data.attrs.int("start").unwrap_or(0);
-                let l = self.layout(data.results[0])?;
-                let coords = self.coord_regs(&l, 0);
-                let regs = if start == 0 {
-                    coords
-                } else {
-                    let mut out = Vec::new();
-                    for c in coords {
-                        let r = self.reg(Class::B32);
-                        self.ins(format!("add.s32 {r}, {c}, {start}"));
-                        out.push(r);
-                    }
-                    out
-                };
-                self.set(data.results[0], regs);
-                Ok(())
-            }
-            Splat => {
-                let s = self.get(data.operands[0])?[0];
-                let n = self.layout(data.results[0])?.num_regs();
-                self.set(data.results[0], vec![s; n]);
-                Ok(())
-            }
-            ConvertLayout => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let scratch = padded_rows(&sl, &dl);
-                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &scratch, &scratch)?;
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Broadcast | ExpandDims | Trans => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let moved = match data.opcode {
-                    Broadcast => ShapeMove::broadcast(&sl.shape),
-                    ExpandDims => {
-                        ShapeMove::expand_dims(&sl.shape, data.attrs.int("axis").unwrap_or(0) as usize)
-                    }
-                    _ => {
-                        let order: Vec<usize> =
-                            data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
-                        ShapeMove::trans(&sl.shape, &order)
-                    }
-                };
-                let write = Affine::row_major(&sl.shape);
-                let r = self.relayout(&src, &sl, &dl, &*moved.source_of, &write, &moved.read)?;
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Reshape => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                // Row-major element order is what reshape preserves: read at the same linear
-                // index the source was written at.
-                let read = Affine::row_major(&dl.shape);
-                let r = if sl.shape == dl.shape {
-                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read, &read)?
-                } else {
-                    let class = src[0].class;
-                    let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
-                    self.barrier();
-                    self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
-                    self.barrier();
-                    self.read_shared(&dl, &read, class)
-                };
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Join => {
-                let a = self.get(data.operands[0])?;
-                let b = self.get(data.operands[1])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = a[0].class;
-                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
-                let mut write = Affine::row_major(&dl.shape);
-                write.coeffs.pop();
-                self.barrier();
-                self.write_shared(&a, &sl, &write, class, elements)?;
-                write.offset = 1;
-                self.write_shared(&b, &sl, &write, class, elements)?;
-                self.barrier();
-                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Split => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = src[0].class;
-                let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
-                self.barrier();
-                self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
-                self.barrier();
-                let mut read = Affine::row_major(&sl.shape);
-                read.coeffs.pop();
-                let lo = self.read_shared(&dl, &read, class);
-                read.offset = 1;
-                let hi = self.read_shared(&dl, &read, class);
-                self.set(data.results[0], lo);
-                self.set(data.results[1], hi);
-                Ok(())
-            }
-            Cat => {
-                let a = self.get(data.operands[0])?;
-                let b = self.get(data.operands[1])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = a[0].class;
-                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
-                let mut write = Affine::row_major(&dl.shape);
-                self.barrier();
-                self.write_shared(&a, &sl, &write, class, elements)?;
-                write.offset = elements as i64 / 2;
-                self.write_shared(&b, &sl, &write, class, elements)?;
-                self.barrier();
-                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Barrier => {
-                if self.in_producer {
-                    return self.invalid("a block-wide barrier in a warp-specialized producer region");
-                }
-                self.barrier();
-                Ok(())
-            }
-            InitBarriers | ArriveBarrier | WarpSpecialize => crate::warp_specialize::lower(self, op),
-            LocalAlloc
-            | LocalDealloc
-            | AsyncCopyGlobalToLocal
-            | AsyncCommitGroup
-            | AsyncWait
-            | AsyncCopyArrive
-            | LocalLoad
-            | AsyncTmaCopyGlobalToLocal
-            | WaitBarrier => crate::shared_rings::lower(self, op),
-            WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(self, op),
-            Return => {
-                crate::warp_group_dot::end_turns(self);
-                if let Some(roles) = self.roles {
-                    crate::warp_specialize::release_producer(self, roles);
-                }
-                self.ins("ret");
-                Ok(())
-            }
-            For | If | While => crate::control::lower(self, op),
-            Yield | Condition | ReduceReturn | ScanReturn => Ok(()),
-            Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
-            Reduce | Scan => crate::reduce::lower(self, op),
-            Dot => crate::dot::lower(self, op),
-            Assert | Print => crate::debug_ops::lower(self, op),
-            Histogram | Sort | TopK => crate::sort::lower(self, op),
-            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
-                if self.options.sm < 90 {
-                    return self
-                        .unsupported("tensor descriptors below sm_90 (rewrite them to pointers first)");
-                }
-                crate::tma::lower(self, op)
-            }
-            Call => self.invalid("tt.call must be inlined before the backend"),
-            _ => crate::arith::lower(self, op),
-        }
     }
 
     // ---- the kernel frame -------------------------------------------------------------------
@@ -1038,5 +650,148 @@ impl<'a> Emitter<'a> {
             params,
             global_scratch_bytes,
         })
+    }
+}
+
+/// The PTX spelling of the primitives the midend's rules are written on.
+impl<'a> Isa<'a> for Emitter<'a> {
+    type Reg = Reg;
+    type Class = Class;
+    const NAME: &'static str = "nvptx";
+
+    fn prologue_zero(&mut self) -> Reg {
+        let r = self.ptx.reg(Class::B32);
+        self.ptx.prologue_ins(format!("mov.u32 {r}, 0"));
+        r
+    }
+
+    /// `bfe` the bit, scale it, and XOR it into `acc` in place.
+    fn prologue_xor_bit(&mut self, acc: Reg, id: Reg, bit: u32, scale: u32) -> Reg {
+        let t = self.ptx.reg(Class::B32);
+        self.ptx.prologue_ins(format!("bfe.u32 {t}, {id}, {bit}, 1"));
+        self.ptx.prologue_ins(format!("mul.lo.u32 {t}, {t}, {scale}"));
+        self.ptx.prologue_ins(format!("xor.b32 {acc}, {acc}, {t}"));
+        acc
+    }
+
+    fn prologue_mul_add(&mut self, acc: Reg, x: Reg, k: i64) -> Reg {
+        self.ptx.prologue_ins(format!("mad.lo.s32 {acc}, {x}, {k}, {acc}"));
+        acc
+    }
+
+    fn add_const(&mut self, a: Reg, k: i64) -> Reg {
+        let r = self.reg(Class::B32);
+        self.ins(format!("add.s32 {r}, {a}, {k}"));
+        r
+    }
+
+    fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
+        let class = class_of(d);
+        let r = self.reg(class);
+        match class {
+            Class::Pred => {
+                let b = value.as_bool().unwrap_or(false);
+                self.ins(format!("setp.ne.u32 {r}, {}, 0", b as u32));
+            }
+            Class::B32 => {
+                let v = value.as_int().unwrap_or(0);
+                self.ins(format!("mov.b32 {r}, {}", v as i32 as u32));
+            }
+            Class::B64 => {
+                let v = value.as_int().unwrap_or(0);
+                self.ins(format!("mov.b64 {r}, {}", v as u64));
+            }
+            Class::F32 => {
+                let v = value.as_float().unwrap_or(0.0);
+                self.ins(format!("mov.f32 {r}, {}", f32_lit(v)));
+            }
+            Class::F64 => {
+                let v = value.as_float().unwrap_or(0.0);
+                self.ins(format!("mov.f64 {r}, {}", f64_lit(v)));
+            }
+            Class::B16 => {
+                let v = value.as_float().unwrap_or(0.0);
+                let bits = d.small_float_bits(v);
+                self.ins(format!("mov.b16 {r}, {bits}"));
+            }
+        }
+        Ok(r)
+    }
+
+    /// Registers of one tensor share a class (pointers are all `.b64`).
+    fn element_class(&self, regs: &[Reg]) -> EResult<Class> {
+        Ok(regs[0].class)
+    }
+
+    fn block(&mut self, block: Block) -> EResult<()> {
+        Emitter::block(self, block)
+    }
+
+    fn barrier(&mut self) {
+        Emitter::barrier(self)
+    }
+
+    fn write_shared(&mut self, src: &[Reg], l: &LayoutInfo, write: &Affine, elements: u64) -> EResult<()> {
+        Emitter::write_shared(self, src, l, write, src[0].class, elements)
+    }
+
+    fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
+        Emitter::read_shared(self, dst_l, read, class)
+    }
+
+    /// Rows padded by a vector against bank conflicts ([`padded_rows`]).
+    fn conversion_scratch(&self, src: &LayoutInfo, dst: &LayoutInfo) -> Affine {
+        padded_rows(src, dst)
+    }
+}
+
+impl<'a> LowerOps<'a> for Emitter<'a> {
+    fn target_op(e: &mut Self, op: Op) -> EResult<()> {
+        let data = e.func.body.op(op);
+        use Opcode::*;
+        match data.opcode {
+            GetProgramId | GetNumPrograms => {
+                let axis = ["x", "y", "z"][data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
+                let sreg = if data.opcode == GetProgramId { "ctaid" } else { "nctaid" };
+                let r = e.reg(Class::B32);
+                e.ins(format!("mov.u32 {r}, %{sreg}.{axis}"));
+                e.set(data.results[0], vec![r]);
+                Ok(())
+            }
+            Barrier => {
+                if e.in_producer {
+                    return e.invalid("a block-wide barrier in a warp-specialized producer region");
+                }
+                e.barrier();
+                Ok(())
+            }
+            InitBarriers | ArriveBarrier | WarpSpecialize => crate::warp_specialize::lower(e, op),
+            LocalAlloc
+            | LocalDealloc
+            | AsyncCopyGlobalToLocal
+            | AsyncCommitGroup
+            | AsyncWait
+            | AsyncCopyArrive
+            | LocalLoad
+            | AsyncTmaCopyGlobalToLocal
+            | WaitBarrier => crate::shared_rings::lower(e, op),
+            WarpGroupDot | WarpGroupDotWait | FenceAsyncShared => crate::warp_group_dot::lower(e, op),
+            Return => {
+                crate::warp_group_dot::end_turns(e);
+                if let Some(roles) = e.roles {
+                    crate::warp_specialize::release_producer(e, roles);
+                }
+                e.ins("ret");
+                Ok(())
+            }
+            Assert | Print => crate::debug_ops::lower(e, op),
+            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
+                if e.options.sm < 90 {
+                    return e.unsupported("tensor descriptors below sm_90 (rewrite them to pointers first)");
+                }
+                crate::tma::lower(e, op)
+            }
+            other => e.unsupported(&format!("{} on nvptx", other.name())),
+        }
     }
 }

@@ -4,7 +4,12 @@
 //! layout) plus [`Options`] and returns an [`Artifact`]: PTX text and the launch metadata the
 //! runtime needs (threads per block, dynamic shared memory, the parameter ABI). No LLVM: the PTX is
 //! written directly, and ptxas (or the driver's JIT) does register allocation and scheduling.
-//! This crate imports only `trident-midend`: never the other backend, never the runtime.
+//!
+//! What does not depend on PTX is lowered by the midend's `codegen` for both backends: which
+//! rule each op takes, shape ops, the steps of reductions and scans, which element each thread
+//! holds, what each op family reads off its op. This crate implements the traits those rules are
+//! written on ([`trident_midend::codegen::Isa`] and one per op family) with PTX instructions.
+//! It imports only `trident-midend`: never the other backend, never the runtime.
 
 mod arith;
 mod control;
@@ -20,8 +25,6 @@ mod sort;
 mod tma;
 mod warp_group_dot;
 mod warp_specialize;
-
-use std::fmt;
 
 /// What the caller fixes for one compilation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,27 +80,8 @@ pub struct Artifact {
     pub global_scratch_bytes: u32,
 }
 
-/// Why a module could not be lowered to PTX.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Error {
-    /// An op (by name) this backend has no rule for yet, with the source span when known.
-    Unsupported { op: String, detail: String, span: Option<trident_midend::ir::Span> },
-    /// The module is not in the form the backend expects (an internal error).
-    Invalid(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Unsupported { op, detail, .. } => {
-                write!(f, "the nvptx backend does not support {op} yet: {detail}")
-            }
-            Error::Invalid(m) => write!(f, "invalid module for the nvptx backend: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+/// Why a module could not be lowered to PTX (the midend's error, shared by both backends).
+pub use trident_midend::codegen::Error;
 
 /// Lowers the kernel of `module` (TTGIR: every tensor has a layout, helpers are inlined) to PTX.
 pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Artifact, Error> {

@@ -1,5 +1,7 @@
-//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, lowered
-//! register by register (identical operand registers, as splats produce, are computed once).
+//! Elementwise ops: integer and float arithmetic, comparisons, select, casts and math, one
+//! element at a time. The midend walks the registers (each distinct tuple of operand registers
+//! once) and picks the rule of each opcode's kind ([`trident_midend::codegen::elementwise`]);
+//! this file spells each kind.
 //!
 //! Numeric choices, following the nvptx backend and the interpreter:
 //! - 8- and 16-bit integers live in 32-bit values, sign- or zero-extended; results are
@@ -13,18 +15,13 @@
 //! - float -> int conversions truncate and saturate; NaN gives 0.
 //! - `erf` is a polynomial (Abramowitz and Stegun 7.1.26, absolute error below 1.5e-7).
 
-use std::collections::HashMap;
-
 use rspirv::spirv::Op;
-use trident_midend::ir::{DType, Op as IrOp, Opcode};
+use trident_midend::codegen::elementwise::{narrow, wide, widen};
+use trident_midend::codegen::LowerElementwise;
+use trident_midend::ir::{DType, Opcode};
 
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{glsl, Class, Reg};
-
-/// The parameters of an fp8 format: mantissa bits, exponent bias, largest finite value.
-fn fp8_format(d: DType) -> (u32, i32, f64) {
-    d.fp8_format().unwrap_or((2, 15, 57344.0))
-}
 
 /// An integer constant as its 32-bit register holds it (narrow types extended).
 pub fn normalize_const(v: i64, d: DType) -> u32 {
@@ -82,7 +79,7 @@ pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
 
 /// fp8 bits (in a u32) -> f32, exactly, in integer arithmetic.
 fn fp8_to_f32(e: &mut Emitter, code: Reg, d: DType) -> Reg {
-    let (mbits, bias, _) = fp8_format(d);
+    let (mbits, bias, _) = d.fp8_format().expect("an fp8 type");
     let ebits = 7 - mbits;
     let (mb, emask, mmask) = (e.u32c(mbits), e.u32c((1 << ebits) - 1), e.u32c((1 << mbits) - 1));
     let exponent = e.s.op(Op::ShiftRightLogical, Class::U32, &[code, mb]);
@@ -136,7 +133,7 @@ fn fp8_to_f32(e: &mut Emitter, code: Reg, d: DType) -> Reg {
 /// f32 -> fp8 bits in integer arithmetic: the mantissa rounded to nearest-even, the magnitude
 /// saturated to the largest finite value, NaN to the all-ones code.
 fn f32_to_fp8(e: &mut Emitter, f: Reg, d: DType) -> Reg {
-    let (mbits, bias, max) = fp8_format(d);
+    let (mbits, bias, max) = d.fp8_format().expect("an fp8 type");
     let shift = 23 - mbits;
     let absolute = e.s.ext(glsl::FABS, Class::F32, &[f]);
     let max_c = e.s.const_f32(max as f32);
@@ -204,43 +201,6 @@ pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
     }
 }
 
-/// Lowers one elementwise op.
-pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let opcode = data.opcode;
-    let operands: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let in_types: Vec<DType> = data.operands.iter().map(|&v| e.ty(v).dtype()).collect();
-    let result = data.results[0];
-    let out = e.ty(result).dtype();
-    e.check_class(class_of(out))?;
-    let n = operands.iter().map(|o| o.len()).max().unwrap_or(1);
-    let predicate = data.attrs.str("predicate").unwrap_or("").to_string();
-    let propagate = data.attrs.bool("propagate_nan").unwrap_or(false);
-    let mut cache: HashMap<Vec<Reg>, Reg> = HashMap::new();
-    let mut regs = Vec::with_capacity(n);
-    for i in 0..n {
-        let args: Vec<Reg> = operands.iter().map(|o| if o.len() == 1 { o[0] } else { o[i] }).collect();
-        if let Some(&r) = cache.get(&args) {
-            regs.push(r);
-            continue;
-        }
-        let r = scalar(e, opcode, &args, &in_types, out, &predicate, propagate)?;
-        cache.insert(args, r);
-        regs.push(r);
-    }
-    e.set(result, regs);
-    Ok(())
-}
-
-/// The class used to compute on `d` (16-bit floats compute in f32).
-fn wide(d: DType) -> Class {
-    if d == DType::F64 {
-        Class::F64
-    } else {
-        Class::F32
-    }
-}
-
 /// A register as a plain integer value (pointers: their byte offset).
 fn int_view(r: Reg) -> Reg {
     match r.class {
@@ -249,258 +209,337 @@ fn int_view(r: Reg) -> Reg {
     }
 }
 
-fn scalar(
-    e: &mut Emitter,
-    opcode: Opcode,
-    a: &[Reg],
-    in_types: &[DType],
-    out: DType,
-    predicate: &str,
-    propagate: bool,
-) -> EResult<Reg> {
-    use Opcode::*;
-    let d = in_types[0];
-    match opcode {
-        AddI | SubI | MulI | DivSI | DivUI | RemSI | RemUI | AndI | OrI | XOrI | ShLI | ShRSI | ShRUI
-        | MaxSI | MinSI | MaxUI | MinUI | MulHiUI => int_binary(e, opcode, a[0], a[1], d),
-        AbsI => {
-            let r = e.s.ext(glsl::SABS, class_of(d), &[a[0]]);
-            Ok(normalize_int(e, r, d))
+/// The SPIR-V spelling of each kind of element; the midend widens 16- and 8-bit float operands
+/// to f32 before and rounds results back after ([`trident_midend::codegen::elementwise`]).
+impl<'a> LowerElementwise<'a> for Emitter<'a> {
+    /// Refuses 64-bit results in portable mode.
+    fn check_result(e: &Self, out: DType) -> EResult<()> {
+        e.check_class(class_of(out))
+    }
+
+    fn int_abs(e: &mut Self, x: Reg, d: DType) -> EResult<Reg> {
+        let r = e.s.ext(glsl::SABS, class_of(d), &[x]);
+        Ok(normalize_int(e, r, d))
+    }
+
+    fn int_compare(e: &mut Self, predicate: &str, a: Reg, b: Reg, d: DType) -> EResult<Reg> {
+        if let (Class::Ptr(x), Class::Ptr(y)) = (a.class, b.class) {
+            if x != y {
+                return e.unsupported("a comparison of pointers into different arguments");
+            }
         }
-        CmpI => {
-            if let (Class::Ptr(x), Class::Ptr(y)) = (a[0].class, a[1].class) {
-                if x != y {
-                    return e.unsupported("a comparison of pointers into different arguments");
-                }
-            }
-            let (x, y) = (int_view(a[0]), int_view(a[1]));
-            if d == DType::I1 {
-                let op = match predicate {
-                    "eq" => Op::LogicalEqual,
-                    "ne" => Op::LogicalNotEqual,
-                    _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
-                };
-                return Ok(e.s.op(op, Class::Bool, &[x, y]));
-            }
-            let unsigned = d.is_unsigned_int() || a[0].class != x.class;
+        let (x, y) = (int_view(a), int_view(b));
+        if d == DType::I1 {
             let op = match predicate {
-                "eq" => Op::IEqual,
-                "ne" => Op::INotEqual,
-                "slt" if !unsigned => Op::SLessThan,
-                "sle" if !unsigned => Op::SLessThanEqual,
-                "sgt" if !unsigned => Op::SGreaterThan,
-                "sge" if !unsigned => Op::SGreaterThanEqual,
-                "slt" | "ult" => Op::ULessThan,
-                "sle" | "ule" => Op::ULessThanEqual,
-                "sgt" | "ugt" => Op::UGreaterThan,
-                "sge" | "uge" => Op::UGreaterThanEqual,
-                other => return e.invalid(format!("cmpi predicate {other}")),
+                "eq" => Op::LogicalEqual,
+                "ne" => Op::LogicalNotEqual,
+                _ => return e.unsupported(&format!("ordered comparison `{predicate}` of booleans")),
             };
-            Ok(e.s.op(op, Class::Bool, &[x, y]))
+            return Ok(e.s.op(op, Class::Bool, &[x, y]));
         }
-        CmpF => {
-            let (x, y) = (widen_to_f32_any(e, a[0], d)?, widen_to_f32_any(e, a[1], d)?);
-            let op = match predicate {
-                "oeq" => Op::FOrdEqual,
-                "one" => Op::FOrdNotEqual,
-                "olt" => Op::FOrdLessThan,
-                "ole" => Op::FOrdLessThanEqual,
-                "ogt" => Op::FOrdGreaterThan,
-                "oge" => Op::FOrdGreaterThanEqual,
-                "ueq" => Op::FUnordEqual,
-                "une" => Op::FUnordNotEqual,
-                "ult" => Op::FUnordLessThan,
-                "ule" => Op::FUnordLessThanEqual,
-                "ugt" => Op::FUnordGreaterThan,
-                "uge" => Op::FUnordGreaterThanEqual,
-                "ord" | "uno" => {
-                    let nx = e.is_nan(x);
-                    let ny = e.is_nan(y);
-                    let any = e.s.op(Op::LogicalOr, Class::Bool, &[nx, ny]);
-                    return Ok(if predicate == "uno" {
-                        any
-                    } else {
-                        e.s.op(Op::LogicalNot, Class::Bool, &[any])
-                    });
-                }
-                other => return e.invalid(format!("cmpf predicate {other}")),
-            };
-            Ok(e.s.op(op, Class::Bool, &[x, y]))
-        }
-        Select => {
-            if let (Class::Ptr(x), Class::Ptr(y)) = (a[1].class, a[2].class) {
-                if x != y {
-                    return e.unsupported("a select between pointers into different arguments");
-                }
-            }
-            Ok(e.s.select(a[0], a[1], a[2]))
-        }
-        AddF | SubF | MulF | DivF | RemF | MaxNumF | MinNumF | MaximumF | MinimumF | PreciseDivF => {
-            let (x, y) = (widen_to_f32_any(e, a[0], d)?, widen_to_f32_any(e, a[1], d)?);
-            let w = wide(d);
-            let r = match opcode {
-                AddF => e.s.op(Op::FAdd, w, &[x, y]),
-                SubF => e.s.op(Op::FSub, w, &[x, y]),
-                MulF => e.s.op(Op::FMul, w, &[x, y]),
-                DivF | PreciseDivF => e.s.op(Op::FDiv, w, &[x, y]),
-                RemF => e.s.op(Op::FRem, w, &[x, y]),
-                MaxNumF | MinNumF => {
-                    // The non-NaN operand wins.
-                    let m = e.s.ext(if opcode == MaxNumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
-                    let nx = e.is_nan(x);
-                    let ny = e.is_nan(y);
-                    let m = e.s.select(nx, y, m);
-                    e.s.select(ny, x, m)
-                }
-                _ => {
-                    // NaN propagates.
-                    let m = e.s.ext(if opcode == MaximumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
-                    let nx = e.is_nan(x);
-                    let ny = e.is_nan(y);
-                    let m = e.s.select(nx, x, m);
-                    e.s.select(ny, y, m)
-                }
-            };
-            narrow_any(e, r, d)
-        }
-        NegF | AbsF | Exp | Exp2 | Log | Log2 | Sqrt | Rsqrt | Sin | Cos | Tanh | Floor | Ceil | Erf
-        | PreciseSqrt => {
-            let x = widen_to_f32_any(e, a[0], d)?;
-            let w = wide(d);
-            let transcendental = matches!(opcode, Exp | Exp2 | Log | Log2 | Sin | Cos | Tanh | Erf);
-            if transcendental && w == Class::F64 {
-                return e.unsupported("float64 transcendental math (GLSL.std.450 is 32-bit only)");
-            }
-            let r = match opcode {
-                NegF => e.s.op(Op::FNegate, w, &[x]),
-                AbsF => e.s.ext(glsl::FABS, w, &[x]),
-                Exp => e.s.ext(glsl::EXP, w, &[x]),
-                Exp2 => e.s.ext(glsl::EXP2, w, &[x]),
-                Log => e.s.ext(glsl::LOG, w, &[x]),
-                Log2 => e.s.ext(glsl::LOG2, w, &[x]),
-                Sqrt | PreciseSqrt => e.s.ext(glsl::SQRT, w, &[x]),
-                Rsqrt => e.s.ext(glsl::INVERSE_SQRT, w, &[x]),
-                Sin => e.s.ext(glsl::SIN, w, &[x]),
-                Cos => e.s.ext(glsl::COS, w, &[x]),
-                Tanh => e.s.ext(glsl::TANH, w, &[x]),
-                Floor => e.s.ext(glsl::FLOOR, w, &[x]),
-                Ceil => e.s.ext(glsl::CEIL, w, &[x]),
-                Erf => erf(e, x),
-                _ => unreachable!(),
-            };
-            narrow_any(e, r, d)
-        }
-        Fma | ClampF => {
-            let x = widen_to_f32_any(e, a[0], d)?;
-            let y = widen_to_f32_any(e, a[1], d)?;
-            let z = widen_to_f32_any(e, a[2], d)?;
-            let w = wide(d);
-            let r = if opcode == Fma {
-                e.s.ext(glsl::FMA, w, &[x, y, z])
-            } else {
-                let m = e.s.ext(glsl::FMAX, w, &[x, y]);
-                let m = e.s.ext(glsl::FMIN, w, &[m, z]);
-                if propagate {
-                    let nx = e.is_nan(x);
-                    e.s.select(nx, x, m)
-                } else {
-                    m
-                }
-            };
-            narrow_any(e, r, d)
-        }
-        ExtSI | ExtUI | TruncI | ExtF | TruncF | FpToFp | SIToFP | UIToFP | FPToSI | FPToUI | Bitcast
-        | IntToPtr | PtrToInt => cast(e, opcode, a[0], d, out),
-        other => e.unsupported(&format!("{} on spirv", other.name())),
-    }
-}
-
-fn widen_to_f32_any(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
-    match d {
-        DType::F32 | DType::F64 => Ok(r),
-        _ => widen_to_f32(e, r, d),
-    }
-}
-
-fn narrow_any(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
-    match d {
-        DType::F32 | DType::F64 => Ok(r),
-        _ => narrow_from_f32(e, r, d),
-    }
-}
-
-fn int_binary(e: &mut Emitter, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
-    use Opcode::*;
-    if d == DType::I1 {
-        let op = match opcode {
-            AndI | MinUI | MinSI | MulI => Op::LogicalAnd,
-            OrI | MaxUI | MaxSI => Op::LogicalOr,
-            XOrI | AddI | SubI => Op::LogicalNotEqual,
-            _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
+        let unsigned = d.is_unsigned_int() || a.class != x.class;
+        let op = match predicate {
+            "eq" => Op::IEqual,
+            "ne" => Op::INotEqual,
+            "slt" if !unsigned => Op::SLessThan,
+            "sle" if !unsigned => Op::SLessThanEqual,
+            "sgt" if !unsigned => Op::SGreaterThan,
+            "sge" if !unsigned => Op::SGreaterThanEqual,
+            "slt" | "ult" => Op::ULessThan,
+            "sle" | "ule" => Op::ULessThanEqual,
+            "sgt" | "ugt" => Op::UGreaterThan,
+            "sge" | "uge" => Op::UGreaterThanEqual,
+            other => return e.invalid(format!("cmpi predicate {other}")),
         };
-        return Ok(e.s.op(op, Class::Bool, &[x, y]));
+        Ok(e.s.op(op, Class::Bool, &[x, y]))
     }
-    let (x, y) = (int_view(x), int_view(y));
-    let c = class_of(d);
-    let r = match opcode {
-        AddI => e.s.op(Op::IAdd, c, &[x, y]),
-        SubI => e.s.op(Op::ISub, c, &[x, y]),
-        MulI => e.s.op(Op::IMul, c, &[x, y]),
-        DivSI => e.s.op(Op::SDiv, c, &[x, y]),
-        DivUI => e.s.op(Op::UDiv, c, &[x, y]),
-        RemSI => {
-            // x - (x / y) * y rather than OpSRem: NVIDIA's Vulkan driver (580.159) returned wrong
-            // OpSRem results for negative operands in the corpus (int_binops, int_scalar_ops),
-            // where its OpSDiv truncated toward zero as SPIR-V says.
-            let quotient = e.s.op(Op::SDiv, c, &[x, y]);
-            let product = e.s.op(Op::IMul, c, &[quotient, y]);
-            e.s.op(Op::ISub, c, &[x, product])
+
+    fn float_compare(e: &mut Self, predicate: &str, x: Reg, y: Reg, _w: DType) -> EResult<Reg> {
+        let op = match predicate {
+            "oeq" => Op::FOrdEqual,
+            "one" => Op::FOrdNotEqual,
+            "olt" => Op::FOrdLessThan,
+            "ole" => Op::FOrdLessThanEqual,
+            "ogt" => Op::FOrdGreaterThan,
+            "oge" => Op::FOrdGreaterThanEqual,
+            "ueq" => Op::FUnordEqual,
+            "une" => Op::FUnordNotEqual,
+            "ult" => Op::FUnordLessThan,
+            "ule" => Op::FUnordLessThanEqual,
+            "ugt" => Op::FUnordGreaterThan,
+            "uge" => Op::FUnordGreaterThanEqual,
+            "ord" | "uno" => {
+                let nx = e.is_nan(x);
+                let ny = e.is_nan(y);
+                let any = e.s.op(Op::LogicalOr, Class::Bool, &[nx, ny]);
+                return Ok(if predicate == "uno" {
+                    any
+                } else {
+                    e.s.op(Op::LogicalNot, Class::Bool, &[any])
+                });
+            }
+            other => return e.invalid(format!("cmpf predicate {other}")),
+        };
+        Ok(e.s.op(op, Class::Bool, &[x, y]))
+    }
+
+    fn select(e: &mut Self, cond: Reg, a: Reg, b: Reg) -> EResult<Reg> {
+        if let (Class::Ptr(x), Class::Ptr(y)) = (a.class, b.class) {
+            if x != y {
+                return e.unsupported("a select between pointers into different arguments");
+            }
         }
-        RemUI => e.s.op(Op::UMod, c, &[x, y]),
-        AndI => e.s.op(Op::BitwiseAnd, c, &[x, y]),
-        OrI => e.s.op(Op::BitwiseOr, c, &[x, y]),
-        XOrI => e.s.op(Op::BitwiseXor, c, &[x, y]),
-        MaxSI => e.s.ext(glsl::SMAX, c, &[x, y]),
-        MinSI => e.s.ext(glsl::SMIN, c, &[x, y]),
-        MaxUI => e.s.ext(glsl::UMAX, c, &[x, y]),
-        MinUI => e.s.ext(glsl::UMIN, c, &[x, y]),
-        MulHiUI => {
-            let pair_ty = {
-                let t = e.s.ty(c);
-                e.s.pair_ty(t)
-            };
-            let pair = e.s.inst(Op::UMulExtended, pair_ty, &[x.id, y.id]);
-            let t = e.s.ty(c);
-            let id = e.s.inst_raw(
-                Op::CompositeExtract,
-                Some(t),
-                vec![rspirv::dr::Operand::IdRef(pair), rspirv::dr::Operand::LiteralBit32(1)],
-            );
-            Reg { id: id.unwrap(), class: c }
+        Ok(e.s.select(cond, a, b))
+    }
+
+    fn float_binary(e: &mut Self, opcode: Opcode, x: Reg, y: Reg, w: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let w = class_of(w);
+        let r = match opcode {
+            AddF => e.s.op(Op::FAdd, w, &[x, y]),
+            SubF => e.s.op(Op::FSub, w, &[x, y]),
+            MulF => e.s.op(Op::FMul, w, &[x, y]),
+            DivF | PreciseDivF => e.s.op(Op::FDiv, w, &[x, y]),
+            RemF => e.s.op(Op::FRem, w, &[x, y]),
+            MaxNumF | MinNumF => {
+                // The non-NaN operand wins.
+                let m = e.s.ext(if opcode == MaxNumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
+                let nx = e.is_nan(x);
+                let ny = e.is_nan(y);
+                let m = e.s.select(nx, y, m);
+                e.s.select(ny, x, m)
+            }
+            _ => {
+                // NaN propagates.
+                let m = e.s.ext(if opcode == MaximumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);
+                let nx = e.is_nan(x);
+                let ny = e.is_nan(y);
+                let m = e.s.select(nx, x, m);
+                e.s.select(ny, y, m)
+            }
+        };
+        Ok(r)
+    }
+
+    fn float_unary(e: &mut Self, opcode: Opcode, x: Reg, w: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let w = class_of(w);
+        let transcendental = matches!(opcode, Exp | Exp2 | Log | Log2 | Sin | Cos | Tanh | Erf);
+        if transcendental && w == Class::F64 {
+            return e.unsupported("float64 transcendental math (GLSL.std.450 is 32-bit only)");
         }
-        ShLI | ShRSI | ShRUI => {
-            // Amounts at or past the width: 0, or the sign for arithmetic shifts.
-            let width = if c == Class::U64 { 64 } else { 32 };
-            let bits = d.bits().max(1);
-            let limit = e.s.const_of(c, bits as u64);
-            let big = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[y, limit]);
+        let r = match opcode {
+            NegF => e.s.op(Op::FNegate, w, &[x]),
+            AbsF => e.s.ext(glsl::FABS, w, &[x]),
+            Exp => e.s.ext(glsl::EXP, w, &[x]),
+            Exp2 => e.s.ext(glsl::EXP2, w, &[x]),
+            Log => e.s.ext(glsl::LOG, w, &[x]),
+            Log2 => e.s.ext(glsl::LOG2, w, &[x]),
+            Sqrt | PreciseSqrt => e.s.ext(glsl::SQRT, w, &[x]),
+            Rsqrt => e.s.ext(glsl::INVERSE_SQRT, w, &[x]),
+            Sin => e.s.ext(glsl::SIN, w, &[x]),
+            Cos => e.s.ext(glsl::COS, w, &[x]),
+            Tanh => e.s.ext(glsl::TANH, w, &[x]),
+            Floor => e.s.ext(glsl::FLOOR, w, &[x]),
+            Ceil => e.s.ext(glsl::CEIL, w, &[x]),
+            Erf => erf(e, x),
+            _ => unreachable!(),
+        };
+        Ok(r)
+    }
+
+    fn fma(e: &mut Self, x: Reg, y: Reg, z: Reg, w: DType) -> EResult<Reg> {
+        Ok(e.s.ext(glsl::FMA, class_of(w), &[x, y, z]))
+    }
+
+    fn clamp(e: &mut Self, x: Reg, lo: Reg, hi: Reg, w: DType, propagate_nan: bool) -> EResult<Reg> {
+        let w = class_of(w);
+        let m = e.s.ext(glsl::FMAX, w, &[x, lo]);
+        let m = e.s.ext(glsl::FMIN, w, &[m, hi]);
+        if propagate_nan {
+            let nx = e.is_nan(x);
+            Ok(e.s.select(nx, x, m))
+        } else {
+            Ok(m)
+        }
+    }
+
+    fn widen_to_f32(e: &mut Self, r: Reg, d: DType) -> EResult<Reg> {
+        widen_to_f32(e, r, d)
+    }
+
+    fn narrow_from_f32(e: &mut Self, f: Reg, d: DType) -> EResult<Reg> {
+        narrow_from_f32(e, f, d)
+    }
+
+    fn int_binary(e: &mut Self, opcode: Opcode, x: Reg, y: Reg, d: DType) -> EResult<Reg> {
+        use Opcode::*;
+        if d == DType::I1 {
             let op = match opcode {
-                ShLI => Op::ShiftLeftLogical,
-                ShRSI => Op::ShiftRightArithmetic,
-                _ => Op::ShiftRightLogical,
+                AndI | MinUI | MinSI | MulI => Op::LogicalAnd,
+                OrI | MaxUI | MaxSI => Op::LogicalOr,
+                XOrI | AddI | SubI => Op::LogicalNotEqual,
+                _ => return e.unsupported(&format!("{} on booleans", opcode.name())),
             };
-            let shifted = e.s.op(op, c, &[x, y]);
-            let overflow = if opcode == ShRSI {
-                let k = e.s.const_of(c, width - 1);
-                e.s.op(Op::ShiftRightArithmetic, c, &[x, k])
-            } else {
-                e.s.const_of(c, 0)
-            };
-            e.s.select(big, overflow, shifted)
+            return Ok(e.s.op(op, Class::Bool, &[x, y]));
         }
-        _ => unreachable!(),
-    };
-    Ok(normalize_int(e, r, d))
+        let (x, y) = (int_view(x), int_view(y));
+        let c = class_of(d);
+        let r = match opcode {
+            AddI => e.s.op(Op::IAdd, c, &[x, y]),
+            SubI => e.s.op(Op::ISub, c, &[x, y]),
+            MulI => e.s.op(Op::IMul, c, &[x, y]),
+            DivSI => e.s.op(Op::SDiv, c, &[x, y]),
+            DivUI => e.s.op(Op::UDiv, c, &[x, y]),
+            RemSI => {
+                // x - (x / y) * y rather than OpSRem: NVIDIA's Vulkan driver (580.159) returned wrong
+                // OpSRem results for negative operands in the corpus (int_binops, int_scalar_ops),
+                // where its OpSDiv truncated toward zero as SPIR-V says.
+                let quotient = e.s.op(Op::SDiv, c, &[x, y]);
+                let product = e.s.op(Op::IMul, c, &[quotient, y]);
+                e.s.op(Op::ISub, c, &[x, product])
+            }
+            RemUI => e.s.op(Op::UMod, c, &[x, y]),
+            AndI => e.s.op(Op::BitwiseAnd, c, &[x, y]),
+            OrI => e.s.op(Op::BitwiseOr, c, &[x, y]),
+            XOrI => e.s.op(Op::BitwiseXor, c, &[x, y]),
+            MaxSI => e.s.ext(glsl::SMAX, c, &[x, y]),
+            MinSI => e.s.ext(glsl::SMIN, c, &[x, y]),
+            MaxUI => e.s.ext(glsl::UMAX, c, &[x, y]),
+            MinUI => e.s.ext(glsl::UMIN, c, &[x, y]),
+            MulHiUI => {
+                let pair_ty = {
+                    let t = e.s.ty(c);
+                    e.s.pair_ty(t)
+                };
+                let pair = e.s.inst(Op::UMulExtended, pair_ty, &[x.id, y.id]);
+                let t = e.s.ty(c);
+                let id = e.s.inst_raw(
+                    Op::CompositeExtract,
+                    Some(t),
+                    vec![rspirv::dr::Operand::IdRef(pair), rspirv::dr::Operand::LiteralBit32(1)],
+                );
+                Reg { id: id.unwrap(), class: c }
+            }
+            ShLI | ShRSI | ShRUI => {
+                // Amounts at or past the width: 0, or the sign for arithmetic shifts.
+                let width = if c == Class::U64 { 64 } else { 32 };
+                let bits = d.bits().max(1);
+                let limit = e.s.const_of(c, bits as u64);
+                let big = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[y, limit]);
+                let op = match opcode {
+                    ShLI => Op::ShiftLeftLogical,
+                    ShRSI => Op::ShiftRightArithmetic,
+                    _ => Op::ShiftRightLogical,
+                };
+                let shifted = e.s.op(op, c, &[x, y]);
+                let overflow = if opcode == ShRSI {
+                    let k = e.s.const_of(c, width - 1);
+                    e.s.op(Op::ShiftRightArithmetic, c, &[x, k])
+                } else {
+                    e.s.const_of(c, 0)
+                };
+                e.s.select(big, overflow, shifted)
+            }
+            _ => unreachable!(),
+        };
+        Ok(normalize_int(e, r, d))
+    }
+
+    fn cast(e: &mut Self, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
+        use Opcode::*;
+        let op = e.current.unwrap();
+        let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
+        let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
+        match opcode {
+            Bitcast if src_ty.is_ptr() && dst_ty.is_ptr() => Ok(x),
+            Bitcast | IntToPtr | PtrToInt if src_ty.is_ptr() || dst_ty.is_ptr() => e.unsupported(
+                "a cast between pointers and integers (the pointer's base argument would be lost)",
+            ),
+            Bitcast => {
+                let (fc, tc) = (class_of(from), class_of(to));
+                if fc == tc {
+                    return Ok(if to.is_int() { normalize_int(e, x, to) } else { x });
+                }
+                match (fc, tc) {
+                    (Class::U32, Class::F32)
+                    | (Class::F32, Class::U32)
+                    | (Class::U64, Class::F64)
+                    | (Class::F64, Class::U64) => {
+                        let r = e.s.op(Op::Bitcast, tc, &[x]);
+                        Ok(if to.is_int() { normalize_int(e, r, to) } else { r })
+                    }
+                    _ => e.unsupported(&format!("bitcast from {from} to {to}")),
+                }
+            }
+            ExtSI | ExtUI | TruncI => {
+                if to == DType::I1 {
+                    let zero = e.s.const_of(x.class, 0);
+                    return Ok(e.s.op(Op::INotEqual, Class::Bool, &[x, zero]));
+                }
+                let c = class_of(to);
+                if from == DType::I1 {
+                    let (one, zero) = (e.s.const_of(c, 1), e.s.const_of(c, 0));
+                    return Ok(e.s.select(x, one, zero));
+                }
+                // A narrow source was kept extended by its own signedness; an unsigned extension
+                // must zero-extend instead.
+                let mut x = x;
+                if opcode == ExtUI && from.bits() < 32 {
+                    let m = e.u32c(((1u64 << from.bits()) - 1) as u32);
+                    x = e.s.op(Op::BitwiseAnd, Class::U32, &[x, m]);
+                }
+                let r = match (x.class, c) {
+                    (Class::U32, Class::U64) => {
+                        let signed = opcode == ExtSI || (opcode != ExtUI && from.is_signed_int());
+                        e.s.op(if signed { Op::SConvert } else { Op::UConvert }, Class::U64, &[x])
+                    }
+                    (Class::U64, Class::U32) => e.s.op(Op::UConvert, Class::U32, &[x]),
+                    _ => x,
+                };
+                Ok(normalize_int(e, r, to))
+            }
+            ExtF | TruncF | FpToFp => {
+                if from == to {
+                    return Ok(x);
+                }
+                match (from, to) {
+                    (DType::F32, DType::F64) => Ok(e.s.op(Op::FConvert, Class::F64, &[x])),
+                    (DType::F64, DType::F32) => Ok(e.s.op(Op::FConvert, Class::F32, &[x])),
+                    (DType::F64, _) => {
+                        let f = e.s.op(Op::FConvert, Class::F32, &[x]);
+                        narrow_from_f32(e, f, to)
+                    }
+                    (_, DType::F64) => {
+                        let f = widen_to_f32(e, x, from)?;
+                        Ok(e.s.op(Op::FConvert, Class::F64, &[f]))
+                    }
+                    _ => {
+                        let f = widen(e, x, from)?;
+                        narrow(e, f, to)
+                    }
+                }
+            }
+            SIToFP | UIToFP => {
+                let src = if from == DType::I1 {
+                    let (one, zero) = (e.u32c(1), e.u32c(0));
+                    e.s.select(x, one, zero)
+                } else {
+                    x
+                };
+                let signed = opcode == SIToFP && from != DType::I1;
+                let w = class_of(wide(to));
+                let f = e.s.op(if signed { Op::ConvertSToF } else { Op::ConvertUToF }, w, &[src]);
+                narrow(e, f, to)
+            }
+            FPToSI | FPToUI => {
+                let f = widen(e, x, from)?;
+                let r = float_to_int(e, f, to, opcode == FPToSI);
+                Ok(normalize_int(e, r, to))
+            }
+            _ => e.unsupported(&format!("{} on spirv", opcode.name())),
+        }
+    }
 }
 
 /// erf(x) = sign(x) (1 - (a1 t + ... + a5 t^5) e^{-x^2}), t = 1 / (1 + p|x|).
@@ -553,99 +592,4 @@ fn float_to_int(e: &mut Emitter, f: Reg, to: DType, signed: bool) -> Reg {
     let nan = e.is_nan(f);
     let zero = e.s.const_of(c, 0);
     e.s.select(nan, zero, r)
-}
-
-fn cast(e: &mut Emitter, opcode: Opcode, x: Reg, from: DType, to: DType) -> EResult<Reg> {
-    use Opcode::*;
-    let op = e.current.unwrap();
-    let src_ty = e.ty(e.func.body.op(op).operands[0]).clone();
-    let dst_ty = e.ty(e.func.body.op(op).results[0]).clone();
-    match opcode {
-        Bitcast if src_ty.is_ptr() && dst_ty.is_ptr() => Ok(x),
-        Bitcast | IntToPtr | PtrToInt if src_ty.is_ptr() || dst_ty.is_ptr() => {
-            e.unsupported("a cast between pointers and integers (the pointer's base argument would be lost)")
-        }
-        Bitcast => {
-            let (fc, tc) = (class_of(from), class_of(to));
-            if fc == tc {
-                return Ok(if to.is_int() { normalize_int(e, x, to) } else { x });
-            }
-            match (fc, tc) {
-                (Class::U32, Class::F32)
-                | (Class::F32, Class::U32)
-                | (Class::U64, Class::F64)
-                | (Class::F64, Class::U64) => {
-                    let r = e.s.op(Op::Bitcast, tc, &[x]);
-                    Ok(if to.is_int() { normalize_int(e, r, to) } else { r })
-                }
-                _ => e.unsupported(&format!("bitcast from {from} to {to}")),
-            }
-        }
-        ExtSI | ExtUI | TruncI => {
-            if to == DType::I1 {
-                let zero = e.s.const_of(x.class, 0);
-                return Ok(e.s.op(Op::INotEqual, Class::Bool, &[x, zero]));
-            }
-            let c = class_of(to);
-            if from == DType::I1 {
-                let (one, zero) = (e.s.const_of(c, 1), e.s.const_of(c, 0));
-                return Ok(e.s.select(x, one, zero));
-            }
-            // A narrow source was kept extended by its own signedness; an unsigned extension
-            // must zero-extend instead.
-            let mut x = x;
-            if opcode == ExtUI && from.bits() < 32 {
-                let m = e.u32c(((1u64 << from.bits()) - 1) as u32);
-                x = e.s.op(Op::BitwiseAnd, Class::U32, &[x, m]);
-            }
-            let r = match (x.class, c) {
-                (Class::U32, Class::U64) => {
-                    let signed = opcode == ExtSI || (opcode != ExtUI && from.is_signed_int());
-                    e.s.op(if signed { Op::SConvert } else { Op::UConvert }, Class::U64, &[x])
-                }
-                (Class::U64, Class::U32) => e.s.op(Op::UConvert, Class::U32, &[x]),
-                _ => x,
-            };
-            Ok(normalize_int(e, r, to))
-        }
-        ExtF | TruncF | FpToFp => {
-            if from == to {
-                return Ok(x);
-            }
-            match (from, to) {
-                (DType::F32, DType::F64) => Ok(e.s.op(Op::FConvert, Class::F64, &[x])),
-                (DType::F64, DType::F32) => Ok(e.s.op(Op::FConvert, Class::F32, &[x])),
-                (DType::F64, _) => {
-                    let f = e.s.op(Op::FConvert, Class::F32, &[x]);
-                    narrow_from_f32(e, f, to)
-                }
-                (_, DType::F64) => {
-                    let f = widen_to_f32(e, x, from)?;
-                    Ok(e.s.op(Op::FConvert, Class::F64, &[f]))
-                }
-                _ => {
-                    let f = widen_to_f32_any(e, x, from)?;
-                    narrow_any(e, f, to)
-                }
-            }
-        }
-        SIToFP | UIToFP => {
-            let src = if from == DType::I1 {
-                let (one, zero) = (e.u32c(1), e.u32c(0));
-                e.s.select(x, one, zero)
-            } else {
-                x
-            };
-            let signed = opcode == SIToFP && from != DType::I1;
-            let w = wide(to);
-            let f = e.s.op(if signed { Op::ConvertSToF } else { Op::ConvertUToF }, w, &[src]);
-            narrow_any(e, f, to)
-        }
-        FPToSI | FPToUI => {
-            let f = widen_to_f32_any(e, x, from)?;
-            let r = float_to_int(e, f, to, opcode == FPToSI);
-            Ok(normalize_int(e, r, to))
-        }
-        _ => e.unsupported(&format!("{} on spirv", opcode.name())),
-    }
 }

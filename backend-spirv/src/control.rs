@@ -9,18 +9,12 @@
 //! pointer keeps its base argument through a variable; yields that disagree on it are refused.
 
 use rspirv::spirv::{Op, Word};
-use trident_midend::ir::{Block, Op as IrOp, Opcode, Value};
+use trident_midend::codegen::control::{bind, condition, yielded, ForOp, IfOp, WhileOp};
+use trident_midend::codegen::{Isa, LowerControl};
+use trident_midend::ir::Value;
 
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{Class, Reg};
-
-pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    match e.func.body.opcode(op) {
-        Opcode::For => scf_for(e, op),
-        Opcode::If => scf_if(e, op),
-        _ => scf_while(e, op),
-    }
-}
 
 /// Function variables for a list of values: one per register, with the classes of `like`
 /// (the initial registers, which fix pointer bases) or of the value types.
@@ -99,102 +93,74 @@ impl Slots {
     }
 }
 
-/// Registers of a terminator's operands (skipping the first `skip`).
-fn yielded(e: &Emitter, block: Block, skip: usize) -> EResult<Vec<Vec<Reg>>> {
-    let Some(&term) = e.func.body.blocks[block].ops.last() else { return Ok(Vec::new()) };
-    let operands = e.func.body.op(term).operands.clone();
-    operands.into_iter().skip(skip).map(|v| e.get(v)).collect()
-}
+impl<'a> LowerControl<'a> for Emitter<'a> {
+    fn scf_for(e: &mut Self, op: ForOp<Reg>) -> EResult<()> {
+        let ForOp { lower: lb, upper: ub, step, iv_type, inits, body, args, results } = op;
+        let unsigned = iv_type.is_unsigned_int();
+        let mut carried = Slots::new(e, &args[1..], Some(&inits))?;
+        carried.store(e, &inits)?;
+        let iv_var = e.s.var(lb.class);
+        e.s.store(iv_var, lb.id);
 
-fn bind(e: &mut Emitter, values: &[Value], regs: Vec<Vec<Reg>>) {
-    for (&v, r) in values.iter().zip(regs) {
-        e.set(v, r);
+        let labels = e.s.begin_loop();
+        let iv = e.s.load(lb.class, iv_var);
+        let go = e.s.op(if unsigned { Op::ULessThan } else { Op::SLessThan }, Class::Bool, &[iv, ub]);
+        e.s.loop_test(&labels, go);
+        e.set(args[0], vec![iv]);
+        let current = carried.load(e)?;
+        bind(e, &args[1..], current);
+        e.block(body)?;
+        let next = yielded(e, body, 0)?;
+        carried.store(e, &next)?;
+        e.s.end_loop(&labels, |s| {
+            let iv = s.load(lb.class, iv_var);
+            let next = s.op(Op::IAdd, lb.class, &[iv, step]);
+            s.store(iv_var, next.id);
+        });
+        let out = carried.load(e)?;
+        bind(e, &results, out);
+        Ok(())
     }
-}
 
-fn scf_for(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let (lb, ub, step) =
-        (e.get(data.operands[0])?[0], e.get(data.operands[1])?[0], e.get(data.operands[2])?[0]);
-    let inits: Vec<Vec<Reg>> = data.operands[3..].iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let body = data.regions[0];
-    let args = e.func.body.blocks[body].args.clone();
-    let results = data.results.clone();
-    let unsigned = e.ty(data.operands[0]).dtype().is_unsigned_int();
-    let mut carried = Slots::new(e, &args[1..], Some(&inits))?;
-    carried.store(e, &inits)?;
-    let iv_var = e.s.var(lb.class);
-    e.s.store(iv_var, lb.id);
+    fn scf_if(e: &mut Self, op: IfOp<Reg>) -> EResult<()> {
+        let IfOp { cond, then_block, else_block, results } = op;
+        let mut outs = Slots::new(e, &results, None)?;
+        let (other, merge) = e.s.begin_if_else(cond);
+        e.block(then_block)?;
+        let y = yielded(e, then_block, 0)?;
+        outs.store(e, &y)?;
+        e.s.else_part(other, merge);
+        e.block(else_block)?;
+        let y = yielded(e, else_block, 0)?;
+        outs.store(e, &y)?;
+        e.s.end_if(merge);
+        let out = outs.load(e)?;
+        bind(e, &results, out);
+        Ok(())
+    }
 
-    let labels = e.s.begin_loop();
-    let iv = e.s.load(lb.class, iv_var);
-    let go = e.s.op(if unsigned { Op::ULessThan } else { Op::SLessThan }, Class::Bool, &[iv, ub]);
-    e.s.loop_test(&labels, go);
-    e.set(args[0], vec![iv]);
-    let current = carried.load(e)?;
-    bind(e, &args[1..], current);
-    e.block(body)?;
-    let next = yielded(e, body, 0)?;
-    carried.store(e, &next)?;
-    e.s.end_loop(&labels, |s| {
-        let iv = s.load(lb.class, iv_var);
-        let next = s.op(Op::IAdd, lb.class, &[iv, step]);
-        s.store(iv_var, next.id);
-    });
-    let out = carried.load(e)?;
-    bind(e, &results, out);
-    Ok(())
-}
+    fn scf_while(e: &mut Self, op: WhileOp<Reg>) -> EResult<()> {
+        let WhileOp { inits, before, after, before_args, after_args, results } = op;
+        let mut carried = Slots::new(e, &before_args, Some(&inits))?;
+        carried.store(e, &inits)?;
+        let mut forwarded = Slots::new(e, &after_args, None)?;
 
-fn scf_if(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let cond = e.get(data.operands[0])?[0];
-    let (then_block, else_block) = (data.regions[0], data.regions[1]);
-    let results = data.results.clone();
-    let mut outs = Slots::new(e, &results, None)?;
-    let (other, merge) = e.s.begin_if_else(cond);
-    e.block(then_block)?;
-    let y = yielded(e, then_block, 0)?;
-    outs.store(e, &y)?;
-    e.s.else_part(other, merge);
-    e.block(else_block)?;
-    let y = yielded(e, else_block, 0)?;
-    outs.store(e, &y)?;
-    e.s.end_if(merge);
-    let out = outs.load(e)?;
-    bind(e, &results, out);
-    Ok(())
-}
-
-fn scf_while(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let inits: Vec<Vec<Reg>> = data.operands.iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let (before, after) = (data.regions[0], data.regions[1]);
-    let before_args = e.func.body.blocks[before].args.clone();
-    let after_args = e.func.body.blocks[after].args.clone();
-    let results = data.results.clone();
-    let mut carried = Slots::new(e, &before_args, Some(&inits))?;
-    carried.store(e, &inits)?;
-    let mut forwarded = Slots::new(e, &after_args, None)?;
-
-    let labels = e.s.begin_loop();
-    let current = carried.load(e)?;
-    bind(e, &before_args, current);
-    e.block(before)?;
-    let Some(&cond_op) = e.func.body.blocks[before].ops.last() else {
-        return e.invalid("scf.while without scf.condition");
-    };
-    let cond = e.get(e.func.body.op(cond_op).operands[0])?[0];
-    let values = yielded(e, before, 1)?;
-    forwarded.store(e, &values)?;
-    e.s.loop_test(&labels, cond);
-    let fw = forwarded.load(e)?;
-    bind(e, &after_args, fw);
-    e.block(after)?;
-    let next = yielded(e, after, 0)?;
-    carried.store(e, &next)?;
-    e.s.end_loop(&labels, |_| {});
-    let out = forwarded.load(e)?;
-    bind(e, &results, out);
-    Ok(())
+        let labels = e.s.begin_loop();
+        let current = carried.load(e)?;
+        bind(e, &before_args, current);
+        e.block(before)?;
+        let cond = condition(e, before)?;
+        let values = yielded(e, before, 1)?;
+        forwarded.store(e, &values)?;
+        e.s.loop_test(&labels, cond);
+        let fw = forwarded.load(e)?;
+        bind(e, &after_args, fw);
+        e.block(after)?;
+        let next = yielded(e, after, 0)?;
+        carried.store(e, &next)?;
+        e.s.end_loop(&labels, |_| {});
+        let out = forwarded.load(e)?;
+        bind(e, &results, out);
+        Ok(())
+    }
 }

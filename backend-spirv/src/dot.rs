@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 
 use rspirv::spirv::Op;
-use trident_midend::ir::{DType, Op as IrOp};
+use trident_midend::codegen::dot::{widen_operand, DotOp};
+use trident_midend::codegen::{Isa, LowerDot};
+use trident_midend::ir::Op as IrOp;
 
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{glsl, Class, Reg};
@@ -20,115 +22,86 @@ use trident_midend::layout::registers::Affine;
 /// 256x256x64 f16 tile on four warps, chunked for 32 KiB, takes about a thousand.
 const MAX_CHUNKED_WRITES: u64 = 1 << 18;
 
-pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let (a_v, b_v, c_v) = (data.operands[0], data.operands[1], data.operands[2]);
-    let result = data.results[0];
-    let precision = data.attrs.str("input_precision").unwrap_or("tf32").to_string();
-    let in_type = e.ty(a_v).dtype();
-    let b_type = e.ty(b_v).dtype();
-    let out_type = e.ty(result).dtype();
-    let integer = in_type.is_int();
-    if out_type != DType::F32 && !integer {
-        return e.unsupported(&format!("tl.dot accumulating in {out_type}"));
-    }
-    let (al, bl, cl) = (e.layout(a_v)?, e.layout(b_v)?, e.layout(c_v)?);
-    let rank = al.rank();
-    let (m, k, n) = (al.shape[rank - 2] as i64, al.shape[rank - 1] as i64, bl.shape[rank - 1] as i64);
-    let batch = if rank == 3 { al.shape[0] as i64 } else { 1 };
-    let a_regs = e.get(a_v)?;
-    let b_regs = e.get(b_v)?;
-    let tf32 = precision == "tf32" && in_type == DType::F32;
-    let widened_a = widen(e, &a_regs, in_type, tf32)?;
-    let widened_b = widen(e, &b_regs, b_type, tf32)?;
-    let class = if integer { Class::U32 } else { Class::F32 };
+impl<'a> LowerDot<'a> for Emitter<'a> {
+    fn dot(e: &mut Self, op: IrOp) -> EResult<()> {
+        let dot = DotOp::read(e, op)?;
+        let DotOp { result, a_type, b_type, integer, tf32, rank, m, k, n, batch, .. } = dot;
+        let (al, bl, cl) = (dot.a_layout, dot.b_layout, dot.c_layout);
+        let a_regs = e.get(dot.a)?;
+        let b_regs = e.get(dot.b)?;
+        let widened_a = widen_operand(e, &a_regs, a_type, tf32)?;
+        let widened_b = widen_operand(e, &b_regs, b_type, tf32)?;
+        let class = if integer { Class::U32 } else { Class::F32 };
 
-    // K is split into chunks whose A and B slices fit in workgroup memory together; each chunk
-    // writes its slices (A at element 0, B right after it), then walks its k.
-    let limit_words = e.options.workgroup_memory_limit as i64 / 4;
-    let mut chunk = k;
-    while chunk > 1 && batch * (m + n) * chunk > limit_words {
-        chunk /= 2;
-    }
-    let chunks = k / chunk;
-    // Each chunk writes every operand register of the thread under a test of its k (which k a
-    // register holds is known only at run time), so the code grows as chunks x registers: a
-    // 16x65536 by 65536x16 dot on one warp takes 256 chunks of 65536 writes, gigabytes of
-    // SPIR-V.
-    let writes = chunks as u64 * (a_regs.len() + b_regs.len()) as u64;
-    if chunks > 1 && writes > MAX_CHUNKED_WRITES {
-        return e.unsupported(&format!(
-            "a {m}x{k} by {k}x{n} product through {} bytes of workgroup memory in {chunks} chunks of K, each              writing all {} operand values a thread holds: {writes} writes, more than {MAX_CHUNKED_WRITES}              (use a smaller K block or more warps)",
-            e.options.workgroup_memory_limit,
-            a_regs.len() + b_regs.len(),
-        ));
-    }
-    let a_chunk = batch * m * chunk;
-    let c_regs = e.get(c_v)?;
-    let acc_vars: Vec<u32> = c_regs
-        .iter()
-        .map(|&c| {
-            let v = e.s.var(class);
-            e.s.store(v, c.id);
-            v
-        })
-        .collect();
-    // Per-register k coordinates, to pick the registers of a chunk when there are several.
-    let a_k_coords = if chunks > 1 { e.coord_regs(&al, rank - 1) } else { Vec::new() };
-    let b_k_coords = if chunks > 1 { e.coord_regs(&bl, rank - 2) } else { Vec::new() };
-    for index in 0..chunks {
-        let k0 = index * chunk;
-        let a_write = Affine {
-            coeffs: if rank == 3 { vec![m * chunk, chunk, 1] } else { vec![chunk, 1] },
-            offset: -k0,
-        };
-        let b_write = Affine {
-            coeffs: if rank == 3 { vec![chunk * n, n, 1] } else { vec![n, 1] },
-            offset: a_chunk - k0 * n,
-        };
-        e.need_shared_words((batch * (m + n) * chunk) as u64)?;
-        e.barrier();
-        write_chunk(e, &widened_a, &al, &a_write, &a_k_coords, k0, chunk)?;
-        write_chunk(e, &widened_b, &bl, &b_write, &b_k_coords, k0, chunk)?;
-        e.barrier();
-        fma_loop(e, &cl, rank, (m, chunk, n), a_chunk, &acc_vars, class, integer);
-    }
-    let out: Vec<Reg> = acc_vars.iter().map(|&v| e.s.load(class, v)).collect();
-    e.set(result, out);
-    Ok(())
-}
-
-/// Operand registers as f32 (tf32-rounded if asked) or as 32-bit integers.
-fn widen(e: &mut Emitter, regs: &[Reg], d: DType, tf32: bool) -> EResult<Vec<Reg>> {
-    let mut cache: HashMap<Reg, Reg> = HashMap::new();
-    let mut out = Vec::with_capacity(regs.len());
-    for &r in regs {
-        if let Some(&w) = cache.get(&r) {
-            out.push(w);
-            continue;
+        // K is split into chunks whose A and B slices fit in workgroup memory together; each chunk
+        // writes its slices (A at element 0, B right after it), then walks its k.
+        let limit_words = e.options.workgroup_memory_limit as i64 / 4;
+        let mut chunk = k;
+        while chunk > 1 && batch * (m + n) * chunk > limit_words {
+            chunk /= 2;
         }
-        let w = match d {
-            DType::F32 if tf32 => {
-                // Round to nearest, ties away from zero, keeping 10 mantissa bits.
-                let bits = e.s.op(Op::Bitcast, Class::U32, &[r]);
-                let (half, mask) = (e.u32c(0x1000), e.u32c(0xffff_e000));
-                let t = e.s.op(Op::IAdd, Class::U32, &[bits, half]);
-                let t = e.s.op(Op::BitwiseAnd, Class::U32, &[t, mask]);
-                let rounded = e.s.op(Op::Bitcast, Class::F32, &[t]);
-                // NaN and infinity (all exponent bits set) stay as they are.
-                let (abs_mask, inf) = (e.u32c(0x7fff_ffff), e.u32c(0x7f80_0000));
-                let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[bits, abs_mask]);
-                let special = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[magnitude, inf]);
-                e.s.select(special, r, rounded)
-            }
-            DType::F32 | DType::I8 | DType::U8 | DType::I32 => r,
-            DType::F16 | DType::BF16 | DType::F8E4M3 | DType::F8E5M2 => crate::arith::widen_to_f32(e, r, d)?,
-            other => return e.unsupported(&format!("tl.dot on {other} operands")),
-        };
-        cache.insert(r, w);
-        out.push(w);
+        let chunks = k / chunk;
+        // Each chunk writes every operand register of the thread under a test of its k (which k a
+        // register holds is known only at run time), so the code grows as chunks x registers: a
+        // 16x65536 by 65536x16 dot on one warp takes 256 chunks of 65536 writes, gigabytes of
+        // SPIR-V.
+        let writes = chunks as u64 * (a_regs.len() + b_regs.len()) as u64;
+        if chunks > 1 && writes > MAX_CHUNKED_WRITES {
+            return e.unsupported(&format!(
+                "a {m}x{k} by {k}x{n} product through {} bytes of workgroup memory in {chunks} chunks of K, each              writing all {} operand values a thread holds: {writes} writes, more than {MAX_CHUNKED_WRITES}              (use a smaller K block or more warps)",
+                e.options.workgroup_memory_limit,
+                a_regs.len() + b_regs.len(),
+            ));
+        }
+        let a_chunk = batch * m * chunk;
+        let c_regs = e.get(dot.c)?;
+        let acc_vars: Vec<u32> = c_regs
+            .iter()
+            .map(|&c| {
+                let v = e.s.var(class);
+                e.s.store(v, c.id);
+                v
+            })
+            .collect();
+        // Per-register k coordinates, to pick the registers of a chunk when there are several.
+        let a_k_coords = if chunks > 1 { e.coord_regs(&al, rank - 1) } else { Vec::new() };
+        let b_k_coords = if chunks > 1 { e.coord_regs(&bl, rank - 2) } else { Vec::new() };
+        for index in 0..chunks {
+            let k0 = index * chunk;
+            let a_write = Affine {
+                coeffs: if rank == 3 { vec![m * chunk, chunk, 1] } else { vec![chunk, 1] },
+                offset: -k0,
+            };
+            let b_write = Affine {
+                coeffs: if rank == 3 { vec![chunk * n, n, 1] } else { vec![n, 1] },
+                offset: a_chunk - k0 * n,
+            };
+            e.need_shared_words((batch * (m + n) * chunk) as u64)?;
+            e.barrier();
+            write_chunk(e, &widened_a, &al, &a_write, &a_k_coords, k0, chunk)?;
+            write_chunk(e, &widened_b, &bl, &b_write, &b_k_coords, k0, chunk)?;
+            e.barrier();
+            fma_loop(e, &cl, rank, (m, chunk, n), a_chunk, &acc_vars, class, integer);
+        }
+        let out: Vec<Reg> = acc_vars.iter().map(|&v| e.s.load(class, v)).collect();
+        e.set(result, out);
+        Ok(())
     }
-    Ok(out)
+
+    /// Round to nearest, ties away from zero, keeping 10 mantissa bits.
+    fn round_to_tf32(e: &mut Self, r: Reg) -> Reg {
+        // Round to nearest, ties away from zero, keeping 10 mantissa bits.
+        let bits = e.s.op(Op::Bitcast, Class::U32, &[r]);
+        let (half, mask) = (e.u32c(0x1000), e.u32c(0xffff_e000));
+        let t = e.s.op(Op::IAdd, Class::U32, &[bits, half]);
+        let t = e.s.op(Op::BitwiseAnd, Class::U32, &[t, mask]);
+        let rounded = e.s.op(Op::Bitcast, Class::F32, &[t]);
+        // NaN and infinity (all exponent bits set) stay as they are.
+        let (abs_mask, inf) = (e.u32c(0x7fff_ffff), e.u32c(0x7f80_0000));
+        let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[bits, abs_mask]);
+        let special = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[magnitude, inf]);
+        e.s.select(special, r, rounded)
+    }
 }
 
 /// Writes the registers of an operand whose k lies in `[k0, k0 + chunk)` (all of them when

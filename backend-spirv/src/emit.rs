@@ -1,23 +1,27 @@
 //! The emitter: walks the kernel's TTGIR in program order and writes SPIR-V for each op.
 //!
-//! Each IR value maps to SPIR-V values ([`Emitter::vals`]): one for a scalar (every thread
-//! holds the same value), one per register index of the layout for a tensor. The op families
-//! live in their own files (`arith.rs`, `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`,
-//! `sort.rs`); this file holds the shared machinery: thread coordinates, affine workgroup-memory
-//! indices, layout changes (renaming or a trip through workgroup memory), the storage and uniform
-//! bindings, and the kernel frame (entry point, builtins, the folded program id).
+//! Each IR value maps to SPIR-V values (the [`Lowering`] state the emitter dereferences to): one
+//! for a scalar (every thread holds the same value), one per register index of the layout for a
+//! tensor. Which rule lowers an op, and the rules that do not depend on the instruction set
+//! (shape ops, reductions, thread coordinates, layout changes), are the midend's
+//! ([`trident_midend::codegen`]); the op families live in their own files (`arith.rs`,
+//! `memory.rs`, `control.rs`, `reduce.rs`, `dot.rs`, `sort.rs`, `print.rs`). This file holds the
+//! SPIR-V primitives those rules are written on ([`Isa`]: constants, prologue arithmetic,
+//! workgroup-memory words, barriers), bit conversions, the storage and uniform bindings, the ops
+//! only this backend lowers this way ([`LowerOps::target_op`]), and the kernel frame (entry point,
+//! builtins, the folded program id).
 
 use std::collections::HashMap;
-use std::rc::Rc;
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
-use trident_midend::ir::{Attr, DType, Function, Module, Op as IrOp, Opcode, Type, Value};
+use trident_midend::codegen::{Isa, LowerOps, Lowering};
+use trident_midend::ir::{Attr, Block, DType, Function, Module, Op as IrOp, Opcode};
 
 use crate::spirv::{Class, Reg, Spv};
 use crate::{Artifact, AssertSite, Error, HighWindow, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
-use trident_midend::layout::registers::{register_map, Affine, LayoutInfo, ShapeMove};
+use trident_midend::layout::registers::{Affine, LayoutInfo};
 
 pub type EResult<T> = Result<T, Error>;
 
@@ -33,20 +37,13 @@ pub fn class_of(d: DType) -> Class {
     }
 }
 
+trident_midend::deref_to_lowering!(Emitter, lowering, Reg);
+
 pub struct Emitter<'a> {
-    /// The module (its source file names the kernel in diagnostics).
-    #[allow(dead_code)]
-    pub module: &'a Module,
-    pub func: &'a Function,
+    /// The function, its values' registers and layouts (what every backend tracks alike).
+    lowering: Lowering<'a, Reg>,
     pub options: &'a Options,
     pub s: Spv,
-    pub vals: HashMap<Value, Vec<Reg>>,
-    layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
-    thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<Reg>>>,
-    affine_bases: HashMap<(String, Vec<u32>, Vec<i64>), Reg>,
-    pub tid: Reg,
-    pub lane: Reg,
-    pub warp: Reg,
     /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
     smem_var: Word,
     smem_words: u32,
@@ -69,8 +66,6 @@ pub struct Emitter<'a> {
     assert_sites: Vec<AssertSite>,
     /// The print buffer and the print sites lowered so far (`print.rs`).
     pub prints: crate::print::Prints,
-    /// The op being lowered, for error spans.
-    pub current: Option<IrOp>,
 }
 
 /// The high window of a windowed buffer: its binding, and the first word it holds (the split,
@@ -88,17 +83,9 @@ impl<'a> Emitter<'a> {
         let uniform_var = s.b.id();
         let zero = Reg { id: 0, class: Class::U32 };
         Emitter {
-            module,
-            func,
+            lowering: Lowering::new(module, func, [zero; 3]),
             options,
             s,
-            vals: HashMap::new(),
-            layouts: HashMap::new(),
-            thread_coords: HashMap::new(),
-            affine_bases: HashMap::new(),
-            tid: zero,
-            lane: zero,
-            warp: zero,
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
@@ -111,40 +98,10 @@ impl<'a> Emitter<'a> {
             assert_binding: None,
             assert_sites: Vec::new(),
             prints: Default::default(),
-            current: None,
         }
     }
 
-    // ---- errors ---------------------------------------------------------------------------
-
-    pub fn unsupported<T>(&self, what: &str) -> EResult<T> {
-        let (op, span) = match self.current {
-            Some(op) => (self.func.body.opcode(op).name().to_string(), Some(self.func.body.span(op))),
-            None => ("this kernel".to_string(), None),
-        };
-        Err(Error::Unsupported { op, detail: what.to_string(), span: span.filter(|s| !s.is_none()) })
-    }
-
-    pub fn invalid<T>(&self, what: impl Into<String>) -> EResult<T> {
-        Err(Error::Invalid(what.into()))
-    }
-
-    // ---- values ---------------------------------------------------------------------------
-
-    pub fn ty(&self, v: Value) -> &'a Type {
-        self.func.body.ty(v)
-    }
-
-    pub fn get(&self, v: Value) -> EResult<Vec<Reg>> {
-        match self.vals.get(&v) {
-            Some(r) => Ok(r.clone()),
-            None => self.invalid(format!("value {v:?} used before it was lowered")),
-        }
-    }
-
-    pub fn set(&mut self, v: Value, regs: Vec<Reg>) {
-        self.vals.insert(v, regs);
-    }
+    // ---- values -------------------------------------------------------------------------------
 
     /// Refuses 64-bit types in portable mode (naga's WGSL has no i64/f64 by default).
     pub fn check_class(&self, class: Class) -> EResult<()> {
@@ -152,39 +109,6 @@ impl<'a> Emitter<'a> {
             return self.unsupported("64-bit integers and floats in portable mode (use --spirv-mode vulkan)");
         }
         Ok(())
-    }
-
-    /// A constant of `d` (`value` is the attribute's number).
-    pub fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
-        let class = class_of(d);
-        self.check_class(class)?;
-        let r = match class {
-            Class::Bool => self.s.const_of(Class::Bool, value.as_bool().unwrap_or(false) as u64),
-            Class::U32 => {
-                let v = match d {
-                    d if d.is_float() => d.small_float_bits(value.as_float().unwrap_or(0.0)),
-                    _ => crate::arith::normalize_const(value.as_int().unwrap_or(0), d),
-                };
-                self.s.const_of(Class::U32, v as u64)
-            }
-            Class::U64 => self.s.const_of(Class::U64, value.as_int().unwrap_or(0) as u64),
-            Class::F32 | Class::F64 => {
-                let v = value.as_float().unwrap_or(0.0);
-                let bits = if class == Class::F32 { (v as f32).to_bits() as u64 } else { v.to_bits() };
-                if v.is_finite() {
-                    self.s.const_of(class, bits)
-                } else {
-                    // naga refuses infinite and NaN literals: build them from their bits.
-                    let int_class = if class == Class::F32 { Class::U32 } else { Class::U64 };
-                    self.s.in_prologue(|s| {
-                        let b = s.const_of(int_class, bits);
-                        s.op(Op::Bitcast, class, &[b])
-                    })
-                }
-            }
-            Class::Ptr(_) => return self.unsupported("a pointer constant"),
-        };
-        Ok(r)
     }
 
     pub fn u32c(&mut self, v: u32) -> Reg {
@@ -196,124 +120,16 @@ impl<'a> Emitter<'a> {
         self.s.op(Op::IAdd, Class::U32, &[a, b])
     }
 
+    /// [`Isa::add_imm`], for the files that name no trait.
     pub fn add_imm(&mut self, a: Reg, k: i64) -> Reg {
-        if k == 0 {
-            return a;
-        }
-        let c = self.u32c(k as u32);
-        self.s.op(Op::IAdd, a.class, &[a, c])
+        Isa::add_imm(self, a, k)
     }
 
-    // ---- layouts ----------------------------------------------------------------------------
+    // ---- thread indices -----------------------------------------------------------------------
 
-    pub fn layout_of_type(&mut self, ty: &Type) -> EResult<Rc<LayoutInfo>> {
-        let Some(enc) = ty.encoding() else {
-            return self.invalid(format!("tensor type {ty} has no layout (run convert-to-gpu first)"));
-        };
-        let key = (enc.to_string(), ty.shape().to_vec());
-        if let Some(l) = self.layouts.get(&key) {
-            return Ok(l.clone());
-        }
-        let linear = match enc.to_linear(ty.shape()) {
-            Ok(l) => l,
-            Err(e) => return self.invalid(format!("layout of {ty}: {e}")),
-        };
-        let info = Rc::new(LayoutInfo::new(linear));
-        if !info.additive {
-            return self.unsupported(&format!("the layout of {ty} (thread and register bits overlap)"));
-        }
-        self.layouts.insert(key, info.clone());
-        Ok(info)
-    }
-
-    pub fn layout(&mut self, v: Value) -> EResult<Rc<LayoutInfo>> {
-        let ty = self.ty(v).clone();
-        self.layout_of_type(&ty)
-    }
-
-    /// Registers of a value of type `ty` (1 for scalars).
-    pub fn num_regs(&mut self, ty: &Type) -> EResult<usize> {
-        if ty.is_tensor() {
-            Ok(self.layout_of_type(ty)?.num_regs())
-        } else {
-            Ok(1)
-        }
-    }
-
-    /// Per dim, this thread's coordinate contribution (XOR of its lane and warp bases),
-    /// computed once in the prologue.
-    fn thread_coords(&mut self, l: &LayoutInfo) -> Rc<Vec<Reg>> {
-        let key = (format!("{}", l.linear), l.shape.clone());
-        if let Some(c) = self.thread_coords.get(&key) {
-            return c.clone();
-        }
-        let (lane, warp) = (self.lane, self.warp);
-        let coords = self.s.in_prologue(|s| {
-            let mut coords = Vec::new();
-            for d in 0..l.rank() {
-                let mut c = s.const_reg_u32(0);
-                for (bases, id) in [(&l.lane_bases, lane), (&l.warp_bases, warp)] {
-                    for (b, v) in bases.iter().enumerate() {
-                        if v[d] == 0 {
-                            continue;
-                        }
-                        let shift = s.const_reg_u32(b as u32);
-                        let one = s.const_reg_u32(1);
-                        let scale = s.const_reg_u32(v[d]);
-                        let t = s.op(Op::ShiftRightLogical, Class::U32, &[id, shift]);
-                        let t = s.op(Op::BitwiseAnd, Class::U32, &[t, one]);
-                        let t = s.op(Op::IMul, Class::U32, &[t, scale]);
-                        c = s.op(Op::BitwiseXor, Class::U32, &[c, t]);
-                    }
-                }
-                coords.push(c);
-            }
-            coords
-        });
-        let coords = Rc::new(coords);
-        self.thread_coords.insert(key, coords.clone());
-        coords
-    }
-
-    /// The runtime part of `f(coordinate)` for this thread (the per-register part is
-    /// `f(reg_coords[i]) - f.offset`), computed in the prologue.
+    /// [`Isa::affine_base`], for the files that name no trait.
     pub fn affine_base(&mut self, l: &LayoutInfo, f: &Affine) -> Reg {
-        let key = (format!("{}", l.linear), l.shape.clone(), f.coeffs.clone());
-        if let Some(&r) = self.affine_bases.get(&key) {
-            return r;
-        }
-        let coords = self.thread_coords(l);
-        let r = self.s.in_prologue(|s| {
-            let mut r = s.const_reg_u32(0);
-            for (d, &k) in f.coeffs.iter().enumerate() {
-                if k != 0 {
-                    let kc = s.const_reg_u32(k as u32);
-                    let t = s.op(Op::IMul, Class::U32, &[coords[d], kc]);
-                    r = s.op(Op::IAdd, Class::U32, &[r, t]);
-                }
-            }
-            r
-        });
-        self.affine_bases.insert(key, r);
-        r
-    }
-
-    /// Per register of a value: its element's coordinate along `dim`.
-    pub fn coord_regs(&mut self, l: &LayoutInfo, dim: usize) -> Vec<Reg> {
-        let mut f = Affine { coeffs: vec![0; l.rank()], offset: 0 };
-        f.coeffs[dim] = 1;
-        let base = self.affine_base(l, &f);
-        let mut cache: HashMap<u32, Reg> = HashMap::new();
-        let mut out = Vec::with_capacity(l.num_regs());
-        for c in &l.reg_coords {
-            let k = c[dim];
-            let r = *cache.entry(k).or_insert_with(|| {
-                let kc = self.s.const_reg_u32(k);
-                self.s.op(Op::IAdd, Class::U32, &[base, kc])
-            });
-            out.push(r);
-        }
-        out
+        Isa::affine_base(self, l, f)
     }
 
     // ---- bits ---------------------------------------------------------------------------------
@@ -411,10 +227,6 @@ impl<'a> Emitter<'a> {
         self.s.load(Class::U32, p)
     }
 
-    pub fn barrier(&mut self) {
-        self.s.barrier();
-    }
-
     /// Stores a value at word index `base + offset` (64-bit values take two words).
     pub fn st_shared(&mut self, base: Reg, offset: i64, v: Reg) {
         let idx = self.add_imm(base, offset);
@@ -440,85 +252,6 @@ impl<'a> Emitter<'a> {
             let w = self.smem_load_word(idx);
             self.bits_to_class(class, w)
         }
-    }
-
-    /// The one class of a tensor's registers (pointer tensors must share one base argument).
-    pub fn uniform_class(&self, regs: &[Reg]) -> EResult<Class> {
-        let class = regs[0].class;
-        if regs.iter().any(|r| r.class != class) {
-            return self.unsupported("a tensor of pointers into different arguments");
-        }
-        Ok(class)
-    }
-
-    /// Writes every register of `src` (layout `src_l`) at element index `write(coordinate)`, in
-    /// a buffer of `elements` elements of `class`. Barrier before and after.
-    pub fn write_shared(
-        &mut self,
-        src: &[Reg],
-        src_l: &LayoutInfo,
-        write: &Affine,
-        class: Class,
-        elements: u64,
-    ) -> EResult<()> {
-        let words = class.words() as i64;
-        self.need_shared_words(elements * words as u64)?;
-        let base = self.affine_base(src_l, write);
-        let scale = self.u32c(words as u32);
-        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
-        let unique = src_l.unique_registers();
-        for (i, &r) in src.iter().enumerate() {
-            if unique[i] {
-                let off = write.eval(&src_l.reg_coords[i]) * words;
-                self.st_shared(addr, off, r);
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads, for every register of `dst_l`, the element at index `read(coordinate)`.
-    pub fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
-        let words = class.words() as i64;
-        let base = self.affine_base(dst_l, read);
-        let scale = self.u32c(words as u32);
-        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
-        let mut cache: HashMap<i64, Reg> = HashMap::new();
-        let mut out = Vec::with_capacity(dst_l.num_regs());
-        for c in &dst_l.reg_coords {
-            let off = read.eval(c) * words;
-            let r = match cache.get(&off) {
-                Some(&r) => r,
-                None => {
-                    let r = self.ld_shared(class, addr, off);
-                    cache.insert(off, r);
-                    r
-                }
-            };
-            out.push(r);
-        }
-        out
-    }
-
-    /// Moves `src` to `dst_l` where destination coordinate `c` takes source element `map(c)`:
-    /// a register renaming when possible, else through workgroup memory (source row-major).
-    pub fn relayout(
-        &mut self,
-        src: &[Reg],
-        src_l: &LayoutInfo,
-        dst_l: &LayoutInfo,
-        map: &dyn Fn(&[u32]) -> Vec<u32>,
-        read: &Affine,
-    ) -> EResult<Vec<Reg>> {
-        if let Some(idx) = register_map(dst_l, src_l, map) {
-            return Ok(idx.into_iter().map(|i| src[i]).collect());
-        }
-        let class = self.uniform_class(src)?;
-        let write = Affine::row_major(&src_l.shape);
-        let elements: u64 = src_l.shape.iter().map(|&d| d as u64).product();
-        self.barrier();
-        self.write_shared(src, src_l, &write, class, elements)?;
-        self.barrier();
-        Ok(self.read_shared(dst_l, read, class))
     }
 
     // ---- storage buffers and the uniform block ------------------------------------------------
@@ -613,176 +346,6 @@ impl<'a> Emitter<'a> {
     }
 
     // ---- ops ----------------------------------------------------------------------------------
-
-    pub fn block(&mut self, block: trident_midend::ir::Block) -> EResult<()> {
-        let ops = self.func.body.blocks[block].ops.clone();
-        for op in ops {
-            let saved = self.current.replace(op);
-            let r = self.lower(op);
-            self.current = saved;
-            r?;
-        }
-        Ok(())
-    }
-
-    fn lower(&mut self, op: IrOp) -> EResult<()> {
-        let data = self.func.body.op(op);
-        use Opcode::*;
-        match data.opcode {
-            Constant => {
-                let ty = self.ty(data.results[0]).clone();
-                let value = data.attrs.get("value").cloned().unwrap_or(Attr::Int(0));
-                let r = self.constant(ty.dtype(), &value)?;
-                let n = self.num_regs(&ty)?;
-                self.set(data.results[0], vec![r; n]);
-                Ok(())
-            }
-            GetProgramId | GetNumPrograms => {
-                let axis = data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize;
-                let r = if data.opcode == GetProgramId {
-                    self.program_ids[axis]
-                } else {
-                    self.num_programs[axis]
-                };
-                self.set(data.results[0], vec![r]);
-                Ok(())
-            }
-            MakeRange => {
-                let start = data.attrs.int("start").unwrap_or(0);
-                let l = self.layout(data.results[0])?;
-                let coords = self.coord_regs(&l, 0);
-                let regs = coords.into_iter().map(|c| self.add_imm(c, start)).collect();
-                self.set(data.results[0], regs);
-                Ok(())
-            }
-            Splat => {
-                let s = self.get(data.operands[0])?[0];
-                let n = self.layout(data.results[0])?.num_regs();
-                self.set(data.results[0], vec![s; n]);
-                Ok(())
-            }
-            ConvertLayout => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let read = Affine::row_major(&sl.shape);
-                let r = self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?;
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Broadcast | ExpandDims | Trans => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let moved = match data.opcode {
-                    Broadcast => ShapeMove::broadcast(&sl.shape),
-                    ExpandDims => {
-                        ShapeMove::expand_dims(&sl.shape, data.attrs.int("axis").unwrap_or(0) as usize)
-                    }
-                    _ => {
-                        let order: Vec<usize> =
-                            data.attrs.ints("order").unwrap_or(&[]).iter().map(|&o| o as usize).collect();
-                        ShapeMove::trans(&sl.shape, &order)
-                    }
-                };
-                let r = self.relayout(&src, &sl, &dl, &*moved.source_of, &moved.read)?;
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Reshape => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                // Reshape preserves row-major element order: read at the linear index the
-                // source was written at.
-                let read = Affine::row_major(&dl.shape);
-                let r = if sl.shape == dl.shape {
-                    self.relayout(&src, &sl, &dl, &|c| c.to_vec(), &read)?
-                } else {
-                    let class = self.uniform_class(&src)?;
-                    let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
-                    self.barrier();
-                    self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
-                    self.barrier();
-                    self.read_shared(&dl, &read, class)
-                };
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Join => {
-                let a = self.get(data.operands[0])?;
-                let b = self.get(data.operands[1])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = self.uniform_class(&a)?;
-                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
-                let mut write = Affine::row_major(&dl.shape);
-                write.coeffs.pop();
-                self.barrier();
-                self.write_shared(&a, &sl, &write, class, elements)?;
-                write.offset = 1;
-                self.write_shared(&b, &sl, &write, class, elements)?;
-                self.barrier();
-                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Split => {
-                let src = self.get(data.operands[0])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = self.uniform_class(&src)?;
-                let elements: u64 = sl.shape.iter().map(|&d| d as u64).product();
-                self.barrier();
-                self.write_shared(&src, &sl, &Affine::row_major(&sl.shape), class, elements)?;
-                self.barrier();
-                let mut read = Affine::row_major(&sl.shape);
-                read.coeffs.pop();
-                let lo = self.read_shared(&dl, &read, class);
-                read.offset = 1;
-                let hi = self.read_shared(&dl, &read, class);
-                self.set(data.results[0], lo);
-                self.set(data.results[1], hi);
-                Ok(())
-            }
-            Cat => {
-                let a = self.get(data.operands[0])?;
-                let b = self.get(data.operands[1])?;
-                let sl = self.layout(data.operands[0])?;
-                let dl = self.layout(data.results[0])?;
-                let class = self.uniform_class(&a)?;
-                let elements: u64 = dl.shape.iter().map(|&d| d as u64).product();
-                let mut write = Affine::row_major(&dl.shape);
-                self.barrier();
-                self.write_shared(&a, &sl, &write, class, elements)?;
-                write.offset = elements as i64 / 2;
-                self.write_shared(&b, &sl, &write, class, elements)?;
-                self.barrier();
-                let r = self.read_shared(&dl, &Affine::row_major(&dl.shape), class);
-                self.set(data.results[0], r);
-                Ok(())
-            }
-            Barrier => {
-                self.barrier();
-                Ok(())
-            }
-            // The function's final return is emitted by the kernel frame.
-            Return => Ok(()),
-            For | If | While => crate::control::lower(self, op),
-            Yield | Condition | ReduceReturn | ScanReturn => Ok(()),
-            Load | Store | AtomicRmw | AtomicCas | AddPtr => crate::memory::lower(self, op),
-            Reduce | Scan => crate::reduce::lower(self, op),
-            Dot => crate::dot::lower(self, op),
-            Assert => self.device_assert(op),
-            Print => crate::print::lower(self, op),
-            Histogram | Sort | TopK => crate::sort::lower(self, op),
-            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
-                self.unsupported("tensor descriptors (rewrite them to pointers first)")
-            }
-            Call => self.invalid("tt.call must be inlined before the backend"),
-            _ => crate::arith::lower(self, op),
-        }
-    }
 
     // ---- the kernel frame -------------------------------------------------------------------
 
@@ -1107,5 +670,166 @@ impl<'a> Emitter<'a> {
             print_binding: self.prints.binding,
             prints: self.prints.sites,
         })
+    }
+}
+
+/// The SPIR-V spelling of the primitives the midend's rules are written on: SSA values, constants
+/// deduplicated by the builder, prologue code inserted before the prologue block's branch, and
+/// scratch memory as one workgroup array of 32-bit words.
+impl<'a> Isa<'a> for Emitter<'a> {
+    type Reg = Reg;
+    type Class = Class;
+    const NAME: &'static str = "spirv";
+
+    fn prologue_zero(&mut self) -> Reg {
+        self.s.const_reg_u32(0)
+    }
+
+    fn prologue_xor_bit(&mut self, acc: Reg, id: Reg, bit: u32, scale: u32) -> Reg {
+        self.s.in_prologue(|s| {
+            let shift = s.const_reg_u32(bit);
+            let one = s.const_reg_u32(1);
+            let scale = s.const_reg_u32(scale);
+            let t = s.op(Op::ShiftRightLogical, Class::U32, &[id, shift]);
+            let t = s.op(Op::BitwiseAnd, Class::U32, &[t, one]);
+            let t = s.op(Op::IMul, Class::U32, &[t, scale]);
+            s.op(Op::BitwiseXor, Class::U32, &[acc, t])
+        })
+    }
+
+    fn prologue_mul_add(&mut self, acc: Reg, x: Reg, k: i64) -> Reg {
+        self.s.in_prologue(|s| {
+            let kc = s.const_reg_u32(k as u32);
+            let t = s.op(Op::IMul, Class::U32, &[x, kc]);
+            s.op(Op::IAdd, Class::U32, &[acc, t])
+        })
+    }
+
+    fn add_const(&mut self, a: Reg, k: i64) -> Reg {
+        let c = self.u32c(k as u32);
+        self.s.op(Op::IAdd, a.class, &[a, c])
+    }
+
+    /// A constant of `d` (`value` is the attribute's number).
+    fn constant(&mut self, d: DType, value: &Attr) -> EResult<Reg> {
+        let class = class_of(d);
+        self.check_class(class)?;
+        let r = match class {
+            Class::Bool => self.s.const_of(Class::Bool, value.as_bool().unwrap_or(false) as u64),
+            Class::U32 => {
+                let v = match d {
+                    d if d.is_float() => d.small_float_bits(value.as_float().unwrap_or(0.0)),
+                    _ => crate::arith::normalize_const(value.as_int().unwrap_or(0), d),
+                };
+                self.s.const_of(Class::U32, v as u64)
+            }
+            Class::U64 => self.s.const_of(Class::U64, value.as_int().unwrap_or(0) as u64),
+            Class::F32 | Class::F64 => {
+                let v = value.as_float().unwrap_or(0.0);
+                let bits = if class == Class::F32 { (v as f32).to_bits() as u64 } else { v.to_bits() };
+                if v.is_finite() {
+                    self.s.const_of(class, bits)
+                } else {
+                    // naga refuses infinite and NaN literals: build them from their bits.
+                    let int_class = if class == Class::F32 { Class::U32 } else { Class::U64 };
+                    self.s.in_prologue(|s| {
+                        let b = s.const_of(int_class, bits);
+                        s.op(Op::Bitcast, class, &[b])
+                    })
+                }
+            }
+            Class::Ptr(_) => return self.unsupported("a pointer constant"),
+        };
+        Ok(r)
+    }
+
+    /// Pointer tensors must share one base argument.
+    fn element_class(&self, regs: &[Reg]) -> EResult<Class> {
+        let class = regs[0].class;
+        if regs.iter().any(|r| r.class != class) {
+            return self.unsupported("a tensor of pointers into different arguments");
+        }
+        Ok(class)
+    }
+
+    fn block(&mut self, block: Block) -> EResult<()> {
+        let ops = self.func.body.blocks[block].ops.clone();
+        for op in ops {
+            let saved = self.current.replace(op);
+            let r = trident_midend::codegen::lower(self, op);
+            self.current = saved;
+            r?;
+        }
+        Ok(())
+    }
+
+    fn barrier(&mut self) {
+        self.s.barrier();
+    }
+
+    /// Word `words * write(coordinate)` for each element.
+    fn write_shared(&mut self, src: &[Reg], l: &LayoutInfo, write: &Affine, elements: u64) -> EResult<()> {
+        let words = self.element_class(src)?.words() as i64;
+        self.need_shared_words(elements * words as u64)?;
+        let base = self.affine_base(l, write);
+        let scale = self.u32c(words as u32);
+        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let unique = l.unique_registers();
+        for (i, &r) in src.iter().enumerate() {
+            if unique[i] {
+                let off = write.eval(&l.reg_coords[i]) * words;
+                self.st_shared(addr, off, r);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
+        let words = class.words() as i64;
+        let base = self.affine_base(dst_l, read);
+        let scale = self.u32c(words as u32);
+        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let mut cache: HashMap<i64, Reg> = HashMap::new();
+        let mut out = Vec::with_capacity(dst_l.num_regs());
+        for c in &dst_l.reg_coords {
+            let off = read.eval(c) * words;
+            let r = match cache.get(&off) {
+                Some(&r) => r,
+                None => {
+                    let r = self.ld_shared(class, addr, off);
+                    cache.insert(off, r);
+                    r
+                }
+            };
+            out.push(r);
+        }
+        out
+    }
+}
+
+impl<'a> LowerOps<'a> for Emitter<'a> {
+    fn target_op(e: &mut Self, op: IrOp) -> EResult<()> {
+        let data = e.func.body.op(op);
+        use Opcode::*;
+        match data.opcode {
+            GetProgramId | GetNumPrograms => {
+                let axis = data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize;
+                let r = if data.opcode == GetProgramId { e.program_ids[axis] } else { e.num_programs[axis] };
+                e.set(data.results[0], vec![r]);
+                Ok(())
+            }
+            Barrier => {
+                e.barrier();
+                Ok(())
+            }
+            // The function's final return is emitted by the kernel frame.
+            Return => Ok(()),
+            Assert => e.device_assert(op),
+            Print => crate::print::lower(e, op),
+            MakeTensorDescriptor | DescriptorLoad | DescriptorStore => {
+                e.unsupported("tensor descriptors (rewrite them to pointers first)")
+            }
+            other => e.unsupported(&format!("{} on spirv", other.name())),
+        }
     }
 }

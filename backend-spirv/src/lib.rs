@@ -2,10 +2,14 @@
 //!
 //! One entry point, [`emit`], takes a verified TTGIR module (every tensor type carries its
 //! layout) plus [`Options`] and returns an [`Artifact`]: SPIR-V words and the launch metadata
-//! the runtime needs (workgroup size, workgroup memory, the binding ABI). The design mirrors
-//! the nvptx backend: every tensor value lowers to one SPIR-V value per register index of its
+//! the runtime needs (workgroup size, workgroup memory, the binding ABI). The design is the
+//! nvptx backend's: every tensor value lowers to one SPIR-V value per register index of its
 //! linear layout, thread coordinates are XORs of lane and warp basis vectors, and layout
-//! changes are register renamings or round trips through workgroup memory.
+//! changes are register renamings or round trips through workgroup memory. What does not depend
+//! on SPIR-V is lowered by the midend's `codegen` for both backends (which rule each op takes,
+//! shape ops, the steps of reductions and scans, what each op family reads off its op); this
+//! crate implements the traits those rules are written on ([`trident_midend::codegen::Isa`] and
+//! one per op family) with SPIR-V instructions.
 //!
 //! What differs is memory. SPIR-V for Vulkan uses logical addressing: there are no pointer
 //! values to do arithmetic on. Each pointer argument of the kernel becomes one storage buffer
@@ -50,8 +54,6 @@ mod print;
 mod reduce;
 mod sort;
 mod spirv;
-
-use std::fmt;
 
 pub use print::{PRINT_HEADER_WORDS, PRINT_RECORD_WORDS};
 
@@ -209,27 +211,8 @@ pub enum Printed {
     Pointer { binding: u32 },
 }
 
-/// Why a module could not be lowered to SPIR-V.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Error {
-    /// An op (by name) this backend has no rule for, with the source span when known.
-    Unsupported { op: String, detail: String, span: Option<trident_midend::ir::Span> },
-    /// The module is not in the form the backend expects (an internal error).
-    Invalid(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Unsupported { op, detail, .. } => {
-                write!(f, "the spirv backend does not support {op}: {detail}")
-            }
-            Error::Invalid(m) => write!(f, "invalid module for the spirv backend: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
+/// Why a module could not be lowered to SPIR-V (the midend's error, shared by both backends).
+pub use trident_midend::codegen::Error;
 
 /// Lowers the kernel of `module` (TTGIR: every tensor has a layout, helpers are inlined).
 pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Artifact, Error> {

@@ -26,19 +26,13 @@
 use std::collections::HashMap;
 
 use rspirv::spirv::{Op, Scope};
-use trident_midend::ir::{DType, Op as IrOp, Opcode};
+use trident_midend::codegen::memory::AtomicOp;
+use trident_midend::codegen::{Isa, LowerMemory};
+use trident_midend::ir::{DType, Op as IrOp};
 
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{Class, Reg};
-
-pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    match e.func.body.opcode(op) {
-        Opcode::AddPtr => addptr(e, op),
-        Opcode::Load => load(e, op),
-        Opcode::Store => store(e, op),
-        _ => atomic(e, op),
-    }
-}
+pub(crate) use trident_midend::codegen::memory::owner_predicates;
 
 /// Picks element `i` of a register list (splats have one register).
 fn pick(regs: &[Reg], i: usize) -> Reg {
@@ -67,29 +61,193 @@ fn scaled_offset(e: &mut Emitter, o: Reg, size: u32) -> Reg {
     e.s.op(Op::IMul, Class::U32, &[o32, k])
 }
 
-fn addptr(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let ptr = e.get(data.operands[0])?;
-    let off = e.get(data.operands[1])?;
-    let size = e.ty(data.operands[0]).dtype().size_bytes() as u32;
-    let n = ptr.len().max(off.len());
-    let mut cache = std::collections::HashMap::new();
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let (p, o) = (pick(&ptr, i), pick(&off, i));
-        if let Some(&r) = cache.get(&(p, o)) {
+impl<'a> LowerMemory<'a> for Emitter<'a> {
+    fn addptr(e: &mut Self, op: IrOp) -> EResult<()> {
+        let data = e.func.body.op(op);
+        let ptr = e.get(data.operands[0])?;
+        let off = e.get(data.operands[1])?;
+        let size = e.ty(data.operands[0]).dtype().size_bytes() as u32;
+        let n = ptr.len().max(off.len());
+        let mut cache = std::collections::HashMap::new();
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let (p, o) = (pick(&ptr, i), pick(&off, i));
+            if let Some(&r) = cache.get(&(p, o)) {
+                out.push(r);
+                continue;
+            }
+            binding_of(e, p)?;
+            let bytes = scaled_offset(e, o, size);
+            let sum = e.s.op(Op::IAdd, Class::U32, &[Reg { id: p.id, class: Class::U32 }, bytes]);
+            let r = Reg { id: sum.id, class: p.class };
+            cache.insert((p, o), r);
             out.push(r);
-            continue;
         }
-        binding_of(e, p)?;
-        let bytes = scaled_offset(e, o, size);
-        let sum = e.s.op(Op::IAdd, Class::U32, &[Reg { id: p.id, class: Class::U32 }, bytes]);
-        let r = Reg { id: sum.id, class: p.class };
-        cache.insert((p, o), r);
-        out.push(r);
+        e.set(data.results[0], out);
+        Ok(())
     }
-    e.set(data.results[0], out);
-    Ok(())
+
+    #[allow(clippy::needless_range_loop)]
+    fn load(e: &mut Self, op: IrOp) -> EResult<()> {
+        let data = e.func.body.op(op);
+        let ptr = e.get(data.operands[0])?;
+        let mask = data.operands.get(1).map(|&m| e.get(m)).transpose()?;
+        let other = data.operands.get(2).map(|&o| e.get(o)).transpose()?;
+        let d = e.ty(data.results[0]).dtype();
+        let class = class_of(d);
+        e.check_class(class)?;
+        let mut out = Vec::with_capacity(ptr.len());
+        let mut cache = std::collections::HashMap::new();
+        for i in 0..ptr.len() {
+            let p = ptr[i];
+            let m = mask.as_ref().map(|m| pick(m, i));
+            let o = other.as_ref().map(|o| pick(o, i));
+            if let Some(&r) = cache.get(&(p, m, o)) {
+                out.push(r);
+                continue;
+            }
+            let binding = binding_of(e, p)?;
+            let byte = match m {
+                Some(m) => {
+                    let zero = e.u32c(0);
+                    e.s.select(m, Reg { id: p.id, class: Class::U32 }, zero)
+                }
+                None => p,
+            };
+            let mut v = load_element(e, binding, byte, d);
+            if let Some(m) = m {
+                let fallback = match o {
+                    Some(o) => o,
+                    None => e.s.const_of(class, 0),
+                };
+                v = e.s.select(m, v, fallback);
+            }
+            cache.insert((p, m, o), v);
+            out.push(v);
+        }
+        e.set(data.results[0], out);
+        Ok(())
+    }
+
+    /// Stores element by element. Consecutive registers under the same condition (the same owner
+    /// test and mask register, as unmasked and splat-masked stores have) share one `if`, which
+    /// keeps the module small for large tiles.
+    #[allow(clippy::needless_range_loop)]
+    fn store(e: &mut Self, op: IrOp) -> EResult<()> {
+        let data = e.func.body.op(op);
+        let ptr = e.get(data.operands[0])?;
+        let val = e.get(data.operands[1])?;
+        let mask = data.operands.get(2).map(|&m| e.get(m)).transpose()?;
+        let d = e.ty(data.operands[1]).dtype();
+        e.check_class(class_of(d))?;
+        let owners = owner_predicates(e, op, 0)?;
+        // The condition of every register that stores (None: unconditional).
+        let mut conditions: HashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = HashMap::new();
+        let mut stores: Vec<(usize, Option<Reg>)> = Vec::new();
+        for i in 0..ptr.len() {
+            let owner = pick_owner(&owners, i);
+            let owner_reg = match owner {
+                Owner::Never => continue,
+                Owner::Always => None,
+                Owner::If(p) => Some(p),
+            };
+            let m = mask.as_ref().map(|m| pick(m, i));
+            let c = match conditions.get(&(owner_reg, m)) {
+                Some(&c) => c,
+                None => {
+                    let c = condition(e, owner, m);
+                    conditions.insert((owner_reg, m), c);
+                    c
+                }
+            };
+            stores.push((i, c));
+        }
+        let mut open: Option<(Reg, u32)> = None;
+        for (i, c) in stores {
+            if open.map(|(reg, _)| Some(reg)) != Some(c) {
+                if let Some((_, merge)) = open.take() {
+                    e.s.end_if(merge);
+                }
+                if let Some(c) = c {
+                    open = Some((c, e.s.begin_if(c)));
+                }
+            }
+            let binding = binding_of(e, ptr[i])?;
+            let v = pick(&val, i);
+            store_element(e, binding, ptr[i], v, d);
+        }
+        if let Some((_, merge)) = open {
+            e.s.end_if(merge);
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::needless_range_loop)]
+    fn atomic(e: &mut Self, atomic: AtomicOp<Reg>) -> EResult<()> {
+        let AtomicOp { op, is_cas, ptr, args, dtype: d } = atomic;
+        let data = e.func.body.op(op);
+        let kind = data.attrs.str("atomic_rmw_op").unwrap_or("add").to_string();
+        if d.bits() != 32 {
+            return e.unsupported(&format!("atomics on {d} elements (32-bit words only)"));
+        }
+        let class = class_of(d);
+        let owners = owner_predicates(e, op, 0)?;
+        let scalar = !e.ty(data.results[0]).is_tensor();
+        let mut out = Vec::with_capacity(ptr.len());
+        for i in 0..ptr.len() {
+            let owner = pick_owner(&owners, i);
+            let zero = e.s.const_of(class, 0);
+            if matches!(owner, Owner::Never) {
+                out.push(zero);
+                continue;
+            }
+            let binding = binding_of(e, ptr[i])?;
+            let these: Vec<Reg> = args.iter().map(|a| pick(a, i)).collect();
+            // rmw operands: (val[, mask]); cas: (cmp, val).
+            let mask = if !is_cas { these.get(1).copied() } else { None };
+            match condition(e, owner, mask) {
+                Some(c) => {
+                    let result = e.s.var(class);
+                    e.s.store(result, zero.id);
+                    let merge = e.s.begin_if(c);
+                    let old = atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?;
+                    e.s.store(result, old.id);
+                    e.s.end_if(merge);
+                    out.push(e.s.load(class, result));
+                }
+                None => out.push(atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?),
+            }
+        }
+        if scalar {
+            // Thread 0 did the atomic: share its old value with every thread.
+            e.need_shared_words(1)?;
+            e.barrier();
+            let zero = e.u32c(0);
+            let is_first = e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero]);
+            let merge = e.s.begin_if(is_first);
+            e.st_shared(zero, 0, out[0]);
+            e.s.end_if(merge);
+            e.barrier();
+            let r = e.ld_shared(class, zero, 0);
+            e.barrier();
+            out = vec![r];
+        }
+        e.set(data.results[0], out);
+        Ok(())
+    }
+
+    fn is_first_thread(e: &mut Self) -> Reg {
+        let zero = e.u32c(0);
+        e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero])
+    }
+
+    fn is_first_copy(e: &mut Self, lane_mask: u32, warp_mask: u32) -> Reg {
+        let (lm, wm, zero) = (e.u32c(lane_mask), e.u32c(warp_mask), e.u32c(0));
+        let t = e.s.op(Op::BitwiseAnd, Class::U32, &[e.lane, lm]);
+        let u = e.s.op(Op::BitwiseAnd, Class::U32, &[e.warp, wm]);
+        let t = e.s.op(Op::BitwiseOr, Class::U32, &[t, u]);
+        e.s.op(Op::IEqual, Class::Bool, &[t, zero])
+    }
 }
 
 /// Word index and bit shift of a byte offset.
@@ -146,87 +304,12 @@ pub fn load_element(e: &mut Emitter, arg: u32, byte: Reg, d: DType) -> Reg {
     }
 }
 
-#[allow(clippy::needless_range_loop)]
-fn load(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let ptr = e.get(data.operands[0])?;
-    let mask = data.operands.get(1).map(|&m| e.get(m)).transpose()?;
-    let other = data.operands.get(2).map(|&o| e.get(o)).transpose()?;
-    let d = e.ty(data.results[0]).dtype();
-    let class = class_of(d);
-    e.check_class(class)?;
-    let mut out = Vec::with_capacity(ptr.len());
-    let mut cache = std::collections::HashMap::new();
-    for i in 0..ptr.len() {
-        let p = ptr[i];
-        let m = mask.as_ref().map(|m| pick(m, i));
-        let o = other.as_ref().map(|o| pick(o, i));
-        if let Some(&r) = cache.get(&(p, m, o)) {
-            out.push(r);
-            continue;
-        }
-        let binding = binding_of(e, p)?;
-        let byte = match m {
-            Some(m) => {
-                let zero = e.u32c(0);
-                e.s.select(m, Reg { id: p.id, class: Class::U32 }, zero)
-            }
-            None => p,
-        };
-        let mut v = load_element(e, binding, byte, d);
-        if let Some(m) = m {
-            let fallback = match o {
-                Some(o) => o,
-                None => e.s.const_of(class, 0),
-            };
-            v = e.s.select(m, v, fallback);
-        }
-        cache.insert((p, m, o), v);
-        out.push(v);
-    }
-    e.set(data.results[0], out);
-    Ok(())
-}
-
 /// Whether this thread's copy of an element is the one that writes it.
-#[derive(Clone, Copy)]
-pub(crate) enum Owner {
-    Always,
-    Never,
-    If(Reg),
-}
-
-/// Per register of operand `value_index`: whether this thread writes that element.
-pub(crate) fn owner_predicates(e: &mut Emitter, op: IrOp, value_index: usize) -> EResult<Vec<Owner>> {
-    let v = e.func.body.op(op).operands[value_index];
-    let ty = e.ty(v).clone();
-    if !ty.is_tensor() {
-        let zero = e.u32c(0);
-        let p = e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero]);
-        return Ok(vec![Owner::If(p)]);
-    }
-    let l = e.layout(v)?;
-    let (lane_mask, warp_mask) = l.replica_masks();
-    let thread_pred = if lane_mask != 0 || warp_mask != 0 {
-        let (lm, wm, zero) = (e.u32c(lane_mask), e.u32c(warp_mask), e.u32c(0));
-        let t = e.s.op(Op::BitwiseAnd, Class::U32, &[e.lane, lm]);
-        let u = e.s.op(Op::BitwiseAnd, Class::U32, &[e.warp, wm]);
-        let t = e.s.op(Op::BitwiseOr, Class::U32, &[t, u]);
-        Owner::If(e.s.op(Op::IEqual, Class::Bool, &[t, zero]))
-    } else {
-        Owner::Always
-    };
-    let unique = l.unique_registers();
-    Ok(unique.into_iter().map(|u| if u { thread_pred } else { Owner::Never }).collect())
-}
+pub(crate) type Owner = trident_midend::codegen::memory::Owner<Reg>;
 
 /// The condition under which a store or atomic happens (`None`: always).
 fn condition(e: &mut Emitter, owner: Owner, mask: Option<Reg>) -> Option<Reg> {
-    let owner = match owner {
-        Owner::If(p) => Some(p),
-        _ => None,
-    };
-    match (owner, mask) {
+    match (owner.pred(), mask) {
         (None, x) | (x, None) => x,
         (Some(a), Some(b)) => Some(e.s.op(Op::LogicalAnd, Class::Bool, &[a, b])),
     }
@@ -274,59 +357,6 @@ fn store_element(e: &mut Emitter, arg: u32, byte: Reg, v: Reg, d: DType) {
             });
         }
     }
-}
-
-/// Stores element by element. Consecutive registers under the same condition (the same owner
-/// test and mask register, as unmasked and splat-masked stores have) share one `if`, which
-/// keeps the module small for large tiles.
-#[allow(clippy::needless_range_loop)]
-fn store(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let ptr = e.get(data.operands[0])?;
-    let val = e.get(data.operands[1])?;
-    let mask = data.operands.get(2).map(|&m| e.get(m)).transpose()?;
-    let d = e.ty(data.operands[1]).dtype();
-    e.check_class(class_of(d))?;
-    let owners = owner_predicates(e, op, 0)?;
-    // The condition of every register that stores (None: unconditional).
-    let mut conditions: HashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = HashMap::new();
-    let mut stores: Vec<(usize, Option<Reg>)> = Vec::new();
-    for i in 0..ptr.len() {
-        let owner = pick_owner(&owners, i);
-        let owner_reg = match owner {
-            Owner::Never => continue,
-            Owner::Always => None,
-            Owner::If(p) => Some(p),
-        };
-        let m = mask.as_ref().map(|m| pick(m, i));
-        let c = match conditions.get(&(owner_reg, m)) {
-            Some(&c) => c,
-            None => {
-                let c = condition(e, owner, m);
-                conditions.insert((owner_reg, m), c);
-                c
-            }
-        };
-        stores.push((i, c));
-    }
-    let mut open: Option<(Reg, u32)> = None;
-    for (i, c) in stores {
-        if open.map(|(reg, _)| Some(reg)) != Some(c) {
-            if let Some((_, merge)) = open.take() {
-                e.s.end_if(merge);
-            }
-            if let Some(c) = c {
-                open = Some((c, e.s.begin_if(c)));
-            }
-        }
-        let binding = binding_of(e, ptr[i])?;
-        let v = pick(&val, i);
-        store_element(e, binding, ptr[i], v, d);
-    }
-    if let Some((_, merge)) = open {
-        e.s.end_if(merge);
-    }
-    Ok(())
 }
 
 fn pick_owner(owners: &[Owner], i: usize) -> Owner {
@@ -428,61 +458,4 @@ fn float_add_loop(e: &mut Emitter, p: u32, v: Reg) -> Reg {
     e.s.end_loop(&labels, |_| {});
     let old = e.s.load(Class::U32, current);
     e.s.op(Op::Bitcast, Class::F32, &[old])
-}
-
-#[allow(clippy::needless_range_loop)]
-fn atomic(e: &mut Emitter, op: IrOp) -> EResult<()> {
-    let data = e.func.body.op(op);
-    let is_cas = data.opcode == Opcode::AtomicCas;
-    let ptr = e.get(data.operands[0])?;
-    let args: Vec<Vec<Reg>> = data.operands[1..].iter().map(|&v| e.get(v)).collect::<EResult<_>>()?;
-    let d = e.ty(data.results[0]).dtype();
-    let kind = data.attrs.str("atomic_rmw_op").unwrap_or("add").to_string();
-    if d.bits() != 32 {
-        return e.unsupported(&format!("atomics on {d} elements (32-bit words only)"));
-    }
-    let class = class_of(d);
-    let owners = owner_predicates(e, op, 0)?;
-    let scalar = !e.ty(data.results[0]).is_tensor();
-    let mut out = Vec::with_capacity(ptr.len());
-    for i in 0..ptr.len() {
-        let owner = pick_owner(&owners, i);
-        let zero = e.s.const_of(class, 0);
-        if matches!(owner, Owner::Never) {
-            out.push(zero);
-            continue;
-        }
-        let binding = binding_of(e, ptr[i])?;
-        let these: Vec<Reg> = args.iter().map(|a| pick(a, i)).collect();
-        // rmw operands: (val[, mask]); cas: (cmp, val).
-        let mask = if !is_cas { these.get(1).copied() } else { None };
-        match condition(e, owner, mask) {
-            Some(c) => {
-                let result = e.s.var(class);
-                e.s.store(result, zero.id);
-                let merge = e.s.begin_if(c);
-                let old = atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?;
-                e.s.store(result, old.id);
-                e.s.end_if(merge);
-                out.push(e.s.load(class, result));
-            }
-            None => out.push(atomic_element(e, binding, ptr[i], &kind, is_cas, &these, d)?),
-        }
-    }
-    if scalar {
-        // Thread 0 did the atomic: share its old value with every thread.
-        e.need_shared_words(1)?;
-        e.barrier();
-        let zero = e.u32c(0);
-        let is_first = e.s.op(Op::IEqual, Class::Bool, &[e.tid, zero]);
-        let merge = e.s.begin_if(is_first);
-        e.st_shared(zero, 0, out[0]);
-        e.s.end_if(merge);
-        e.barrier();
-        let r = e.ld_shared(class, zero, 0);
-        e.barrier();
-        out = vec![r];
-    }
-    e.set(data.results[0], out);
-    Ok(())
 }
