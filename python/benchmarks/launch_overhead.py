@@ -98,9 +98,11 @@ def measure(backend, launches):
           f"us_with_sync={us_sync:.3f}")
 
 
-def real_triton_present():
-    """Whether a plain ``import triton`` (without trident's drop-in) finds Triton."""
-    probe = "import triton, sys; sys.exit(0 if triton.__name__ == 'triton' else 1)"
+def real_triton_runs():
+    """Whether a plain ``import triton`` (without trident's drop-in) finds Triton, and torch a
+    CUDA GPU for it to run on."""
+    probe = ("import sys, torch, triton; "
+             "sys.exit(0 if triton.__name__ == 'triton' and torch.cuda.is_available() else 1)")
     return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
 
 
@@ -120,10 +122,10 @@ def main():
     script = os.path.abspath(__file__)
     common = ["--backend", args.backend, "--launches", str(args.launches)]
     runs = [[sys.executable, "-m", "trident", script, "--impl", "trident", *common]]
-    if real_triton_present():
+    if real_triton_runs():
         runs.append([sys.executable, script, "--impl", "triton", *common])
     else:
-        print("triton: not installed here (pip install triton to measure it beside trident)")
+        print("triton: not measured (it needs Triton and torch with a CUDA GPU)")
     failed = 0
     for command in runs:
         failed |= subprocess.run(command).returncode

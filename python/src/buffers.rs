@@ -116,15 +116,53 @@ impl Drop for Exported<'_> {
     }
 }
 
-/// An array argument: the buffer it is read from and written back into, and its element types.
+/// An array argument: the memory it is read from and written back into, and its element types.
 pub struct HostArray<'py> {
     /// The object the launch was given (a grid function sees it).
     pub object: Bound<'py, PyAny>,
-    exported: Exported<'py>,
+    memory: Memory<'py>,
     /// The element type the kernel sees.
     pub dtype: DType,
     /// The element type of the array's memory (differs from `dtype` under `trident.reinterpret`).
     pub storage: DType,
+}
+
+/// Where a [`HostArray`]'s bytes lie.
+enum Memory<'py> {
+    /// A buffer exported through the buffer protocol.
+    Exported(Exported<'py>),
+    /// The memory of a contiguous CPU tensor, which `owner` keeps alive.
+    Tensor { address: usize, len: usize, shape: Vec<usize>, _owner: Bound<'py, PyAny> },
+}
+
+impl<'py> HostArray<'py> {
+    /// The `len` bytes at `address`, the memory of the contiguous CPU tensor `owner` (of `shape`
+    /// elements of `storage`, read by the kernel as `dtype`).
+    ///
+    /// # Safety
+    /// `address` must hold `len` bytes, readable and writable, for as long as `owner` lives.
+    pub unsafe fn tensor_memory(
+        owner: &Bound<'py, PyAny>,
+        address: usize,
+        len: usize,
+        shape: Vec<usize>,
+        dtype: DType,
+        storage: DType,
+    ) -> HostArray<'py> {
+        let memory = Memory::Tensor { address, len, shape, _owner: owner.clone() };
+        HostArray { object: owner.clone(), memory, dtype, storage }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match &self.memory {
+            Memory::Exported(exported) => exported.bytes(),
+            Memory::Tensor { address, len, .. } if *len > 0 => {
+                // SAFETY: the promise of `tensor_memory`; the owner lives as long as `self`.
+                unsafe { std::slice::from_raw_parts(*address as *const u8, *len) }
+            }
+            Memory::Tensor { .. } => &[],
+        }
+    }
 }
 
 /// What [`view`] found.
@@ -161,32 +199,43 @@ pub fn view<'py>(name: &str, object: &Bound<'py, PyAny>, wanted: Option<DType>) 
     })?;
     let dtype = npy::kernel_dtype(storage, wanted)
         .map_err(|e| pyo3::exceptions::PyTypeError::new_err(format!("{name}: {e}")))?;
-    Ok(View::Array(HostArray { object: object.clone(), exported, dtype, storage }))
+    Ok(View::Array(HostArray { object: object.clone(), memory: Memory::Exported(exported), dtype, storage }))
 }
 
 impl HostArray<'_> {
     /// The array's data, as the buffer `name` of a launch.
     pub fn read(&self, name: &str) -> Buffer {
+        let shape = match &self.memory {
+            Memory::Exported(exported) => exported.shape(),
+            Memory::Tensor { shape, .. } => shape.clone(),
+        };
         Buffer {
             name: name.to_string(),
             dtype: self.dtype,
             storage: self.storage,
-            shape: self.exported.shape(),
-            bytes: self.exported.bytes().to_vec(),
+            shape,
+            bytes: self.bytes().to_vec(),
         }
     }
 
     /// Writes `bytes` (the buffer as the kernel left it) back into the array, unless it is
     /// read-only.
     pub fn write_back(&self, bytes: &[u8]) {
-        let raw = &self.exported.raw;
-        if raw.readonly != 0 || raw.buf.is_null() {
+        let (address, len) = match &self.memory {
+            Memory::Exported(exported) if exported.raw.readonly == 0 && !exported.raw.buf.is_null() => {
+                (exported.raw.buf as usize, exported.raw.len as usize)
+            }
+            Memory::Tensor { address, len, .. } => (*address, *len),
+            _ => return,
+        };
+        let length = bytes.len().min(len);
+        if length == 0 {
             return;
         }
-        let length = bytes.len().min(raw.len as usize);
-        // SAFETY: a writable exported buffer of `len` bytes, held until the array is dropped;
-        // `bytes` is the kernel's copy, a separate allocation.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), raw.buf as *mut u8, length) }
+        // SAFETY: writable memory of `len` bytes (an exported writable buffer, or a tensor's
+        // memory), held until the array is dropped; `bytes` is the kernel's copy, a separate
+        // allocation.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), address as *mut u8, length) }
     }
 }
 

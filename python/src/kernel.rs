@@ -231,7 +231,7 @@ impl Kernel {
                 Value::Int { value, .. } => value.into_pyobject(py)?.into_any(),
                 Value::Float(value) => value.into_pyobject(py)?.into_any(),
                 Value::Host(array) => array.object.clone(),
-                Value::Torch(tensor) => tensor.object(),
+                Value::Torch(tensor) => tensor.object.clone(),
             };
             objects.push((*name, object));
         }
@@ -272,7 +272,16 @@ impl Kernel {
                     args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
                     buffers.push(array.read(&name));
                 }
-                Value::Torch(_) => unreachable!("torch tensors are classified only with torch support"),
+                Value::Torch(tensor) => {
+                    // Read through the host: autotuning times configs on copies, and spirv and
+                    // interp run on one.
+                    let pointer = ArgSpec::Pointer {
+                        dtype: tensor.dtype,
+                        aligned16: tensor.data_ptr.is_multiple_of(16),
+                    };
+                    args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
+                    buffers.push(tensor.to_host(&name)?.1.read(&name));
+                }
             }
         }
         let objects: Vec<(String, Py<PyAny>)> = self
@@ -309,9 +318,35 @@ impl Kernel {
                 return Err(raised.unwrap_or_else(|| errors::to_python(py, error)));
             }
         };
+        self.reset_to_zero(&launch, &loaded, names, values)?;
         let loaded = Rc::new(loaded);
         self.remember(key, loaded.clone());
         launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
+        Ok(())
+    }
+
+    /// As Triton's autotuner after timing the configs (and trident's after a tuning cache hit),
+    /// zeroes the tensors of `reset_to_zero` before the real launch. Copied arguments were zeroed
+    /// in the launch's buffers by the autotuner; CUDA tensors used in place are zeroed here.
+    fn reset_to_zero(
+        &self,
+        launch: &trident::cli::args::Launch,
+        loaded: &Loaded,
+        names: &[&str],
+        values: &[Value<'_>],
+    ) -> PyResult<()> {
+        let Some(tuning) = &launch.tuning else { return Ok(()) };
+        let tuned = tuning.pinned.is_none() && tuning.autotune.configs.len() > 1;
+        if !tuned || !matches!(loaded.target, devices::Chosen::Nvptx(_)) {
+            return Ok(());
+        }
+        for (name, value) in names.iter().zip(values) {
+            if let Value::Torch(tensor) = value {
+                if tuning.autotune.reset_to_zero.iter().any(|n| n == name) {
+                    tensor.tensor.call_method0("zero_")?;
+                }
+            }
+        }
         Ok(())
     }
 }

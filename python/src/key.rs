@@ -77,8 +77,11 @@ pub enum ArgKey {
 /// Where a pointer argument's data lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
-    /// Host memory (numpy arrays, anything with a buffer): copied to the device and back.
+    /// Host memory (numpy arrays, CPU tensors, anything with a buffer): copied to the device
+    /// and back.
     Host,
+    /// A CUDA device, by ordinal (a CUDA tensor): used in place on nvptx, copied elsewhere.
+    Cuda(i64),
 }
 
 /// An integer argument's specialization class.

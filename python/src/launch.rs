@@ -5,7 +5,8 @@
 //! nvptx, the SPIR-V for spirv), which Python parameter each compiled parameter binds, and the
 //! complete meta-parameters for the grid function. [`run`] launches it with a launch's values:
 //! arrays are read (copied), the arguments bound in the compiled kernel's order, the kernel run,
-//! and arrays written back. Nothing here compiles, reads a file or runs the frontend.
+//! and arrays written back; CUDA tensors on nvptx are passed by address and the kernel enqueued
+//! on torch's stream. Nothing here compiles, reads a file or runs the frontend.
 
 use pyo3::prelude::*;
 use trident::cli::devices::Chosen;
@@ -14,7 +15,9 @@ use trident::ConstValue;
 use trident_midend::ir::Module;
 use trident_runtime::{ArgValue, Buffer, Grid};
 
+use crate::buffers::HostArray;
 use crate::errors;
+use crate::torch;
 use crate::values::Value;
 
 /// A compiled kernel loaded on its device, for one specialization.
@@ -64,8 +67,11 @@ pub fn without_gil<T>(py: Python<'_>, f: impl FnOnce() -> T) -> T {
 }
 
 /// Launches `loaded` over `grid` with `values` (by Python parameter). `given`, when present,
-/// holds every array argument already read, in parameter order (the first launch read them to
+/// holds every pointer argument already read, in parameter order (the first launch read them to
 /// compile and to autotune, and the autotuner may have zeroed some, as Triton's does).
+///
+/// CUDA tensors on nvptx are used in place ([`run_in_place`]); everything else is copied: arrays
+/// and CPU tensors through their memory, CUDA tensors through a host copy ([`Tensor::to_host`]).
 pub fn run(
     py: Python<'_>,
     about: &About<'_>,
@@ -75,46 +81,147 @@ pub fn run(
     values: &[Value<'_>],
     given: Option<Vec<Buffer>>,
 ) -> PyResult<Outcome> {
-    // The arrays, read (or taken from `given`) in parameter order.
-    let mut slots: Vec<Option<usize>> = vec![None; values.len()];
-    let mut buffers: Vec<Buffer> = Vec::new();
-    let mut given = given.map(Vec::into_iter);
-    for (index, value) in values.iter().enumerate() {
-        if let Value::Host(array) = value {
-            let buffer = match given.as_mut().and_then(Iterator::next) {
-                Some(buffer) => buffer,
-                None => array.read(names[index]),
-            };
-            slots[index] = Some(buffers.len());
-            buffers.push(buffer);
+    if let Chosen::Nvptx(gpu) = &loaded.target {
+        if values.iter().any(|value| matches!(value, Value::Torch(_))) {
+            run_in_place(py, about, loaded, gpu, grid, names, values)?;
+            return Ok(Outcome::Done);
         }
     }
-    let args = bind(about, loaded, values, &slots)?;
+    let mut copies = Copies::read(names, values, given)?;
+    let args = bind(about, loaded, values, &copies.slots)?;
+    let buffers = &mut copies.buffers;
     let launched = match &loaded.target {
         Chosen::Interp => {
             let name = &about.name;
-            without_gil(py, || trident_runtime::interp::run(&loaded.module, name, grid, &args, &mut buffers))
+            without_gil(py, || trident_runtime::interp::run(&loaded.module, name, grid, &args, buffers))
                 .map_err(|error| {
                     CliError::Kernel(trident::runtime_diagnostics(about.path, about.source, &error))
                 })
         }
-        Chosen::Nvptx(gpu) => without_gil(py, || gpu.device.launch(&gpu.kernel, grid, &args, &mut buffers))
+        Chosen::Nvptx(gpu) => without_gil(py, || gpu.device.launch(&gpu.kernel, grid, &args, buffers))
             .map_err(|error| CliError::Failed(error.to_string())),
         Chosen::Spirv(vulkan) => {
-            if !windows_fit(vulkan, &buffers, &args) {
+            if !windows_fit(vulkan, buffers, &args) {
                 return Ok(Outcome::Stale);
             }
-            without_gil(py, || vulkan.device.launch(&vulkan.artifact, grid, &args, &mut buffers))
+            without_gil(py, || vulkan.device.launch(&vulkan.artifact, grid, &args, buffers))
                 .map_err(|error| spirv_error(about, error))
         }
     };
     launched.map_err(|error| errors::to_python(py, error))?;
+    copies.write_back(values)?;
+    Ok(Outcome::Done)
+}
+
+/// The copied pointer arguments of a launch.
+pub struct Copies<'py> {
+    /// Per Python parameter, its buffer's index.
+    pub slots: Vec<Option<usize>>,
+    pub buffers: Vec<Buffer>,
+    /// Per Python parameter, the host copy of a CUDA tensor (written back into the tensor).
+    hosts: Vec<Option<(Bound<'py, PyAny>, HostArray<'py>)>>,
+}
+
+impl<'py> Copies<'py> {
+    /// Reads every pointer argument (or takes it from `given`, in the same order).
+    pub fn read(names: &[&str], values: &[Value<'py>], given: Option<Vec<Buffer>>) -> PyResult<Copies<'py>> {
+        let mut copies = Copies {
+            slots: vec![None; values.len()],
+            buffers: Vec::new(),
+            hosts: (0..values.len()).map(|_| None).collect(),
+        };
+        let mut given = given.map(Vec::into_iter);
+        for (index, value) in values.iter().enumerate() {
+            let buffer = match value {
+                Value::Host(array) => match given.as_mut().and_then(Iterator::next) {
+                    Some(buffer) => buffer,
+                    None => array.read(names[index]),
+                },
+                Value::Torch(tensor) => {
+                    let (host, array) = tensor.to_host(names[index])?;
+                    let buffer = match given.as_mut().and_then(Iterator::next) {
+                        Some(buffer) => buffer,
+                        None => array.read(names[index]),
+                    };
+                    copies.hosts[index] = Some((host, array));
+                    buffer
+                }
+                _ => continue,
+            };
+            copies.slots[index] = Some(copies.buffers.len());
+            copies.buffers.push(buffer);
+        }
+        Ok(copies)
+    }
+
+    /// Writes every buffer back where it came from.
+    pub fn write_back(&self, values: &[Value<'py>]) -> PyResult<()> {
+        for (index, value) in values.iter().enumerate() {
+            let Some(slot) = self.slots[index] else { continue };
+            let bytes = &self.buffers[slot].bytes;
+            match (value, &self.hosts[index]) {
+                (Value::Host(array), _) => array.write_back(bytes),
+                (Value::Torch(tensor), Some((host, array))) => {
+                    array.write_back(bytes);
+                    tensor.copy_back(host)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A launch on nvptx with CUDA tensors: every pointer argument is a CUDA tensor of the GPU
+/// trident runs on, passed by address, and the kernel is enqueued on torch's current stream of
+/// that GPU, without copies or a wait (as Triton launches).
+fn run_in_place(
+    py: Python<'_>,
+    about: &About<'_>,
+    loaded: &Loaded,
+    gpu: &trident::cli::nvptx::GpuKernel,
+    grid: Grid,
+    names: &[&str],
+    values: &[Value<'_>],
+) -> PyResult<()> {
+    let ordinal = i64::from(gpu.device.info().ordinal);
+    let mut slots: Vec<Option<usize>> = vec![None; values.len()];
+    let mut addresses = Vec::new();
     for (index, value) in values.iter().enumerate() {
-        if let (Value::Host(array), Some(slot)) = (value, slots[index]) {
-            array.write_back(&buffers[slot].bytes);
+        match value {
+            Value::Torch(tensor) if tensor.device == ordinal => {
+                slots[index] = Some(addresses.len());
+                addresses.push(tensor.data_ptr);
+            }
+            Value::Torch(tensor) => {
+                return Err(errors::argument_error(
+                    py,
+                    format!(
+                        "{}: the tensor is on cuda:{}, and trident runs {} on cuda:{ordinal} \
+                         (TRIDENT_CUDA_DEVICE={} picks that GPU)",
+                        names[index], tensor.device, about.name, tensor.device
+                    ),
+                ))
+            }
+            Value::Host(_) => {
+                return Err(errors::argument_error(
+                    py,
+                    format!(
+                        "{}: a host array (numpy, or a CPU tensor) in a launch of {} with CUDA tensors on \
+                         nvptx: the kernel reads the CUDA tensors in place and cannot reach host memory; \
+                         move it to the GPU (torch.from_numpy(a).cuda(), or tensor.cuda())",
+                        names[index], about.name
+                    ),
+                ))
+            }
+            _ => {}
         }
     }
-    Ok(Outcome::Done)
+    let args = bind(about, loaded, values, &slots)?;
+    let stream = torch::current_stream(py, ordinal)?;
+    gpu.device
+        .launch_async(&gpu.kernel, grid, &args, &addresses, stream)
+        .map_err(|error| errors::to_python(py, CliError::Failed(error.to_string())))
 }
 
 /// The arguments of the compiled kernel, in its order.

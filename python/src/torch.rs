@@ -1,30 +1,202 @@
-//! torch tensors as kernel arguments (not yet: the next step of the Python package).
+//! torch tensors as kernel arguments.
+//!
+//! - A CPU tensor is an array like any other: its memory (`data_ptr()`, `numel()` elements) is
+//!   copied into the launch and written back into it after the launch ([`crate::buffers`]); it
+//!   must be contiguous.
+//! - A CUDA tensor on nvptx is used in place: the kernel gets `tensor.data_ptr()`, and the launch
+//!   goes on torch's current stream of the tensor's device (`torch.cuda.current_stream()`), with
+//!   no copy and no synchronization, as Triton launches. Every pointer argument of such a launch
+//!   must be a CUDA tensor of the device trident runs on.
+//! - A CUDA tensor on spirv or interp is copied through the host: read with `tensor.cpu()`,
+//!   written back with `tensor.copy_(...)` (which orders itself on torch's stream).
+//!
+//! torch is never imported here: a tensor can only exist once the program has imported torch,
+//! so its type is looked up in `sys.modules` (once found, kept). Pointers are specialized as
+//! Triton does: a CUDA tensor's address is 16-byte aligned or not (a slice may not be); a copied
+//! tensor lands in a fresh allocation, aligned.
 
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyType};
 use trident_midend::ir::DType;
+use trident_runtime::npy;
 
-use crate::key::ArgKey;
+use crate::buffers::HostArray;
+use crate::key::{ArgKey, Place};
 
-/// A torch tensor argument.
+/// `torch.Tensor`, once the program has imported torch.
+static TENSOR_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `sys.modules`, where torch is looked for.
+static MODULES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
+/// torch's dtypes (by object address) as trident's.
+static DTYPES: PyOnceLock<HashMap<usize, DType>> = PyOnceLock::new();
+/// `torch._C._cuda_getCurrentRawStream`.
+static CURRENT_STREAM: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// A CUDA tensor argument (CPU tensors become [`HostArray`]s).
 pub struct Tensor<'py> {
-    _object: Bound<'py, PyAny>,
+    /// The object the launch was given (the tensor, or its `trident.reinterpret` wrapper).
+    pub object: Bound<'py, PyAny>,
+    /// The tensor.
+    pub tensor: Bound<'py, PyAny>,
+    /// The element type the kernel sees.
+    pub dtype: DType,
+    /// The element type of the tensor's memory.
+    pub storage: DType,
+    /// The CUDA device's ordinal.
+    pub device: i64,
+    /// The address of the tensor's first element.
+    pub data_ptr: u64,
+}
+
+/// What [`tensor`] found.
+pub enum Found<'py> {
+    /// A CUDA tensor.
+    Cuda(Tensor<'py>),
+    /// A CPU tensor, as an array copied through its memory.
+    Host(HostArray<'py>),
 }
 
 impl<'py> Tensor<'py> {
     pub fn key(&self) -> ArgKey {
-        ArgKey::Missing
+        ArgKey::Pointer {
+            dtype: self.dtype,
+            aligned16: self.data_ptr.is_multiple_of(16),
+            place: Place::Cuda(self.device),
+        }
     }
 
-    pub fn object(&self) -> Bound<'py, PyAny> {
-        self._object.clone()
+    /// The tensor copied to the host (for spirv and interp, and for the first launch's
+    /// autotuning): a CPU tensor, and the array over its memory. Only a contiguous tensor: the
+    /// copy is laid out as the kernel's pointer arithmetic expects only then.
+    pub fn to_host(&self, name: &str) -> PyResult<(Bound<'py, PyAny>, HostArray<'py>)> {
+        if !self.tensor.call_method0("is_contiguous")?.extract::<bool>()? {
+            return Err(not_contiguous(name));
+        }
+        let host = self.tensor.call_method0("detach")?.call_method0("cpu")?;
+        let array = host_memory(&host, self.dtype, self.storage)?;
+        Ok((host, array))
+    }
+
+    /// Copies `host` (from [`Tensor::to_host`], as the kernel left it) back into the tensor.
+    pub fn copy_back(&self, host: &Bound<'py, PyAny>) -> PyResult<()> {
+        self.tensor.call_method1("copy_", (host,))?;
+        Ok(())
     }
 }
 
-/// `value` as a tensor argument, `None` when it is no torch tensor.
+/// `value` as a tensor argument named `name`, with the element type `wanted` by a
+/// `trident.reinterpret`; `None` when it is no torch tensor.
 pub fn tensor<'py>(
-    _name: &str,
-    _value: &Bound<'py, PyAny>,
-    _wanted: Option<DType>,
-) -> PyResult<Option<Tensor<'py>>> {
-    Ok(None)
+    name: &str,
+    value: &Bound<'py, PyAny>,
+    wanted: Option<DType>,
+) -> PyResult<Option<Found<'py>>> {
+    let py = value.py();
+    let Some(tensor_type) = tensor_type(py)? else { return Ok(None) };
+    if !value.is_instance(tensor_type.bind(py))? {
+        return Ok(None);
+    }
+    let torch_dtype = value.getattr("dtype")?;
+    let storage = dtypes(py)?.get(&(torch_dtype.as_ptr() as usize)).copied().ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "{name}: tensors of {torch_dtype} are not supported: bool, int8..int64, uint8, float16, \
+             bfloat16, float32, float64 and float8_e4m3fn / float8_e5m2 are"
+        ))
+    })?;
+    let dtype =
+        npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
+    let device: i64 = value.call_method0("get_device")?.extract()?;
+    if device < 0 {
+        if !value.call_method0("is_contiguous")?.extract::<bool>()? {
+            return Err(not_contiguous(name));
+        }
+        let array = host_memory(value, dtype, storage)?;
+        return Ok(Some(Found::Host(array)));
+    }
+    let data_ptr: u64 = value.call_method0("data_ptr")?.extract()?;
+    Ok(Some(Found::Cuda(Tensor {
+        object: value.clone(),
+        tensor: value.clone(),
+        dtype,
+        storage,
+        device,
+        data_ptr,
+    })))
+}
+
+/// The error for a strided tensor that must be copied.
+pub fn not_contiguous(name: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "{name}: the tensor is not contiguous; trident copies it through the host as it lies in memory, \
+         so pass {name}.contiguous() (on nvptx, CUDA tensors are used in place, strides and all)"
+    ))
+}
+
+/// The memory of the contiguous CPU tensor `host`, as an array of `dtype` over `storage`.
+fn host_memory<'py>(host: &Bound<'py, PyAny>, dtype: DType, storage: DType) -> PyResult<HostArray<'py>> {
+    let address: usize = host.call_method0("data_ptr")?.extract()?;
+    let elements: usize = host.call_method0("numel")?.extract()?;
+    let shape: Vec<usize> = host.getattr("shape")?.extract()?;
+    let len = elements * storage.size_bytes();
+    // SAFETY: a contiguous CPU tensor holds numel() elements of its dtype from data_ptr() on,
+    // for as long as it lives (the array keeps it).
+    Ok(unsafe { HostArray::tensor_memory(host, address, len, shape, dtype, storage) })
+}
+
+/// torch's current raw stream (a `cudaStream_t` as an integer) of device `ordinal`.
+pub fn current_stream(py: Python<'_>, ordinal: i64) -> PyResult<u64> {
+    let function = CURRENT_STREAM.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
+        Ok(py.import("torch")?.getattr("_C")?.getattr("_cuda_getCurrentRawStream")?.unbind())
+    })?;
+    function.bind(py).call1((ordinal,))?.extract()
+}
+
+/// `torch.Tensor`, when torch has been imported.
+fn tensor_type(py: Python<'_>) -> PyResult<Option<&Py<PyType>>> {
+    if let Some(found) = TENSOR_TYPE.get(py) {
+        return Ok(Some(found));
+    }
+    let modules = MODULES.get_or_try_init(py, || -> PyResult<Py<PyDict>> {
+        Ok(py.import("sys")?.getattr("modules")?.cast_into::<PyDict>()?.unbind())
+    })?;
+    let Some(torch) = modules.bind(py).get_item("torch")? else { return Ok(None) };
+    let Some(tensor) = torch.getattr_opt("Tensor")? else { return Ok(None) };
+    let tensor = tensor.cast_into::<PyType>()?.unbind();
+    Ok(Some(TENSOR_TYPE.get_or_init(py, || tensor)))
+}
+
+/// torch's dtypes that kernels take, by the address of their objects.
+fn dtypes(py: Python<'_>) -> PyResult<&HashMap<usize, DType>> {
+    DTYPES.get_or_try_init(py, || -> PyResult<HashMap<usize, DType>> {
+        let torch = py.import("torch")?;
+        let names = [
+            ("bool", DType::I1),
+            ("int8", DType::I8),
+            ("int16", DType::I16),
+            ("int32", DType::I32),
+            ("int64", DType::I64),
+            ("uint8", DType::U8),
+            ("uint16", DType::U16),
+            ("uint32", DType::U32),
+            ("uint64", DType::U64),
+            ("float16", DType::F16),
+            ("bfloat16", DType::BF16),
+            ("float32", DType::F32),
+            ("float64", DType::F64),
+            ("float8_e4m3fn", DType::F8E4M3),
+            ("float8_e5m2", DType::F8E5M2),
+        ];
+        let mut map = HashMap::new();
+        for (name, dtype) in names {
+            // Older torch lacks the unsigned and fp8 types.
+            if let Some(object) = torch.getattr_opt(name)? {
+                map.insert(object.as_ptr() as usize, dtype);
+            }
+        }
+        Ok(map)
+    })
 }

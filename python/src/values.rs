@@ -24,7 +24,7 @@ use trident_midend::ir::DType;
 
 use crate::buffers::{self, HostArray, View};
 use crate::key::{ArgKey, ConstKey, IntClass, Place};
-use crate::torch::{self, Tensor};
+use crate::torch::{self, Found, Tensor};
 
 /// One bound parameter's value, classified.
 pub enum Value<'py> {
@@ -39,7 +39,7 @@ pub enum Value<'py> {
     /// An array copied through the buffer protocol (the object, or its `trident.reinterpret`
     /// base).
     Host(HostArray<'py>),
-    /// A torch tensor.
+    /// A CUDA tensor (a CPU tensor is a [`Value::Host`] array).
     Torch(Tensor<'py>),
 }
 
@@ -79,8 +79,10 @@ pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResul
     if let Some(scalar) = scalar(name, &value)? {
         return Ok(scalar);
     }
-    if let Some(tensor) = torch::tensor(name, &value, None)? {
-        return Ok(Value::Torch(tensor));
+    match torch::tensor(name, &value, None)? {
+        Some(Found::Cuda(tensor)) => return Ok(Value::Torch(tensor)),
+        Some(Found::Host(array)) => return Ok(Value::Host(array)),
+        None => {}
     }
     match buffers::view(name, &value, None)? {
         View::Array(array) => return Ok(Value::Host(array)),
@@ -97,8 +99,16 @@ pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResul
         let (base, dtype_name): (Bound<'py, PyAny>, String) = pair.extract()?;
         let wanted = DType::from_user_name(&dtype_name)
             .ok_or_else(|| PyTypeError::new_err(format!("{name}: unknown dtype '{dtype_name}'")))?;
-        if let Some(tensor) = torch::tensor(name, &base, Some(wanted))? {
-            return Ok(Value::Torch(tensor));
+        match torch::tensor(name, &base, Some(wanted))? {
+            Some(Found::Cuda(mut tensor)) => {
+                tensor.object = value;
+                return Ok(Value::Torch(tensor));
+            }
+            Some(Found::Host(mut array)) => {
+                array.object = value;
+                return Ok(Value::Host(array));
+            }
+            None => {}
         }
         if let View::Array(mut array) = buffers::view(name, &base, Some(wanted))? {
             array.object = value;

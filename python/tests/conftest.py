@@ -3,7 +3,9 @@ tests (README, "Tests").
 
 A test that needs a device this machine lacks prints ``SKIP <test>: <reason>`` where the terminal
 shows it (past pytest's capture) and is skipped, unless ``TRIDENT_REQUIRE_DEVICES``
-(comma-separated) names the device: then it fails. CI sets ``TRIDENT_REQUIRE_DEVICES=interp,spirv``.
+(comma-separated) names the device: then it fails. CI sets ``TRIDENT_REQUIRE_DEVICES=interp,spirv``;
+a GPU machine adds ``nvptx`` (which also requires torch with CUDA for the torch tests), and
+``torch`` requires torch itself.
 """
 
 import os
@@ -31,6 +33,24 @@ def require_backend(backend, test):
             print(f"SKIP {test}: {detail} (set TRIDENT_REQUIRE_DEVICES={backend} to require it)",
                   file=sys.__stderr__)
             pytest.skip(detail)
+
+
+def require_torch(test, cuda=False):
+    """torch (with a CUDA GPU when ``cuda``), or a SKIP of the calling test; a failure instead when
+    ``TRIDENT_REQUIRE_DEVICES`` names torch (or nvptx, for ``cuda``: the GPU machine's run has
+    torch with CUDA)."""
+    try:
+        import torch
+    except ImportError as error:
+        reason = f"torch is not installed ({error})"
+    else:
+        if not cuda or torch.cuda.is_available():
+            return torch
+        reason = f"torch {torch.__version__} has no CUDA device"
+    if required("torch") or (cuda and required("nvptx")):
+        pytest.fail(f"{test}: TRIDENT_REQUIRE_DEVICES asks for torch{' with CUDA' if cuda else ''}, but {reason}")
+    print(f"SKIP {test}: {reason}", file=sys.__stderr__)
+    pytest.skip(reason)
 
 
 @pytest.fixture(params=["interp", "spirv"])

@@ -1,0 +1,158 @@
+"""torch tensors as kernel arguments: CPU tensors are copied in and written back like numpy
+arrays; CUDA tensors on nvptx are used in place (their ``data_ptr()``) on torch's current stream;
+CUDA tensors on spirv and interp are copied through the host. Tests that need torch, or torch
+with a CUDA GPU, say SKIP without them (``TRIDENT_REQUIRE_DEVICES`` turns that into a failure:
+conftest)."""
+
+import sys
+import time
+
+import numpy as np
+import pytest
+import trident
+import trident.dropin
+
+from conftest import SCRIPTS, require_backend, require_torch, run_script
+
+trident.dropin.install()
+sys.path.insert(0, str(SCRIPTS))
+import api_kernels as k  # noqa: E402
+
+TUTORIALS = ["torch_vector_add.py", "torch_fused_softmax.py", "torch_matmul_autotune.py"]
+
+
+@pytest.fixture
+def backend(backend):
+    trident.set_backend(backend)
+    yield backend
+    trident.set_backend(None)
+
+
+@pytest.fixture
+def nvptx(request):
+    """torch with CUDA and trident's nvptx backend, made the backend of every launch."""
+    torch = require_torch(request.node.name, cuda=True)
+    require_backend("nvptx", request.node.name)
+    trident.set_backend("nvptx")
+    yield torch
+    trident.set_backend(None)
+
+
+@pytest.mark.parametrize("script", TUTORIALS)
+def test_torch_tutorial(script, backend, request):
+    """CPU tensors here; CUDA tensors copied through the host on a GPU machine."""
+    require_torch(request.node.name)
+    done = run_script(script, backend)
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert f"PASS {script[:-3]}" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("script", TUTORIALS)
+def test_torch_tutorial_on_nvptx(script, nvptx):
+    """CUDA tensors used in place on nvptx."""
+    done = run_script(script, "nvptx")
+    assert done.returncode == 0, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
+    assert f"PASS {script[:-3]} on cuda" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "int8", "int32", "int64", "uint8"])
+def test_cpu_tensor_dtypes(dtype, backend, request):
+    torch = require_torch(request.node.name)
+    values = torch.arange(64, dtype=torch.float32) - 8
+    if dtype == "uint8":
+        values = values.abs()
+    x = values.to(getattr(torch, dtype))
+    out = torch.zeros(64, dtype=torch.float32)
+    k.cast_kernel[(1, )](x, out, 64, OUT_DTYPE=trident.language.float32, BLOCK=64)
+    assert torch.equal(out, x.to(torch.float32)), out
+
+
+def test_cpu_tensors_are_written_back_in_place(backend, request):
+    torch = require_torch(request.node.name)
+    x = torch.arange(100, dtype=torch.float32)
+    out = torch.zeros(200, dtype=torch.float32)
+    view = out[100:]  # a contiguous view: the kernel's result lands in `out`'s memory
+    k.scale_kernel[(1, )](x, view, 100, 2.0, NEGATE=True, BLOCK=128)
+    assert torch.equal(out[100:], -2 * x) and torch.equal(out[:100], torch.zeros(100))
+
+
+def test_cpu_tensor_reinterpreted(backend, request):
+    torch = require_torch(request.node.name)
+    values = torch.tensor([1.0, -2.5, 3.25, 0.0] * 16)
+    bits = values.to(torch.bfloat16).view(torch.int16)
+    out = torch.zeros(64)
+    k.cast_kernel[(1, )](trident.reinterpret(bits, trident.language.bfloat16), out, 64,
+                         OUT_DTYPE=trident.language.float32, BLOCK=64)
+    assert torch.equal(out, values)
+
+
+def test_strided_cpu_tensors_are_refused(backend, request):
+    torch = require_torch(request.node.name)
+    x = torch.zeros((8, 8))
+    with pytest.raises(ValueError, match="not contiguous"):
+        k.scale_kernel[(1, )](x.T, x, 64, 1.0, NEGATE=False, BLOCK=64)
+
+
+def test_cuda_tensors_are_copied_on_spirv_and_interp(backend, request):
+    torch = require_torch(request.node.name, cuda=True)
+    x = torch.arange(100, dtype=torch.float32, device="cuda")
+    out = torch.zeros(100, device="cuda")
+    k.scale_kernel[(1, )](x, out, 100, 3.0, NEGATE=False, BLOCK=128)
+    assert out.is_cuda and torch.equal(out, 3 * x)
+
+
+def test_cuda_tensors_in_place_on_the_current_stream(nvptx):
+    torch = nvptx
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.zeros(1000, device="cuda")
+    address = out.data_ptr()
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        # Ordered on `stream` after the fill, which a launch on another stream would race with.
+        out.fill_(-1.0)
+        k.scale_kernel[(8, )](x, out, 1000, 0.5, NEGATE=False, BLOCK=128)
+    stream.synchronize()
+    assert out.data_ptr() == address and torch.equal(out, 0.5 * x)
+
+
+def test_cuda_views_in_place(nvptx):
+    """A view's data_ptr() is where the kernel starts: 16-byte aligned or not, each its own
+    specialization."""
+    torch = nvptx
+    base = torch.arange(1024, dtype=torch.float32, device="cuda")
+    k.scale_kernel._native = None
+    for start in (16, 1, 16):
+        x = base[start:start + 512]
+        out = torch.zeros(512, device="cuda")
+        k.scale_kernel[(4, )](x, out, 512, 2.0, NEGATE=False, BLOCK=128)
+        torch.cuda.synchronize()
+        assert torch.equal(out, 2 * x), start
+    assert k.scale_kernel._native.loaded() == 2
+
+
+def test_cuda_tensors_with_host_arrays_are_refused_on_nvptx(nvptx):
+    torch = nvptx
+    x = torch.zeros(64, device="cuda")
+    with pytest.raises(trident.ArgumentError, match="host array"):
+        k.scale_kernel[(1, )](x, np.zeros(64, dtype=np.float32), 64, 1.0, NEGATE=False, BLOCK=64)
+
+
+def test_launch_overhead_on_nvptx(nvptx):
+    """20000 launches of a 4-argument kernel with CUDA tensors, without synchronizing: the host
+    time per launch (the issue's target is 5 us on an H100). Printed; bounded loosely here (the
+    benchmark script, python/benchmarks/launch_overhead.py, is the measurement)."""
+    torch = nvptx
+    x = torch.rand(1024, device="cuda")
+    out = torch.empty_like(x)
+    launch = k.scale_kernel[(1, )]
+    launch(x, out, 1024, 2.0, NEGATE=False, BLOCK=1024)
+    torch.cuda.synchronize()
+    count = 20000
+    started = time.perf_counter()
+    for _ in range(count):
+        launch(x, out, 1024, 2.0, NEGATE=False, BLOCK=1024)
+    us = (time.perf_counter() - started) / count * 1e6
+    torch.cuda.synchronize()
+    print(f"launch overhead on nvptx (torch CUDA tensors): {us:.2f} us/launch", file=sys.__stderr__)
+    assert torch.equal(out, 2 * x)
+    assert us < 50, f"{us:.1f} us per launch"
