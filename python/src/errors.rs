@@ -9,7 +9,8 @@
 //!   `ArgumentError`;
 //! - the backend cannot run here (no GPU, no Vulkan adapter) or anything else stops the launch:
 //!   `TridentError`;
-//! - trident itself is wrong: `InternalError`, with the command that reproduces it.
+//! - trident itself is wrong: `InternalError`, with the command that reproduces it;
+//! - `TRIDENT_CHECK` found a backend's result that differs from interp's: `CheckError`.
 
 use pyo3::prelude::*;
 use trident::cli::error::CliError;
@@ -32,6 +33,11 @@ pub fn to_python(py: Python<'_>, error: CliError) -> PyErr {
 /// A `KernelError` with `message` (already rendered).
 pub fn kernel_error(py: Python<'_>, message: String) -> PyErr {
     raise(py, "KernelError", message)
+}
+
+/// A `CheckError` (`TRIDENT_CHECK` found a disagreement) with `message`.
+pub fn check_error(py: Python<'_>, message: String) -> PyErr {
+    raise(py, "CheckError", message)
 }
 
 /// An `ArgumentError` with `message`.

@@ -33,9 +33,10 @@ use trident::{ArgSpec, PipelineOptions, Specialization};
 use trident_frontend::Decorations;
 use trident_midend::ir::DType;
 use trident_runtime::cache::Cache;
-use trident_runtime::Buffer;
+use trident_runtime::{Buffer, Grid};
 
 use crate::bind::{self, Options};
+use crate::check;
 use crate::errors;
 use crate::grid;
 use crate::key::{Backend, Key};
@@ -136,14 +137,13 @@ impl Kernel {
             args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
         };
         let names: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
-        if let Some(loaded) = self.lookup(&key) {
-            let grid = self.grid(py, grid, &names, &values, &loaded.meta)?;
-            match launch::run(py, &self.about(), &loaded, grid, &names, &values, None)? {
-                Outcome::Done => return Ok(()),
-                Outcome::Stale => self.forget(&key),
-            }
-        }
-        self.first_launch(py, key, grid, &names, &values, &bound.options)
+        let Some(mode) = check::mode() else {
+            self.launch_values(py, key, grid, &names, &values, &bound.options)?;
+            return Ok(());
+        };
+        let before = check::before(&names, &values)?;
+        let (loaded, grid) = self.launch_values(py, key, grid, &names, &values, &bound.options)?;
+        check::after(py, mode, &self.about(), &loaded, grid, &names, &values, before)
     }
 
     /// How many specializations this kernel has loaded on the calling thread.
@@ -163,6 +163,27 @@ impl Drop for Kernel {
 }
 
 impl Kernel {
+    /// Launches the loaded kernel of `key` (loading it first on a miss); returns it and the grid
+    /// it ran over.
+    fn launch_values<'py>(
+        &self,
+        py: Python<'py>,
+        key: Key,
+        grid: &Bound<'py, PyAny>,
+        names: &[&str],
+        values: &[Value<'py>],
+        options: &Options,
+    ) -> PyResult<(Rc<Loaded>, Grid)> {
+        if let Some(loaded) = self.lookup(&key) {
+            let dims = self.grid(py, grid, names, values, &loaded.meta)?;
+            match launch::run(py, &self.about(), &loaded, dims, names, values, None)? {
+                Outcome::Done => return Ok((loaded, dims)),
+                Outcome::Stale => self.forget(&key),
+            }
+        }
+        self.first_launch(py, key, grid, names, values, options)
+    }
+
     fn about(&self) -> About<'_> {
         About { name: &self.name, path: &self.path, source: &self.source }
     }
@@ -248,7 +269,7 @@ impl Kernel {
         names: &[&str],
         values: &[Value<'py>],
         options: &Options,
-    ) -> PyResult<()> {
+    ) -> PyResult<(Rc<Loaded>, Grid)> {
         let decorations = self.decorations.clone().map_err(|text| errors::kernel_error(py, text))?;
         let mut constexprs = Vec::new();
         let mut args = Vec::new();
@@ -322,7 +343,7 @@ impl Kernel {
         let loaded = Rc::new(loaded);
         self.remember(key, loaded.clone());
         launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
-        Ok(())
+        Ok((loaded, grid))
     }
 
     /// As Triton's autotuner after timing the configs (and trident's after a tuning cache hit),

@@ -225,7 +225,7 @@ fn run_in_place(
 }
 
 /// The arguments of the compiled kernel, in its order.
-fn bind(
+pub fn bind(
     about: &About<'_>,
     loaded: &Loaded,
     values: &[Value<'_>],

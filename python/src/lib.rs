@@ -23,14 +23,18 @@
 //!   called for every launch (and per timed config while autotuning). An exception it raises is
 //!   re-raised as it is;
 //! - a failure is a Python exception from `trident.errors` whose text is what the command line
-//!   prints: a kernel error with the file, line, the Python line and a caret ([`errors`]).
+//!   prints: a kernel error with the file, line, the Python line and a caret ([`errors`]);
+//! - under `TRIDENT_CHECK`, every launch also runs on interp and the results are compared
+//!   ([`check`]).
 //!
 //! What this crate does not do: compile anything itself. Of the environment it reads only
-//! `TRIDENT_BACKEND` (per launch, when the program has not called `trident.set_backend`);
-//! the runtime reads its own variables.
+//! `TRIDENT_BACKEND` (per launch, when the program has not called `trident.set_backend`),
+//! `TRIDENT_CHECK` and its test hook `TRIDENT_CHECK_PERTURB`; the runtime reads its own
+//! variables.
 
 mod bind;
 mod buffers;
+mod check;
 mod errors;
 mod grid;
 mod kernel;

@@ -2,14 +2,15 @@
 
 ``@trident.jit`` kernels launch with ``kernel[grid](*args, **meta)`` on nvptx (CUDA GPUs), spirv
 (Vulkan) or interp (the CPU reference), chosen by ``TRIDENT_BACKEND`` or ``set_backend``. Arrays
-(numpy, or anything with a buffer) are copied to the device and back. ``python -m trident
+(numpy, or anything with a buffer) and CPU tensors are copied to the device and back; CUDA tensors
+on nvptx are used in place. ``TRIDENT_CHECK=1`` runs every launch on interp too and compares. ``python -m trident
 script.py`` runs an unmodified Triton script with trident standing in for ``triton``.
 """
 
 from . import _native, language
 from ._native import __version__
 from .config import Config, autotune, heuristics
-from .errors import ArgumentError, CompilationError, InternalError, KernelError, TridentError
+from .errors import ArgumentError, CheckError, CompilationError, InternalError, KernelError, TridentError
 from .jit import JITFunction, get_backend, jit, set_backend
 
 
@@ -51,7 +52,7 @@ def reinterpret(array, dtype):
 
 
 __all__ = [
-    "ArgumentError", "CompilationError", "Config", "InternalError", "JITFunction", "KernelError",
+    "ArgumentError", "CheckError", "CompilationError", "Config", "InternalError", "JITFunction", "KernelError",
     "TensorWrapper", "TridentError", "autotune", "backends", "cdiv", "get_backend", "heuristics", "jit", "language",
     "next_power_of_2", "reinterpret", "set_backend", "__version__",
 ]

@@ -1,8 +1,10 @@
-"""``python -m trident [--backend B] script.py [ARGS...]``: runs a Triton script with trident
-standing in for ``triton`` (see ``trident.dropin``).
+"""``python -m trident [--backend B] [--check] script.py [ARGS...]``: runs a Triton script with
+trident standing in for ``triton`` (see ``trident.dropin``).
 
 ``--backend`` (auto, nvptx, spirv or interp) sets ``TRIDENT_BACKEND`` for the script and any
-process it starts; without it the variable's value, or auto, holds. The script runs as
+process it starts; without it the variable's value, or auto, holds. ``--check`` sets
+``TRIDENT_CHECK=1``: every launch also runs on interp and a result that differs raises
+``trident.errors.CheckError``. The script runs as
 ``python script.py ARGS`` would run it: as ``__main__``, with ``sys.argv`` = ``[script, *ARGS]``
 and its directory first on ``sys.path``.
 """
@@ -12,11 +14,14 @@ import runpy
 import sys
 from traceback import print_exception
 
-USAGE = """usage: python -m trident [--backend auto|nvptx|spirv|interp] script.py [ARGS...]
+USAGE = """usage: python -m trident [--backend auto|nvptx|spirv|interp] [--check] script.py [ARGS...]
 
 Runs a Triton script with trident standing in for `triton` and `triton.language`.
   --backend B   where kernels run: auto (nvptx on a CUDA GPU, else spirv on a Vulkan adapter,
                 else interp), nvptx, spirv or interp [default: $TRIDENT_BACKEND, else auto]
+  --check       run every launch on interp as well and compare the results: the first element
+                beyond the dtype's tolerance raises trident.errors.CheckError, naming the kernel
+                and the launch's line (TRIDENT_CHECK=1; TRIDENT_CHECK=warn only prints)
   --version     print trident's version"""
 
 BACKENDS = ("auto", "nvptx", "spirv", "interp")
@@ -34,6 +39,10 @@ def main(argv):
             from . import __version__
             print(f"trident {__version__}")
             return 0
+        if option == "--check":
+            os.environ["TRIDENT_CHECK"] = "1"
+            index += 1
+            continue
         if option == "--backend" and index + 1 < len(argv):
             backend = argv[index + 1]
             index += 2

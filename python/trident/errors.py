@@ -27,3 +27,9 @@ class ArgumentError(TridentError, TypeError):
 class InternalError(TridentError):
     """trident itself is wrong (a bug, not the kernel's); the text has a command that reproduces
     it."""
+
+
+class CheckError(TridentError):
+    """``TRIDENT_CHECK``: a launch's result differs from the reference interpreter's beyond the
+    dtype's tolerance. The text names the kernel, the Python line of the launch, the backend, the
+    argument, the first element that differs and both values."""
