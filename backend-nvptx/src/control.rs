@@ -14,7 +14,8 @@ use trident_midend::codegen::LowerControl;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 
-fn mov(e: &mut Emitter, dst: Reg, src: Reg) {
+/// `dst = src`, for any register class.
+pub(crate) fn mov(e: &mut Emitter, dst: Reg, src: Reg) {
     let ty = match dst.class {
         Class::Pred => "pred",
         Class::B16 => "b16",

@@ -18,6 +18,7 @@ use trident_midend::codegen::reduce::{Group, ReduceOp};
 use trident_midend::codegen::scan::Scan;
 use trident_midend::codegen::{Isa, Lines, LowerReduce};
 
+use crate::control::mov;
 use crate::emit::{EResult, Emitter};
 use crate::ptx::{Class, Reg};
 
@@ -164,7 +165,7 @@ impl<'a> LowerReduce<'a> for Emitter<'a> {
                 .map(|(k, &cl)| {
                     let r = e.reg(cl);
                     let v = e.ld_shared(cl, row, first * stride * 8 + k as i64 * numel * 8);
-                    mov_any(e, r, v);
+                    mov(e, r, v);
                     r
                 })
                 .collect();
@@ -196,7 +197,7 @@ impl<'a> LowerReduce<'a> for Emitter<'a> {
                 combine(e, scan.region, &acc, &x)?
             };
             for (a, v) in acc.iter().zip(next) {
-                mov_any(e, *a, v);
+                mov(e, *a, v);
             }
             e.ins(format!("bra {top}"));
             e.ptx.place_label(&end);
@@ -206,16 +207,4 @@ impl<'a> LowerReduce<'a> for Emitter<'a> {
         }
         Ok(outs)
     }
-}
-
-fn mov_any(e: &mut Emitter, dst: Reg, src: Reg) {
-    let ty = match dst.class {
-        Class::Pred => "pred",
-        Class::B16 => "b16",
-        Class::B32 => "b32",
-        Class::B64 => "b64",
-        Class::F32 => "f32",
-        Class::F64 => "f64",
-    };
-    e.ins(format!("mov.{ty} {dst}, {src}"));
 }
