@@ -84,7 +84,8 @@ pub fn after(
     let args = launch::bind(about, loaded, values, &reference.slots)?;
     let buffers = &mut reference.buffers;
     let module = &loaded.module;
-    let ran = launch::without_gil(py, || trident_runtime::interp::run(module, about.name, grid, &args, buffers));
+    let ran =
+        launch::without_gil(py, || trident_runtime::interp::run(module, about.name, grid, &args, buffers));
     if let Err(error) = ran {
         let rendered = trident::runtime_diagnostics(about.path, about.source, &error).render();
         return Err(errors::kernel_error(
@@ -176,7 +177,9 @@ fn perturbation() -> PyResult<Option<(String, usize)>> {
     let (name, index) = match text.split_once(':') {
         Some((name, index)) => {
             let index = index.trim().parse::<usize>().map_err(|_| {
-                pyo3::exceptions::PyValueError::new_err(format!("{PERTURB_ENV}={text}: INDEX must be a number"))
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "{PERTURB_ENV}={text}: INDEX must be a number"
+                ))
             })?;
             (name.trim().to_string(), index)
         }

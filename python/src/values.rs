@@ -9,7 +9,9 @@
 //!   `u64` beyond (Triton's rule); `float` is `f32`; a torch tensor is a pointer to its element
 //!   type ([`crate::torch`]); any other object with a buffer (numpy array, ...) is a pointer to its
 //!   element type ([`crate::buffers`]);
-//! - a numpy scalar is the Python scalar it holds, for both.
+//! - a numpy scalar is the Python scalar it holds, for both;
+//! - a host-side `TensorDescriptor` is refused with the reason (the compiler takes no
+//!   descriptor parameters yet) and the in-kernel alternative.
 //!
 //! The checks run in the order that makes the common launch cheap: Python scalars first, then
 //! torch tensors (one type check), then the buffer protocol. Classifying reads no data: a
@@ -114,6 +116,19 @@ pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResul
             array.object = value;
             return Ok(Value::Host(array));
         }
+    }
+    if value.getattr_opt("__trident_tensor_descriptor__")?.is_some()
+        || value.get_type().name()?.to_cow()? == "TensorDescriptor"
+    {
+        return Err(crate::errors::argument_error(
+            value.py(),
+            format!(
+                "{name}: a host-side TensorDescriptor as a kernel argument is not supported: trident's \
+             compiler takes pointers and scalars as kernel parameters, not descriptors yet; build the \
+             descriptor inside the kernel with tl.make_tensor_descriptor(ptr, shape, strides, \
+             block_shape), which trident compiles (TMA on sm_90a), and pass the tensor instead"
+            ),
+        ));
     }
     if value.is_none() {
         return Err(PyTypeError::new_err(format!(

@@ -1,5 +1,6 @@
 """trident standing in for Triton: the modules ``triton``, ``triton.language`` (and its
-``math`` and ``extra`` submodules) and ``triton.testing`` become trident's, so that a script's
+``math`` and ``extra`` submodules), ``triton.testing`` and ``triton.tools.tensor_descriptor``
+become trident's, so that a script's
 ``import triton`` and ``import triton.language as tl`` get trident unchanged.
 """
 
@@ -16,6 +17,8 @@ _MODULES = (
     "trident.language.extra.cuda",
     "trident.language.extra.cuda.libdevice",
     "trident.testing",
+    "trident.tools",
+    "trident.tools.tensor_descriptor",
 )
 
 

@@ -1,0 +1,1 @@
+"""``triton.tools``: the host-side tensor descriptor (:mod:`.tensor_descriptor`)."""
