@@ -52,6 +52,11 @@ fn dce() {
 }
 
 #[test]
+fn longest_programs_first() {
+    check_folder("longest_programs_first", passes::longest_programs_first::run);
+}
+
+#[test]
 fn convert_to_gpu() {
     let target = trident_midend::target::Target::nvidia(90, 4);
     check_folder("convert_to_gpu", |module| passes::convert_to_gpu::run(module, &target));

@@ -21,13 +21,18 @@ const MAX_DEPTH: u32 = 16;
 /// The number of iterations loop `lp` runs at most, when its step is a positive constant and its
 /// upper bound minus its lower bound is a constant.
 pub fn trip_count(body: &Body, lp: Op) -> Option<i64> {
-    let [_, _, step, ..] = body.op(lp).operands[..] else { return None };
-    let step = constant(body, step).filter(|&s| s > 0)?;
+    let step = constant_step(body, lp)?;
     let (terms, span) = span(body, lp)?;
     if !terms.is_empty() {
         return None;
     }
     Some(if span <= 0 { 0 } else { (span as u64).div_ceil(step as u64) as i64 })
+}
+
+/// The step of loop `lp`, when it is a positive constant.
+pub fn constant_step(body: &Body, lp: Op) -> Option<i64> {
+    let &step = body.op(lp).operands.get(2)?;
+    constant(body, step).filter(|&s| s > 0)
 }
 
 /// The span of loop `lp`, its upper bound minus its lower bound, as `sum(coefficient * leaf) +
