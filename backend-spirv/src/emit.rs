@@ -56,6 +56,13 @@ pub struct Emitter<'a> {
     /// Per binding, the id of its f32-typed view, reserved on first use by a native float atomic
     /// and declared at the end (like workgroup memory); `None` for bindings without one.
     float_views: Vec<Option<Word>>,
+    /// Per binding, the id of its 16-bit view (`struct { u16 halves[]; }`), reserved on first use
+    /// by a direct 16-bit load or store ([`crate::Options::direct_16bit_storage`]) and declared at
+    /// the end; `None` for bindings without one.
+    half_views: Vec<Option<Word>>,
+    /// Per binding, whether anything reads or writes it as 32-bit words: a binding with a 16-bit
+    /// view is then `Aliased` in both views (else its word view is unused and needs no decoration).
+    words_used: Vec<bool>,
     uniform_var: Word,
     uniform_words: u32,
     pub program_ids: [Reg; 3],
@@ -91,6 +98,8 @@ impl<'a> Emitter<'a> {
             buffers: Vec::new(),
             windows: Vec::new(),
             float_views: Vec::new(),
+            half_views: Vec::new(),
+            words_used: Vec::new(),
             uniform_var,
             uniform_words: FIRST_PARAM_WORD,
             program_ids: [zero; 3],
@@ -292,7 +301,63 @@ impl<'a> Emitter<'a> {
         let pty = self.s.ptr_ty(StorageClass::StorageBuffer, u32t);
         let zero = self.s.const_u32(0);
         let var = self.buffers[binding as usize];
+        self.words_used[binding as usize] = true;
         self.s.inst(Op::AccessChain, pty, &[var, zero, index.id])
+    }
+
+    /// Whether 16-bit elements of pointer argument `arg`'s buffer are accessed directly through
+    /// its 16-bit view: the device has 16-bit storage, the module is in the Vulkan dialect and the
+    /// buffer is bound once (a windowed buffer keeps the word path, whose split is in words).
+    pub fn direct_16bit(&self, arg: u32) -> bool {
+        self.options.direct_16bit_storage() && self.windows.get(arg as usize).copied().flatten().is_none()
+    }
+
+    /// A pointer to 16-bit element `index` of binding `binding`, through the binding's 16-bit view.
+    pub fn buffer_half_ptr(&mut self, binding: u32, index: Reg) -> Word {
+        let view = match self.half_views[binding as usize] {
+            Some(view) => view,
+            None => {
+                let view = self.s.b.id();
+                self.half_views[binding as usize] = Some(view);
+                view
+            }
+        };
+        let u16t = self.s.u16_ty();
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, u16t);
+        let zero = self.s.const_u32(0);
+        self.s.inst(Op::AccessChain, pty, &[view, zero, index.id])
+    }
+
+    /// Declares the 16-bit views reserved by [`Emitter::buffer_half_ptr`]: `struct { u16 halves[]; }`
+    /// at the same set and binding as the u32 view. A binding also read or written as words (or
+    /// through its f32 view) has every view `Aliased`, so the driver orders accesses through one
+    /// against accesses through another.
+    fn declare_half_views(&mut self, buffer_names: &[String]) {
+        if self.half_views.iter().all(Option::is_none) {
+            return;
+        }
+        let u16t = self.s.u16_ty();
+        let arr = self.s.b.type_runtime_array(u16t);
+        self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(2)]);
+        let st = self.s.b.type_struct([arr]);
+        self.s.b.decorate(st, Decoration::Block, []);
+        self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
+        for (binding, view) in self.half_views.clone().into_iter().enumerate() {
+            let Some(view) = view else { continue };
+            self.s.b.variable(pty, Some(view), StorageClass::StorageBuffer, None);
+            self.s.b.decorate(view, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+            self.s.b.decorate(view, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
+            let float_view = self.float_views[binding].is_some();
+            if self.words_used[binding] || float_view {
+                self.s.b.decorate(view, Decoration::Aliased, []);
+                if !float_view {
+                    // (A binding with an f32 view has its word view decorated already.)
+                    self.s.b.decorate(self.buffers[binding], Decoration::Aliased, []);
+                }
+            }
+            self.s.b.name(view, format!("{}_16", buffer_names[binding]));
+        }
     }
 
     /// A pointer to word `index` of binding `binding` read as an f32, through the binding's f32
@@ -491,6 +556,8 @@ impl<'a> Emitter<'a> {
             self.buffers.push(var);
         }
         self.float_views = vec![None; n_bindings as usize];
+        self.half_views = vec![None; n_bindings as usize];
+        self.words_used = vec![false; n_bindings as usize];
         // The uniform block: one u32 member per word.
         let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
         let ust = self.s.b.type_struct(members);
@@ -635,9 +702,11 @@ impl<'a> Emitter<'a> {
             self.s.b.name(self.smem_var, "smem");
         }
         self.declare_float_views(&buffer_names);
+        self.declare_half_views(&buffer_names);
         if self.s.b.version() >= Some((1, 4)) {
             interface.extend(self.buffers.iter().copied());
             interface.extend(self.float_views.iter().flatten().copied());
+            interface.extend(self.half_views.iter().flatten().copied());
         }
 
         // Module header: capabilities, memory model, entry point, local size.
@@ -651,6 +720,10 @@ impl<'a> Emitter<'a> {
         if self.s.uses_atomic_float32_add {
             self.s.b.capability(Capability::AtomicFloat32AddEXT);
             self.s.b.extension("SPV_EXT_shader_atomic_float_add");
+        }
+        if self.s.uses_16bit_storage {
+            self.s.b.capability(Capability::StorageBuffer16BitAccess);
+            self.s.b.extension("SPV_KHR_16bit_storage");
         }
         self.s.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
         self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);

@@ -19,7 +19,10 @@
 //! integer cast to a pointer, a select between two arguments), emission stops with
 //! [`Error::Unsupported`] and the span of the op. Narrow elements (8 and 16 bits) are extracted
 //! from words on load and written with word atomics on store, so no 8/16-bit storage feature is
-//! needed. Scalar arguments, the grid size and the folded dispatch size travel in one uniform
+//! needed; where the device has 16-bit storage ([`Options::storage_16bit`], Vulkan dialect only),
+//! 16-bit elements are loaded and stored directly through a 16-bit view of the buffer (a second
+//! variable at the same binding, decorated `Aliased` when the kernel also reads it as words).
+//! 8-bit storage is not used: wgpu does not enable `storageBuffer8BitAccess`. Scalar arguments, the grid size and the folded dispatch size travel in one uniform
 //! block (see [`Artifact::uniform_words`]).
 //!
 //! Float `atomic_add` is the one atomic without a 32-bit integer counterpart: where the device
@@ -85,9 +88,21 @@ pub struct Options {
     /// [`HighWindow`]), so a kernel reaches buffers of up to twice the device's binding limit
     /// (4 GiB, all that u32 byte offsets address, on drivers that allow 2 GiB per binding).
     pub windowed_buffers: Vec<u32>,
+    /// The device reads and writes 16-bit values in storage buffers (`storageBuffer16BitAccess`;
+    /// wgpu enables it with `SHADER_F16` or `SHADER_I16`). Then, in [`Mode::Vulkan`], loads and
+    /// stores of 16-bit elements (f16, bf16, i16) go through a 16-bit view of the buffer, one
+    /// access each, instead of a word load and shift or two word atomics per store.
+    pub storage_16bit: bool,
 }
 
 impl Options {
+    /// Whether 16-bit elements are loaded and stored directly ([`Options::storage_16bit`]).
+    /// Portable modules keep the word path: naga's WGSL has no 16-bit integers to view a buffer
+    /// with.
+    pub fn direct_16bit_storage(&self) -> bool {
+        self.storage_16bit && self.mode == Mode::Vulkan
+    }
+
     /// Whether f32 `atomic_add` is emitted as the native `OpAtomicFAddEXT`. Portable modules keep
     /// the loop: naga reads the op, but the f32 view shares its binding with the u32 one, which
     /// WGSL does not allow, and the view becomes `array<atomic<f32>>`, which is not WGSL.
@@ -105,6 +120,7 @@ impl Default for Options {
             workgroup_memory_limit: 32 * 1024,
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
+            storage_16bit: false,
         }
     }
 }

@@ -13,6 +13,11 @@
 //! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
 //! every thread through workgroup memory.
 //!
+//! Where the device has 16-bit storage ([`crate::Options::direct_16bit_storage`]), 16-bit elements
+//! skip the words: a load is one `u16` load through the buffer's 16-bit view, widened to 32 bits,
+//! and a store one `u16` store, with no atomics (the neighbouring element is another memory
+//! location). Windowed buffers keep the word path.
+//!
 //! A buffer larger than one storage binding is bound as two windows (`Options::windowed_buffers`):
 //! every access to it goes through [`Emitter::at_word`], which branches on the split word and
 //! indexes the high window with the word less the split.
@@ -279,8 +284,25 @@ fn store_word(e: &mut Emitter, arg: u32, word: Reg, bits: Reg) {
     });
 }
 
+/// The index of the 16-bit element at byte offset `byte`.
+fn half_index(e: &mut Emitter, byte: Reg) -> Reg {
+    let one = e.u32c(1);
+    let b = Reg { id: byte.id, class: Class::U32 };
+    e.s.op(Op::ShiftRightLogical, Class::U32, &[b, one])
+}
+
 /// Loads one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
 pub fn load_element(e: &mut Emitter, arg: u32, byte: Reg, d: DType) -> Reg {
+    if d.size_bytes() == 2 && e.direct_16bit(arg) {
+        // One 16-bit load, widened to the u32 the element's class holds (i16 sign-extended).
+        let index = half_index(e, byte);
+        let p = e.buffer_half_ptr(arg, index);
+        let u16t = e.s.u16_ty();
+        let half = e.s.inst(Op::Load, u16t, &[p]);
+        let widen = if d == DType::I16 { Op::SConvert } else { Op::UConvert };
+        let u32t = e.s.u32_ty();
+        return Reg { id: e.s.inst(widen, u32t, &[half]), class: Class::U32 };
+    }
     let (word, shift) = word_and_shift(e, byte);
     let size = d.size_bytes();
     let w = load_word(e, arg, word);
@@ -327,6 +349,16 @@ fn unequal_semantics(e: &mut Emitter) -> u32 {
 
 /// Stores one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
 fn store_element(e: &mut Emitter, arg: u32, byte: Reg, v: Reg, d: DType) {
+    if d.size_bytes() == 2 && e.direct_16bit(arg) {
+        // One 16-bit store of the value's low bits: neighbours are other memory locations.
+        let index = half_index(e, byte);
+        let bits = e.word_bits(v);
+        let u16t = e.s.u16_ty();
+        let half = e.s.inst(Op::UConvert, u16t, &[bits.id]);
+        let p = e.buffer_half_ptr(arg, index);
+        e.s.store(p, half);
+        return;
+    }
     let (word, shift) = word_and_shift(e, byte);
     match d.size_bytes() {
         8 => {

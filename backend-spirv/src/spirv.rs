@@ -91,6 +91,8 @@ enum TypeKey {
     Vector(Word, u32),
     /// `struct { T, T }` (the result of `OpUMulExtended`).
     Pair(Word),
+    /// The 16-bit unsigned integer (only loaded, stored and converted: 16-bit storage).
+    U16,
 }
 
 pub struct Spv {
@@ -107,6 +109,8 @@ pub struct Spv {
     pub uses_float64: bool,
     /// Whether `OpAtomicFAddEXT` was used (capability and extension added at the end).
     pub uses_atomic_float32_add: bool,
+    /// Whether a 16-bit type was used (16-bit storage: capability and extension at the end).
+    pub uses_16bit_storage: bool,
 }
 
 impl Spv {
@@ -122,6 +126,7 @@ impl Spv {
             uses_int64: false,
             uses_float64: false,
             uses_atomic_float32_add: false,
+            uses_16bit_storage: false,
         }
     }
 
@@ -150,6 +155,18 @@ impl Spv {
 
     pub fn u32_ty(&mut self) -> Word {
         self.ty(Class::U32)
+    }
+
+    /// The 16-bit unsigned integer type, which 16-bit storage allows in storage buffers (loaded,
+    /// stored and converted to and from 32 bits, nothing else).
+    pub fn u16_ty(&mut self) -> Word {
+        self.uses_16bit_storage = true;
+        if let Some(&id) = self.types.get(&TypeKey::U16) {
+            return id;
+        }
+        let id = self.b.type_int(16, 0);
+        self.types.insert(TypeKey::U16, id);
+        id
     }
 
     pub fn ptr_ty(&mut self, storage: StorageClass, pointee: Word) -> Word {

@@ -57,6 +57,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             workgroup_memory_bytes: d.workgroup_memory_limit(),
             float32_atomic_add: d.float32_atomic_add(),
             windowed_buffers: Vec::new(),
+            storage_16bit: d.storage_16bit(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -65,6 +66,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             workgroup_memory_bytes: 32 * 1024,
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
+            storage_16bit: false,
         },
     }
 }

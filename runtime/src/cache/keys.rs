@@ -165,6 +165,7 @@ pub fn artifact(source: &str, kernel: &str, spec: &Specialization, target: &Targ
             hasher.int("max_workgroup_invocations", i64::from(target.max_workgroup_invocations));
             hasher.int("workgroup_memory_bytes", i64::from(target.workgroup_memory_bytes));
             hasher.text("float32_atomic_add", &target.float32_atomic_add.to_string());
+            hasher.text("storage_16bit", &target.storage_16bit.to_string());
             let windowed: Vec<String> = target.windowed_buffers.iter().map(u32::to_string).collect();
             hasher.text("windowed_buffers", &windowed.join(","));
         }

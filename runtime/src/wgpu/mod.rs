@@ -255,6 +255,9 @@ pub struct WgpuDevice {
     passthrough: bool,
     /// `SHADER_FLOAT32_ATOMIC` is enabled on the device.
     float32_atomic_add: bool,
+    /// 16-bit storage-buffer access is enabled on the device (wgpu turns on
+    /// `storageBuffer16BitAccess` with `SHADER_F16` or `SHADER_I16`).
+    storage_16bit: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
     timestamps: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
@@ -336,7 +339,9 @@ impl WgpuDevice {
         let summary = summarize(index, adapter);
         let wanted = wgpu::Features::PASSTHROUGH_SHADERS
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
-            | wgpu::Features::TIMESTAMP_QUERY;
+            | wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::SHADER_F16
+            | wgpu::Features::SHADER_I16;
         let features = adapter.features() & wanted;
         let mut limits = adapter.limits();
         if let Some(cap) = std::env::var(MAX_BINDING_ENV).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
@@ -354,6 +359,7 @@ impl WgpuDevice {
         Ok(Some(WgpuDevice {
             passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
             float32_atomic_add: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
+            storage_16bit: features.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             summary,
             device,
@@ -421,6 +427,12 @@ impl WgpuDevice {
     /// passed through use it: a portable module keeps its compare-and-swap loop.
     pub fn float32_atomic_add(&self) -> bool {
         self.float32_atomic_add
+    }
+
+    /// Whether storage buffers may be read and written 16 bits at a time (`storageBuffer16BitAccess`).
+    /// Only modules passed through use it: a portable module keeps the word path.
+    pub fn storage_16bit(&self) -> bool {
+        self.storage_16bit
     }
 
     /// Pipelines compiled so far (the cache's size).

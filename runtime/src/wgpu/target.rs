@@ -37,6 +37,9 @@ pub struct SpirvTarget {
     /// one storage binding of the device: they are bound as two windows (see
     /// `trident_backend_spirv::Options::windowed_buffers`).
     pub windowed_buffers: Vec<u32>,
+    /// The device has 16-bit storage (see `trident_backend_spirv::Options::storage_16bit`); used
+    /// only by modules in the Vulkan dialect.
+    pub storage_16bit: bool,
 }
 
 impl SpirvTarget {
