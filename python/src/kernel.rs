@@ -301,7 +301,7 @@ impl Kernel {
                         aligned16: tensor.data_ptr.is_multiple_of(16),
                     };
                     args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
-                    buffers.push(tensor.to_host(&name)?.1.read(&name));
+                    buffers.push(tensor.to_host()?.1.read(&name));
                 }
             }
         }

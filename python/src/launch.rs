@@ -138,7 +138,7 @@ impl<'py> Copies<'py> {
                     None => array.read(names[index]),
                 },
                 Value::Torch(tensor) => {
-                    let (host, array) = tensor.to_host(names[index])?;
+                    let (host, array) = tensor.to_host()?;
                     let buffer = match given.as_mut().and_then(Iterator::next) {
                         Some(buffer) => buffer,
                         None => array.read(names[index]),

@@ -1,14 +1,15 @@
 //! torch tensors as kernel arguments.
 //!
-//! - A CPU tensor is an array like any other: its memory (`data_ptr()`, `numel()` elements) is
-//!   copied into the launch and written back into it after the launch ([`crate::buffers`]); it
-//!   must be contiguous.
+//! - A CPU tensor is an array like any other: its memory (from `data_ptr()`, the span of its
+//!   elements: strided tensors keep their layout, and the kernel addresses them through the
+//!   strides it is given, as on a GPU) is copied into the launch and written back into it after
+//!   the launch ([`crate::buffers`]).
 //! - A CUDA tensor on nvptx is used in place: the kernel gets `tensor.data_ptr()`, and the launch
 //!   goes on torch's current stream of the tensor's device (`torch.cuda.current_stream()`), with
 //!   no copy and no synchronization, as Triton launches. Every pointer argument of such a launch
 //!   must be a CUDA tensor of the device trident runs on.
-//! - A CUDA tensor on spirv or interp is copied through the host: read with `tensor.cpu()`,
-//!   written back with `tensor.copy_(...)` (which orders itself on torch's stream).
+//! - A CUDA tensor on spirv or interp is copied through the host: its span read with `.cpu()`,
+//!   written back with `.copy_(...)` (which order themselves on torch's stream).
 //!
 //! torch is never imported here: a tensor can only exist once the program has imported torch,
 //! so its type is looked up in `sys.modules` (once found, kept). Pointers are specialized as
@@ -17,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
@@ -69,23 +70,39 @@ impl<'py> Tensor<'py> {
         }
     }
 
-    /// The tensor copied to the host (for spirv and interp, and for the first launch's
-    /// autotuning): a CPU tensor, and the array over its memory. Only a contiguous tensor: the
-    /// copy is laid out as the kernel's pointer arithmetic expects only then.
-    pub fn to_host(&self, name: &str) -> PyResult<(Bound<'py, PyAny>, HostArray<'py>)> {
-        if !self.tensor.call_method0("is_contiguous")?.extract::<bool>()? {
-            return Err(not_contiguous(name));
-        }
-        let host = self.tensor.call_method0("detach")?.call_method0("cpu")?;
+    /// The tensor's memory copied to the host (for spirv and interp, and for the first launch's
+    /// autotuning): the span of elements from its first to its last, as a 1-D CPU tensor, and
+    /// the array over it. A strided tensor's copy keeps its layout (the kernel addresses it
+    /// through the strides it is given), gaps included.
+    pub fn to_host(&self) -> PyResult<(Bound<'py, PyAny>, HostArray<'py>)> {
+        let host = self.span()?.call_method0("detach")?.call_method0("cpu")?;
         let array = host_memory(&host, self.dtype, self.storage)?;
         Ok((host, array))
     }
 
-    /// Copies `host` (from [`Tensor::to_host`], as the kernel left it) back into the tensor.
+    /// Copies `host` (from [`Tensor::to_host`], as the kernel left it) back into the tensor's
+    /// memory.
     pub fn copy_back(&self, host: &Bound<'py, PyAny>) -> PyResult<()> {
-        self.tensor.call_method1("copy_", (host,))?;
+        self.span()?.call_method1("copy_", (host,))?;
         Ok(())
     }
+
+    /// The tensor's span as a 1-D view of its storage.
+    fn span(&self) -> PyResult<Bound<'py, PyAny>> {
+        let elements = span_elements(&self.tensor)?;
+        self.tensor.call_method1("as_strided", ((elements,), (1,)))
+    }
+}
+
+/// The number of elements from a tensor's first to its last, `1 + sum((size - 1) * stride)`
+/// (the element count of a contiguous tensor; 0 for an empty one).
+fn span_elements(tensor: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let shape: Vec<usize> = tensor.getattr("shape")?.extract()?;
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    let strides: Vec<usize> = tensor.call_method0("stride")?.extract()?;
+    Ok(1 + shape.iter().zip(&strides).map(|(size, stride)| (size - 1) * stride).sum::<usize>())
 }
 
 /// `value` as a tensor argument named `name`, with the element type `wanted` by a
@@ -111,9 +128,6 @@ pub fn tensor<'py>(
         npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
     let device: i64 = value.call_method0("get_device")?.extract()?;
     if device < 0 {
-        if !value.call_method0("is_contiguous")?.extract::<bool>()? {
-            return Err(not_contiguous(name));
-        }
         let array = host_memory(value, dtype, storage)?;
         return Ok(Some(Found::Host(array)));
     }
@@ -128,23 +142,15 @@ pub fn tensor<'py>(
     })))
 }
 
-/// The error for a strided tensor that must be copied.
-pub fn not_contiguous(name: &str) -> PyErr {
-    PyValueError::new_err(format!(
-        "{name}: the tensor is not contiguous; trident copies it through the host as it lies in memory, \
-         so pass {name}.contiguous() (on nvptx, CUDA tensors are used in place, strides and all)"
-    ))
-}
-
-/// The memory of the contiguous CPU tensor `host`, as an array of `dtype` over `storage`.
+/// The memory of the CPU tensor `host` (its span: [`span_elements`]), as an array of `dtype`
+/// over `storage`.
 fn host_memory<'py>(host: &Bound<'py, PyAny>, dtype: DType, storage: DType) -> PyResult<HostArray<'py>> {
     let address: usize = host.call_method0("data_ptr")?.extract()?;
-    let elements: usize = host.call_method0("numel")?.extract()?;
-    let shape: Vec<usize> = host.getattr("shape")?.extract()?;
+    let elements = span_elements(host)?;
     let len = elements * storage.size_bytes();
-    // SAFETY: a contiguous CPU tensor holds numel() elements of its dtype from data_ptr() on,
+    // SAFETY: a CPU tensor's storage holds its span of elements of its dtype from data_ptr() on,
     // for as long as it lives (the array keeps it).
-    Ok(unsafe { HostArray::tensor_memory(host, address, len, shape, dtype, storage) })
+    Ok(unsafe { HostArray::tensor_memory(host, address, len, vec![elements], dtype, storage) })
 }
 
 /// torch's current raw stream (a `cudaStream_t` as an integer) of device `ordinal`.

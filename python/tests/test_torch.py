@@ -86,11 +86,15 @@ def test_cpu_tensor_reinterpreted(backend, request):
     assert torch.equal(out, values)
 
 
-def test_strided_cpu_tensors_are_refused(backend, request):
+def test_strided_cpu_tensors_keep_their_layout(backend, request):
+    """A strided tensor is copied as it lies in memory, from its data_ptr() to its last element:
+    the kernel reads it as a GPU kernel would (here 64 elements on from the start of x.T, which
+    are x's rows)."""
     torch = require_torch(request.node.name)
-    x = torch.zeros((8, 8))
-    with pytest.raises(ValueError, match="not contiguous"):
-        k.scale_kernel[(1, )](x.T, x, 64, 1.0, NEGATE=False, BLOCK=64)
+    x = torch.arange(64, dtype=torch.float32).reshape(8, 8)
+    out = torch.zeros(64)
+    k.scale_kernel[(1, )](x.T, out, 64, 2.0, NEGATE=False, BLOCK=64)
+    assert torch.equal(out, 2 * x.flatten())
 
 
 def test_cuda_tensors_are_copied_on_spirv_and_interp(backend, request):
