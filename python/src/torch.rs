@@ -126,11 +126,17 @@ pub fn tensor<'py>(
     })?;
     let dtype =
         npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
-    let device: i64 = value.call_method0("get_device")?.extract()?;
-    if device < 0 {
+    if !value.getattr("is_cuda")?.extract::<bool>()? {
+        let place = value.getattr("device")?.getattr("type")?;
+        if place.to_string() != "cpu" {
+            return Err(PyTypeError::new_err(format!(
+                "{name}: a tensor on {place}: trident takes CPU and CUDA tensors"
+            )));
+        }
         let array = host_memory(value, dtype, storage)?;
         return Ok(Some(Found::Host(array)));
     }
+    let device: i64 = value.call_method0("get_device")?.extract()?;
     let data_ptr: u64 = value.call_method0("data_ptr")?.extract()?;
     Ok(Some(Found::Cuda(Tensor {
         object: value.clone(),
