@@ -413,32 +413,11 @@ pub(crate) fn access_width(
     }
     let layout = e.layout(pointer)?;
     let Some(pointer_info) = e.axis.get(pointer) else { return Ok(1) };
-    // The dim whose elements a thread's registers walk the longest.
-    let (dim, registers) = (0..layout.rank())
-        .map(|dim| (dim, layout.linear.register_contiguity(dim) as u64))
-        .max_by_key(|&(dim, run)| (run, dim))
-        .unwrap_or((0, 1));
-    let mask_constancy = match mask {
-        Some(m) if e.ty(m).is_tensor() => match e.axis.get(m) {
-            Some(info) => info.constancy[dim],
-            None => 1,
-        },
-        _ => u64::MAX,
+    let mask = match mask {
+        Some(m) if e.ty(m).is_tensor() => Some(e.axis.get(m)),
+        _ => None,
     };
-    let elem_bytes = elem_bits / 8;
-    let mut width = registers.min(128 / elem_bits);
-    while width > 1 {
-        // Runs of `contiguity` elements start at addresses divisible by `divisibility` bytes; a
-        // group starts `k * width` elements into a run, so it is aligned when the run start is.
-        let contiguous = pointer_info.contiguity[dim] % width == 0;
-        let aligned = pointer_info.divisibility[dim] % (width * elem_bytes) == 0;
-        let masked_alike = mask_constancy == u64::MAX || mask_constancy % width == 0;
-        if contiguous && aligned && masked_alike {
-            break;
-        }
-        width /= 2;
-    }
-    Ok(width as usize)
+    Ok(trident_midend::codegen::memory::access_width(&layout, pointer_info, mask, elem_bits))
 }
 
 /// The PTX type of one vector lane: 16-bit elements travel packed in 32-bit words.

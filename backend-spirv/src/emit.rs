@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
+use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::codegen::{Isa, LowerOps, Lowering};
 use trident_midend::ir::{Attr, Block, DType, Function, Module, Op as IrOp, Opcode};
 
@@ -44,6 +45,8 @@ pub struct Emitter<'a> {
     lowering: Lowering<'a, Reg>,
     pub options: &'a Options,
     pub s: Spv,
+    /// Contiguity, divisibility and constancy of the kernel's values (wide accesses read them).
+    pub axis: AxisInfoMap,
     /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
     smem_var: Word,
     smem_words: u32,
@@ -56,10 +59,9 @@ pub struct Emitter<'a> {
     /// Per binding, the id of its f32-typed view, reserved on first use by a native float atomic
     /// and declared at the end (like workgroup memory); `None` for bindings without one.
     float_views: Vec<Option<Word>>,
-    /// Per binding, the id of its 16-bit view (`struct { u16 halves[]; }`), reserved on first use
-    /// by a direct 16-bit load or store ([`crate::Options::direct_16bit_storage`]) and declared at
-    /// the end; `None` for bindings without one.
-    half_views: Vec<Option<Word>>,
+    /// Per binding, the ids of its other views ([`View`]: 16-bit elements, `uvec2`, `uvec4`),
+    /// each reserved on first use and declared at the end; `None` for views a binding lacks.
+    views: Vec<[Option<Word>; 3]>,
     /// Per binding, whether anything reads or writes it as 32-bit words: a binding with a 16-bit
     /// view is then `Aliased` in both views (else its word view is unused and needs no decoration).
     words_used: Vec<bool>,
@@ -73,6 +75,37 @@ pub struct Emitter<'a> {
     assert_sites: Vec<AssertSite>,
     /// The print buffer and the print sites lowered so far (`print.rs`).
     pub prints: crate::print::Prints,
+}
+
+/// A typed view of a storage binding besides its u32 words (and the f32 view of native atomics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// `u16` elements (16-bit storage).
+    Half = 0,
+    /// `uvec2` elements: 8-byte accesses.
+    Words2 = 1,
+    /// `uvec4` elements: 16-byte accesses.
+    Words4 = 2,
+}
+
+impl View {
+    /// Words per element of a vector view.
+    pub fn words(self) -> u32 {
+        match self {
+            View::Half => 0,
+            View::Words2 => 2,
+            View::Words4 => 4,
+        }
+    }
+
+    /// The suffix of the view's name (`x_ptr_16`, `x_ptr_v4`).
+    fn suffix(self) -> &'static str {
+        match self {
+            View::Half => "16",
+            View::Words2 => "v2",
+            View::Words4 => "v4",
+        }
+    }
 }
 
 /// The high window of a windowed buffer: its binding, and the first word it holds (the split,
@@ -93,12 +126,13 @@ impl<'a> Emitter<'a> {
             lowering: Lowering::new(module, func, [zero; 3]),
             options,
             s,
+            axis: axis_info::analyze(func),
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
             windows: Vec::new(),
             float_views: Vec::new(),
-            half_views: Vec::new(),
+            views: Vec::new(),
             words_used: Vec::new(),
             uniform_var,
             uniform_words: FIRST_PARAM_WORD,
@@ -305,6 +339,11 @@ impl<'a> Emitter<'a> {
         self.s.inst(Op::AccessChain, pty, &[var, zero, index.id])
     }
 
+    /// Whether pointer argument `arg`'s buffer is bound as two windows.
+    pub fn windowed(&self, arg: u32) -> bool {
+        self.windows.get(arg as usize).copied().flatten().is_some()
+    }
+
     /// Whether 16-bit elements of pointer argument `arg`'s buffer are accessed directly through
     /// its 16-bit view: the device has 16-bit storage, the module is in the Vulkan dialect and the
     /// buffer is bound once (a windowed buffer keeps the word path, whose split is in words).
@@ -312,51 +351,72 @@ impl<'a> Emitter<'a> {
         self.options.direct_16bit_storage() && self.windows.get(arg as usize).copied().flatten().is_none()
     }
 
-    /// A pointer to 16-bit element `index` of binding `binding`, through the binding's 16-bit view.
-    pub fn buffer_half_ptr(&mut self, binding: u32, index: Reg) -> Word {
-        let view = match self.half_views[binding as usize] {
-            Some(view) => view,
+    /// A pointer to element `index` of binding `binding` seen as an array of `view` elements.
+    pub fn buffer_view_ptr(&mut self, binding: u32, view: View, index: Reg) -> Word {
+        let id = match self.views[binding as usize][view as usize] {
+            Some(id) => id,
             None => {
-                let view = self.s.b.id();
-                self.half_views[binding as usize] = Some(view);
-                view
+                let id = self.s.b.id();
+                self.views[binding as usize][view as usize] = Some(id);
+                id
             }
         };
-        let u16t = self.s.u16_ty();
-        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, u16t);
+        let element = self.view_element_ty(view);
+        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, element);
         let zero = self.s.const_u32(0);
-        self.s.inst(Op::AccessChain, pty, &[view, zero, index.id])
+        self.s.inst(Op::AccessChain, pty, &[id, zero, index.id])
     }
 
-    /// Declares the 16-bit views reserved by [`Emitter::buffer_half_ptr`]: `struct { u16 halves[]; }`
-    /// at the same set and binding as the u32 view. A binding also read or written as words (or
-    /// through its f32 view) has every view `Aliased`, so the driver orders accesses through one
-    /// against accesses through another.
-    fn declare_half_views(&mut self, buffer_names: &[String]) {
-        if self.half_views.iter().all(Option::is_none) {
-            return;
+    /// The element type of a view.
+    pub fn view_element_ty(&mut self, view: View) -> Word {
+        match view {
+            View::Half => self.s.u16_ty(),
+            View::Words2 | View::Words4 => {
+                let u32t = self.s.u32_ty();
+                self.s.vector_ty(u32t, view.words())
+            }
         }
-        let u16t = self.s.u16_ty();
-        let arr = self.s.b.type_runtime_array(u16t);
-        self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(2)]);
-        let st = self.s.b.type_struct([arr]);
-        self.s.b.decorate(st, Decoration::Block, []);
-        self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
-        for (binding, view) in self.half_views.clone().into_iter().enumerate() {
-            let Some(view) = view else { continue };
-            self.s.b.variable(pty, Some(view), StorageClass::StorageBuffer, None);
-            self.s.b.decorate(view, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-            self.s.b.decorate(view, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
-            let float_view = self.float_views[binding].is_some();
-            if self.words_used[binding] || float_view {
-                self.s.b.decorate(view, Decoration::Aliased, []);
-                if !float_view {
-                    // (A binding with an f32 view has its word view decorated already.)
+    }
+
+    /// Declares the views reserved by [`Emitter::buffer_view_ptr`]: `struct { T elements[]; }` at
+    /// the same set and binding as the u32 view. A binding accessed through more than one view
+    /// (its words, its f32 view, these) has every view it uses `Aliased`, so the driver orders
+    /// accesses through one against accesses through another.
+    #[allow(clippy::needless_range_loop)]
+    fn declare_views(&mut self, buffer_names: &[String]) {
+        for view in [View::Half, View::Words2, View::Words4] {
+            if self.views.iter().all(|v| v[view as usize].is_none()) {
+                continue;
+            }
+            let element = self.view_element_ty(view);
+            let arr = self.s.b.type_runtime_array(element);
+            let stride = match view {
+                View::Half => 2,
+                _ => 4 * view.words(),
+            };
+            self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
+            let st = self.s.b.type_struct([arr]);
+            self.s.b.decorate(st, Decoration::Block, []);
+            self.s.b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
+            let pty = self.s.ptr_ty(StorageClass::StorageBuffer, st);
+            for binding in 0..self.views.len() {
+                let Some(id) = self.views[binding][view as usize] else { continue };
+                self.s.b.variable(pty, Some(id), StorageClass::StorageBuffer, None);
+                self.s.b.decorate(id, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
+                self.s.b.decorate(id, Decoration::Binding, [Operand::LiteralBit32(binding as u32)]);
+                let float_view = self.float_views[binding].is_some();
+                let used = usize::from(self.words_used[binding] || float_view)
+                    + self.views[binding].iter().flatten().count();
+                if used > 1 {
+                    self.s.b.decorate(id, Decoration::Aliased, []);
+                }
+                let first_extra = self.views[binding].iter().position(Option::is_some) == Some(view as usize);
+                if used > 1 && first_extra && self.words_used[binding] && !float_view {
+                    // Once per binding (one with an f32 view has its word view decorated already).
                     self.s.b.decorate(self.buffers[binding], Decoration::Aliased, []);
                 }
+                self.s.b.name(id, format!("{}_{}", buffer_names[binding], view.suffix()));
             }
-            self.s.b.name(view, format!("{}_16", buffer_names[binding]));
         }
     }
 
@@ -556,7 +616,7 @@ impl<'a> Emitter<'a> {
             self.buffers.push(var);
         }
         self.float_views = vec![None; n_bindings as usize];
-        self.half_views = vec![None; n_bindings as usize];
+        self.views = vec![[None; 3]; n_bindings as usize];
         self.words_used = vec![false; n_bindings as usize];
         // The uniform block: one u32 member per word.
         let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
@@ -702,11 +762,11 @@ impl<'a> Emitter<'a> {
             self.s.b.name(self.smem_var, "smem");
         }
         self.declare_float_views(&buffer_names);
-        self.declare_half_views(&buffer_names);
+        self.declare_views(&buffer_names);
         if self.s.b.version() >= Some((1, 4)) {
             interface.extend(self.buffers.iter().copied());
             interface.extend(self.float_views.iter().flatten().copied());
-            interface.extend(self.half_views.iter().flatten().copied());
+            interface.extend(self.views.iter().flatten().flatten().copied());
         }
 
         // Module header: capabilities, memory model, entry point, local size.

@@ -18,6 +18,14 @@
 //! and a store one `u16` store, with no atomics (the neighbouring element is another memory
 //! location). Windowed buffers keep the word path.
 //!
+//! In the Vulkan dialect, loads and stores move up to 16 bytes at once where the midend's
+//! [`access_width`](trident_midend::codegen::memory::access_width) allows it (the rule the nvptx
+//! backend's `ld.global.v4` follows: the layout gives a thread consecutive registers along one
+//! dim, the axis analysis proves the pointers contiguous and aligned over them, the mask is
+//! constant over them): a group of whole words is one access through a `uvec4` or `uvec2` view
+//! of the binding (`u32` for one word), its elements split from or packed into the words. A
+//! stored group is written by its one owner, so even 16-bit pairs need no atomics.
+//!
 //! A buffer larger than one storage binding is bound as two windows (`Options::windowed_buffers`):
 //! every access to it goes through [`Emitter::at_word`], which branches on the split word and
 //! indexes the high window with the word less the split.
@@ -30,13 +38,15 @@
 
 use std::collections::HashMap;
 
-use rspirv::spirv::{Op, Scope};
+use rspirv::dr::Operand;
+use rspirv::spirv::{Op, Scope, Word};
 use trident_midend::codegen::memory::AtomicOp;
 use trident_midend::codegen::{Isa, LowerMemory};
-use trident_midend::ir::{DType, Op as IrOp};
+use trident_midend::ir::{DType, Op as IrOp, Value};
 
-use crate::emit::{class_of, EResult, Emitter};
+use crate::emit::{class_of, EResult, Emitter, View};
 use crate::spirv::{Class, Reg};
+use crate::Mode;
 pub(crate) use trident_midend::codegen::memory::owner_predicates;
 
 /// Picks element `i` of a register list (splats have one register).
@@ -101,6 +111,12 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         let d = e.ty(data.results[0]).dtype();
         let class = class_of(d);
         e.check_class(class)?;
+        let width = wide_width(e, data.operands[0], data.operands.get(1).copied(), d, &ptr)?;
+        if width > 1 {
+            let out = load_wide(e, &ptr, mask.as_deref(), other.as_deref(), d, width)?;
+            e.set(data.results[0], out);
+            return Ok(());
+        }
         let mut out = Vec::with_capacity(ptr.len());
         let mut cache = std::collections::HashMap::new();
         for i in 0..ptr.len() {
@@ -146,6 +162,9 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         let d = e.ty(data.operands[1]).dtype();
         e.check_class(class_of(d))?;
         let owners = owner_predicates(e, op, 0)?;
+        // Wide stores: groups of `width` registers under one condition move as one; the mask is
+        // constant over a group, so its first register's guards it all.
+        let width = wide_width(e, data.operands[0], data.operands.get(2).copied(), d, &ptr)?;
         // The condition of every register that stores (None: unconditional).
         let mut conditions: HashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = HashMap::new();
         let mut stores: Vec<(usize, Option<Reg>)> = Vec::new();
@@ -156,7 +175,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
                 Owner::Always => None,
                 Owner::If(p) => Some(p),
             };
-            let m = mask.as_ref().map(|m| pick(m, i));
+            let m = mask.as_ref().map(|m| pick(m, i - i % width));
             let c = match conditions.get(&(owner_reg, m)) {
                 Some(&c) => c,
                 None => {
@@ -167,8 +186,20 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
             };
             stores.push((i, c));
         }
+        let mut accesses: Vec<(usize, usize, Option<Reg>)> = Vec::with_capacity(stores.len());
+        let mut k = 0;
+        while k < stores.len() {
+            let (i, c) = stores[k];
+            let whole = width > 1
+                && i % width == 0
+                && k + width <= stores.len()
+                && (0..width).all(|j| stores[k + j] == (i + j, c));
+            let n = if whole { width } else { 1 };
+            accesses.push((i, n, c));
+            k += n;
+        }
         let mut open: Option<(Reg, u32)> = None;
-        for (i, c) in stores {
+        for (i, n, c) in accesses {
             if open.map(|(reg, _)| Some(reg)) != Some(c) {
                 if let Some((_, merge)) = open.take() {
                     e.s.end_if(merge);
@@ -178,6 +209,11 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
                 }
             }
             let binding = binding_of(e, ptr[i])?;
+            if n > 1 {
+                let values: Vec<Reg> = (i..i + n).map(|j| pick(&val, j)).collect();
+                store_wide(e, binding, ptr[i], &values, d);
+                continue;
+            }
             let v = pick(&val, i);
             store_element(e, binding, ptr[i], v, d);
         }
@@ -255,6 +291,163 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
     }
 }
 
+// ---- wide accesses -----------------------------------------------------------------------------
+
+/// How many consecutive registers of an access through `pointer` (masked by `mask`, elements of
+/// `d`, registers `ptr`) move as one access of whole words: the midend's
+/// [`access_width`](trident_midend::codegen::memory::access_width) where it covers at least one
+/// word, else 1 (the element path). Only the Vulkan dialect (naga reads the `uvec` views but its
+/// WGSL would bind one buffer as two types) and only buffers bound once.
+fn wide_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType, ptr: &[Reg]) -> EResult<usize> {
+    if e.options.mode != Mode::Vulkan || !e.ty(pointer).is_tensor() || ptr.is_empty() {
+        return Ok(1);
+    }
+    let elem_bits = match d {
+        DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 16,
+        DType::I32 | DType::U32 | DType::F32 => 32,
+        DType::I64 | DType::U64 | DType::F64 => 64,
+        _ => return Ok(1),
+    };
+    let binding = binding_of(e, ptr[0])?;
+    if e.windowed(binding) {
+        return Ok(1);
+    }
+    let layout = e.layout(pointer)?;
+    let Some(info) = e.axis.get(pointer) else { return Ok(1) };
+    let mask = match mask {
+        Some(m) if e.ty(m).is_tensor() => Some(e.axis.get(m)),
+        _ => None,
+    };
+    let width = trident_midend::codegen::memory::access_width(&layout, info, mask, elem_bits);
+    if width < 2 || !(width as u64 * elem_bits).is_multiple_of(32) || !ptr.len().is_multiple_of(width) {
+        return Ok(1);
+    }
+    Ok(width)
+}
+
+/// A pointer to the `words`-word group holding byte offset `byte` (aligned to the group) of
+/// binding `binding`, and the type of the group (u32, `uvec2` or `uvec4`).
+fn group_ptr(e: &mut Emitter, binding: u32, byte: Reg, words: u32) -> (Word, Word) {
+    let shift = e.u32c(words.trailing_zeros() + 2);
+    let b = Reg { id: byte.id, class: Class::U32 };
+    let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[b, shift]);
+    match words {
+        1 => (e.buffer_word_ptr(binding, index), e.s.u32_ty()),
+        2 => (e.buffer_view_ptr(binding, View::Words2, index), e.view_element_ty(View::Words2)),
+        _ => (e.buffer_view_ptr(binding, View::Words4, index), e.view_element_ty(View::Words4)),
+    }
+}
+
+/// Loads `width` elements per access; returns one register per register index. A masked-off
+/// group reads group 0 (every buffer has a word) and keeps `other`.
+fn load_wide(
+    e: &mut Emitter,
+    ptr: &[Reg],
+    mask: Option<&[Reg]>,
+    other: Option<&[Reg]>,
+    d: DType,
+    width: usize,
+) -> EResult<Vec<Reg>> {
+    let class = class_of(d);
+    let words = (width * d.size_bytes() / 4) as u32;
+    let mut out = Vec::with_capacity(ptr.len());
+    let mut cache: HashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = HashMap::new();
+    for first in (0..ptr.len()).step_by(width) {
+        let p = ptr[first];
+        let m = mask.map(|m| pick(m, first));
+        let others: Vec<Reg> =
+            other.map(|o| (first..first + width).map(|i| pick(o, i)).collect()).unwrap_or_default();
+        if let Some(regs) = cache.get(&(p, m, others.clone())) {
+            out.extend(regs.iter().copied());
+            continue;
+        }
+        let binding = binding_of(e, p)?;
+        let byte = match m {
+            Some(m) => {
+                let zero = e.u32c(0);
+                e.s.select(m, Reg { id: p.id, class: Class::U32 }, zero)
+            }
+            None => Reg { id: p.id, class: Class::U32 },
+        };
+        let (pointer, ty) = group_ptr(e, binding, byte, words);
+        let loaded = e.s.inst(Op::Load, ty, &[pointer]);
+        let word_regs: Vec<Reg> = if words == 1 {
+            vec![Reg { id: loaded, class: Class::U32 }]
+        } else {
+            let u32t = e.s.u32_ty();
+            (0..words)
+                .map(|k| {
+                    let ops = vec![Operand::IdRef(loaded), Operand::LiteralBit32(k)];
+                    let id = e.s.inst_raw(Op::CompositeExtract, Some(u32t), ops).expect("extract");
+                    Reg { id, class: Class::U32 }
+                })
+                .collect()
+        };
+        let mut regs = Vec::with_capacity(width);
+        for j in 0..width {
+            let mut v = match d.size_bytes() {
+                8 => e.join64(class, word_regs[2 * j], word_regs[2 * j + 1]),
+                4 => e.bits_to_class(class, word_regs[j]),
+                _ => {
+                    let w = word_regs[j / 2];
+                    let x = if j % 2 == 1 {
+                        let k = e.u32c(16);
+                        e.s.op(Op::ShiftRightLogical, Class::U32, &[w, k])
+                    } else {
+                        let k = e.u32c(0xffff);
+                        e.s.op(Op::BitwiseAnd, Class::U32, &[w, k])
+                    };
+                    crate::arith::normalize_int(e, x, d)
+                }
+            };
+            if let Some(m) = m {
+                let fallback = match others.get(j) {
+                    Some(&o) => o,
+                    None => e.s.const_of(class, 0),
+                };
+                v = e.s.select(m, v, fallback);
+            }
+            regs.push(v);
+        }
+        cache.insert((p, m, others), regs.clone());
+        out.extend(regs);
+    }
+    Ok(out)
+}
+
+/// Stores `values` (consecutive elements of `d` from byte offset `byte`, aligned to their bytes)
+/// of pointer argument `arg`'s buffer with one access of whole words.
+fn store_wide(e: &mut Emitter, arg: u32, byte: Reg, values: &[Reg], d: DType) {
+    let mut words: Vec<Reg> = Vec::new();
+    match d.size_bytes() {
+        8 => {
+            for &v in values {
+                let (lo, hi) = e.split64(v);
+                words.extend([lo, hi]);
+            }
+        }
+        4 => words.extend(values.iter().map(|&v| e.word_bits(v))),
+        _ => {
+            for pair in values.chunks(2) {
+                let (k16, mask) = (e.u32c(16), e.u32c(0xffff));
+                let lo = e.word_bits(pair[0]);
+                let lo = e.s.op(Op::BitwiseAnd, Class::U32, &[lo, mask]);
+                let hi = e.word_bits(pair[1]);
+                let hi = e.s.op(Op::ShiftLeftLogical, Class::U32, &[hi, k16]);
+                words.push(e.s.op(Op::BitwiseOr, Class::U32, &[lo, hi]));
+            }
+        }
+    }
+    let (pointer, ty) = group_ptr(e, arg, byte, words.len() as u32);
+    let value = if words.len() == 1 {
+        words[0].id
+    } else {
+        let ids: Vec<Word> = words.iter().map(|w| w.id).collect();
+        e.s.inst(Op::CompositeConstruct, ty, &ids)
+    };
+    e.s.store(pointer, value);
+}
+
 /// Word index and bit shift of a byte offset.
 fn word_and_shift(e: &mut Emitter, byte: Reg) -> (Reg, Reg) {
     let two = e.u32c(2);
@@ -296,7 +489,7 @@ pub fn load_element(e: &mut Emitter, arg: u32, byte: Reg, d: DType) -> Reg {
     if d.size_bytes() == 2 && e.direct_16bit(arg) {
         // One 16-bit load, widened to the u32 the element's class holds (i16 sign-extended).
         let index = half_index(e, byte);
-        let p = e.buffer_half_ptr(arg, index);
+        let p = e.buffer_view_ptr(arg, View::Half, index);
         let u16t = e.s.u16_ty();
         let half = e.s.inst(Op::Load, u16t, &[p]);
         let widen = if d == DType::I16 { Op::SConvert } else { Op::UConvert };
@@ -355,7 +548,7 @@ fn store_element(e: &mut Emitter, arg: u32, byte: Reg, v: Reg, d: DType) {
         let bits = e.word_bits(v);
         let u16t = e.s.u16_ty();
         let half = e.s.inst(Op::UConvert, u16t, &[bits.id]);
-        let p = e.buffer_half_ptr(arg, index);
+        let p = e.buffer_view_ptr(arg, View::Half, index);
         e.s.store(p, half);
         return;
     }

@@ -9,7 +9,9 @@
 
 use super::error::Result;
 use super::isa::Isa;
+use crate::analysis::axis_info::AxisInfo;
 use crate::ir::{DType, Op, Opcode};
+use crate::layout::registers::LayoutInfo;
 
 /// The target's rules for global memory (its `memory.rs`).
 pub trait LowerMemory<'a>: Isa<'a> {
@@ -98,4 +100,46 @@ pub fn owner_predicates<'a, B: LowerMemory<'a>>(
     };
     let unique = l.unique_registers();
     Ok(unique.into_iter().map(|u| if u { thread_pred } else { Owner::Never }).collect())
+}
+
+/// How many consecutive registers of an access may move as one, for elements of `elem_bits` bits,
+/// up to 16 bytes: a power of two, 1 when nothing is proven. `layout` is the pointer tensor's,
+/// `pointer` its axis facts; `mask` is `None` without a tensor mask, `Some(None)` for a tensor
+/// mask without facts, `Some(Some(info))` with them.
+///
+/// The registers of a group must walk one dim element by element in every thread
+/// (`LinearLayout::register_contiguity`, the dim whose run is longest), the pointers must be
+/// contiguous over the group and its first address aligned to the group's bytes, and the mask
+/// constant over the group, so that the first register's mask guards all of it. Both backends
+/// vectorize from this rule (PTX `ld.global.v4`, SPIR-V `uvec4` views).
+pub fn access_width(
+    layout: &LayoutInfo,
+    pointer: &AxisInfo,
+    mask: Option<Option<&AxisInfo>>,
+    elem_bits: u64,
+) -> usize {
+    // The dim whose elements a thread's registers walk the longest.
+    let (dim, registers) = (0..layout.rank())
+        .map(|dim| (dim, layout.linear.register_contiguity(dim) as u64))
+        .max_by_key(|&(dim, run)| (run, dim))
+        .unwrap_or((0, 1));
+    let mask_constancy = match mask {
+        Some(Some(info)) => info.constancy[dim],
+        Some(None) => 1,
+        None => u64::MAX,
+    };
+    let elem_bytes = elem_bits / 8;
+    let mut width = registers.min(128 / elem_bits);
+    while width > 1 {
+        // Runs of `contiguity` elements start at addresses divisible by `divisibility` bytes; a
+        // group starts `k * width` elements into a run, so it is aligned when the run start is.
+        let contiguous = pointer.contiguity[dim].is_multiple_of(width);
+        let aligned = pointer.divisibility[dim].is_multiple_of(width * elem_bytes);
+        let masked_alike = mask_constancy == u64::MAX || mask_constancy.is_multiple_of(width);
+        if contiguous && aligned && masked_alike {
+            break;
+        }
+        width /= 2;
+    }
+    width as usize
 }
