@@ -511,6 +511,48 @@ fn devices_list_what_each_vulkan_adapter_offers() {
     }
 }
 
+/// A program written against `import trident` / `import trident.language as tl` (the Python
+/// package's own names) compiles to the TTIR of the same program written against `triton`, with
+/// its autotune configs and heuristics.
+#[test]
+fn trident_imports_stand_for_triton_imports() {
+    let dir = scratch_dir("cli-trident-imports");
+    let body = |package: &str| {
+        format!(
+            "import {package}\nimport {package}.language as tl\nfrom {package}.language import arange\n\n\
+             @{package}.autotune(configs=[{package}.Config({{'BLOCK': 64}}), {package}.Config({{'BLOCK': 128}})], key=['n'])\n\
+             @{package}.heuristics({{'EVEN': lambda args: args['n'] % args['BLOCK'] == 0}})\n\
+             @{package}.jit\n\
+             def scale(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):\n\
+             \x20   offsets = tl.program_id(0) * BLOCK + arange(0, BLOCK)\n\
+             \x20   x = tl.load(x_ptr + offsets, mask=offsets < n)\n\
+             \x20   tl.store(x_ptr + offsets, x * 2.0, mask=offsets < n)\n"
+        )
+    };
+    let mut ttir = Vec::new();
+    for package in ["triton", "trident"] {
+        let path = dir.join(format!("{package}_scale.py"));
+        std::fs::write(&path, body(package)).unwrap();
+        let output = trident(&[
+            "compile",
+            path.to_str().unwrap(),
+            "--kernel",
+            "scale",
+            "--emit",
+            "ttir",
+            "--config",
+            "1",
+            "--arg",
+            "x_ptr=*fp32",
+            "--arg",
+            "n=1000",
+        ]);
+        assert!(output.status.success(), "{package}: {}", stderr(&output));
+        ttir.push(stdout(&output).replace(path.to_str().unwrap(), "FILE"));
+    }
+    assert_eq!(ttir[0], ttir[1]);
+}
+
 /// Every device named in `TRIDENT_REQUIRE_DEVICES` must be available; others SKIP.
 #[test]
 fn required_devices_are_available() {

@@ -65,20 +65,22 @@ impl Program {
             match stmt {
                 Stmt::Import(import) => {
                     for alias in &import.names {
-                        let full = alias.name.as_str().to_string();
+                        let full = canonical_module(alias.name.as_str());
                         match &alias.asname {
                             Some(as_name) => {
                                 self.globals.insert(as_name.as_str().to_string(), FValue::Module(full));
                             }
                             None => {
+                                let bound = alias.name.as_str().split('.').next().unwrap_or("").to_string();
                                 let head = full.split('.').next().unwrap_or("").to_string();
-                                self.globals.insert(head.clone(), FValue::Module(head));
+                                self.globals.insert(bound, FValue::Module(head));
                             }
                         }
                     }
                 }
                 Stmt::ImportFrom(import) => {
-                    let module = import.module.as_ref().map(|m| m.as_str().to_string()).unwrap_or_default();
+                    let module =
+                        canonical_module(import.module.as_ref().map(|m| m.as_str()).unwrap_or_default());
                     for alias in &import.names {
                         let name = alias.name.as_str();
                         let bound = alias.asname.as_ref().map(|a| a.as_str()).unwrap_or(name).to_string();
@@ -135,6 +137,16 @@ fn decorator_path(e: &Expr) -> String {
         Expr::Attribute(a) => format!("{}.{}", decorator_path(&a.value), a.attr.as_str()),
         Expr::Call(c) => decorator_path(&c.func),
         _ => String::new(),
+    }
+}
+
+/// `trident` and its submodules as the `triton` modules they stand in for (the Python package
+/// runs programs written against `import trident` and `import trident.language as tl`); any other
+/// module as it is.
+fn canonical_module(path: &str) -> String {
+    match path.strip_prefix("trident") {
+        Some(rest) if rest.is_empty() || rest.starts_with('.') => format!("triton{rest}"),
+        _ => path.to_string(),
     }
 }
 
