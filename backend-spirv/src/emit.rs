@@ -47,6 +47,10 @@ pub struct Emitter<'a> {
     pub s: Spv,
     /// Contiguity, divisibility and constancy of the kernel's values (wide accesses read them).
     pub axis: AxisInfoMap,
+    /// A function variable (bool) that holds, in every thread, whether the workgroup's subgroups
+    /// are what reductions' shuffles assume (`reduce.rs`); set after the grid check in kernels
+    /// with reductions when [`Options::shuffle_span`] allows shuffles, else `None`.
+    pub subgroups_ok: Option<Word>,
     /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
     smem_var: Word,
     smem_words: u32,
@@ -127,6 +131,7 @@ impl<'a> Emitter<'a> {
             options,
             s,
             axis: axis_info::analyze(func),
+            subgroups_ok: None,
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
@@ -643,6 +648,17 @@ impl<'a> Emitter<'a> {
             [Operand::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
         );
 
+        // Subgroup builtins, for kernels whose reductions may shuffle.
+        let reduces = func.body.walk(func.entry).into_iter().any(|op| func.body.opcode(op) == Opcode::Reduce);
+        let mut subgroup_builtins = Vec::new();
+        if reduces && self.options.shuffle_span() >= 2 {
+            for builtin in [spirv::BuiltIn::SubgroupLocalInvocationId, spirv::BuiltIn::SubgroupSize] {
+                let var = self.s.b.variable(in_u32, None, StorageClass::Input, None);
+                self.s.b.decorate(var, Decoration::BuiltIn, [Operand::BuiltIn(builtin)]);
+                subgroup_builtins.push(var);
+            }
+        }
+
         // The function: a prologue block, then the body.
         let void = self.s.b.type_void();
         let fn_ty = self.s.b.type_function(void, []);
@@ -747,6 +763,11 @@ impl<'a> Emitter<'a> {
         self.s.b.ret().expect("return");
         self.s.b.begin_block(Some(merge)).expect("after the grid check");
 
+        // Subgroup shuffles for reductions, where the workgroup's subgroups allow them.
+        if !subgroup_builtins.is_empty() {
+            self.check_subgroups(&subgroup_builtins, tid, threads)?;
+        }
+
         self.block(func.entry)?;
         self.s.b.ret().expect("return");
         self.s.b.end_function().expect("function end");
@@ -754,6 +775,7 @@ impl<'a> Emitter<'a> {
         // Workgroup memory, now that its size is known.
         let smem_bytes = self.smem_words * 4;
         let mut interface = vec![wg_id, local_index];
+        interface.extend(subgroup_builtins);
         if self.smem_words > 0 {
             let len = self.s.const_u32(self.smem_words);
             let arr = self.s.b.type_array(u32t, len);
@@ -781,6 +803,16 @@ impl<'a> Emitter<'a> {
             self.s.b.capability(Capability::AtomicFloat32AddEXT);
             self.s.b.extension("SPV_EXT_shader_atomic_float_add");
         }
+        if self.subgroups_ok.is_some() {
+            for capability in [
+                Capability::GroupNonUniform,
+                Capability::GroupNonUniformVote,
+                Capability::GroupNonUniformBallot,
+                Capability::GroupNonUniformShuffle,
+            ] {
+                self.s.b.capability(capability);
+            }
+        }
         if self.s.uses_16bit_storage {
             self.s.b.capability(Capability::StorageBuffer16BitAccess);
             self.s.b.extension("SPV_KHR_16bit_storage");
@@ -803,6 +835,62 @@ impl<'a> Emitter<'a> {
             print_binding: self.prints.binding,
             prints: self.prints.sites,
         })
+    }
+}
+
+impl<'a> Emitter<'a> {
+    /// Sets [`Emitter::subgroups_ok`]: whether, in this workgroup, every subgroup is a whole,
+    /// aligned run of local invocation indices of at least [`Options::shuffle_span`] invocations
+    /// (`SubgroupLocalInvocationId == tid % SubgroupSize`, one base `tid - id` per subgroup, and
+    /// a workgroup size that is a multiple of `SubgroupSize`), so that invocation `tid ^ m` for
+    /// `m` below the span is `SubgroupLocalInvocationId ^ m` of the same subgroup. Vulkan does
+    /// not promise that mapping (drivers do it); a workgroup where a subgroup disagrees votes
+    /// through workgroup word 0, and every thread of it reads the same answer, so the branch
+    /// reductions take on it is uniform and may hold barriers. `builtins` are the variables of
+    /// `SubgroupLocalInvocationId` and `SubgroupSize`.
+    fn check_subgroups(&mut self, builtins: &[Word], tid: Reg, threads: u32) -> EResult<()> {
+        self.need_shared_words(1)?;
+        let zero = self.u32c(0);
+        let one = self.u32c(1);
+        let first = self.s.op(Op::IEqual, Class::Bool, &[tid, zero]);
+        let merge = self.s.begin_if(first);
+        self.smem_store_word(zero, one);
+        self.s.end_if(merge);
+        self.barrier();
+        let local = self.s.load(Class::U32, builtins[0]);
+        let size = self.s.load(Class::U32, builtins[1]);
+        let size_less_one = self.add_imm(size, -1);
+        let low = self.s.op(Op::BitwiseAnd, Class::U32, &[tid, size_less_one]);
+        let aligned = self.s.op(Op::IEqual, Class::Bool, &[local, low]);
+        let base = self.s.op(Op::ISub, Class::U32, &[tid, local]);
+        let scope = self.s.const_u32(Scope::Subgroup as u32);
+        let u32t = self.s.u32_ty();
+        let first_base = self.s.inst(Op::GroupNonUniformBroadcastFirst, u32t, &[scope, base.id]);
+        let first_base = Reg { id: first_base, class: Class::U32 };
+        let one_base = self.s.op(Op::IEqual, Class::Bool, &[base, first_base]);
+        let span = self.u32c(self.options.shuffle_span());
+        let wide_enough = self.s.op(Op::UGreaterThanEqual, Class::Bool, &[size, span]);
+        let threads = self.u32c(threads);
+        let rest = self.s.op(Op::UMod, Class::U32, &[threads, size]);
+        let whole = self.s.op(Op::IEqual, Class::Bool, &[rest, zero]);
+        let good = self.s.op(Op::LogicalAnd, Class::Bool, &[aligned, one_base]);
+        let good = self.s.op(Op::LogicalAnd, Class::Bool, &[good, wide_enough]);
+        let good = self.s.op(Op::LogicalAnd, Class::Bool, &[good, whole]);
+        let boolt = self.s.ty(Class::Bool);
+        let all = self.s.inst(Op::GroupNonUniformAll, boolt, &[scope, good.id]);
+        let bad = self.s.op(Op::LogicalNot, Class::Bool, &[Reg { id: all, class: Class::Bool }]);
+        let merge = self.s.begin_if(bad);
+        self.smem_store_word(zero, zero);
+        self.s.end_if(merge);
+        self.barrier();
+        let word = self.smem_load_word(zero);
+        let ok = self.s.op(Op::INotEqual, Class::Bool, &[word, zero]);
+        let var = self.s.var(Class::Bool);
+        self.s.store(var, ok.id);
+        // Word 0 is scratch again for whatever comes next.
+        self.barrier();
+        self.subgroups_ok = Some(var);
+        Ok(())
     }
 }
 

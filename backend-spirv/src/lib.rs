@@ -93,6 +93,11 @@ pub struct Options {
     /// stores of 16-bit elements (f16, bf16, i16) go through a 16-bit view of the buffer, one
     /// access each, instead of a word load and shift or two word atomics per store.
     pub storage_16bit: bool,
+    /// The smallest subgroup the device may run, where it runs the subgroup operations reductions
+    /// use (basic, vote, ballot, shuffle in compute shaders; wgpu's `SUBGROUP`), else 0. In
+    /// [`Mode::Vulkan`], reductions then combine lanes `i` and `i ^ m` for `m` below it with
+    /// `OpGroupNonUniformShuffleXor` (see `reduce.rs`).
+    pub subgroup_size: u32,
 }
 
 impl Options {
@@ -101,6 +106,17 @@ impl Options {
     /// with.
     pub fn direct_16bit_storage(&self) -> bool {
         self.storage_16bit && self.mode == Mode::Vulkan
+    }
+
+    /// The largest lane distance reductions cross with subgroup shuffles (a power of two, below
+    /// the subgroup size and the layout warp), or 0 for none: portable modules and devices without
+    /// subgroup operations go through workgroup memory only.
+    pub fn shuffle_span(&self) -> u32 {
+        if self.mode != Mode::Vulkan || self.subgroup_size < 2 {
+            return 0;
+        }
+        let size = 1u32 << (31 - self.subgroup_size.leading_zeros());
+        size.min(self.threads_per_warp)
     }
 
     /// Whether f32 `atomic_add` is emitted as the native `OpAtomicFAddEXT`. Portable modules keep
@@ -121,6 +137,7 @@ impl Default for Options {
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
             storage_16bit: false,
+            subgroup_size: 0,
         }
     }
 }

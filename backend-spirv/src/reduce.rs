@@ -8,15 +8,32 @@
 //! more, a tree halves them (thread i takes slot i + s, for s = w/2 .. 1, two barriers per step)
 //! and everyone reads slot 0 (every thread reading all `w` partials costs `w^2` reads per group,
 //! 262144 for a 512-thread row: the suspected cause of spirv softmax running at 0.06x of CUDA on
-//! an H200, not yet re-measured). Going through workgroup memory for lanes too makes the result
-//! independent of the device's real subgroup size (8 to 64), at the cost of barriers that
-//! subgroup shuffles would avoid.
+//! an H200, not yet re-measured).
+//!
+//! # Subgroups
+//!
+//! The layouts are built for a warp of 64 threads whatever the device's subgroup size (4 to 128;
+//! see the runtime's `SPIRV_THREADS_PER_WARP` for why), so a layout warp is not a subgroup.
+//! Rather than build layouts per subgroup size, reductions use subgroup operations only for the
+//! lanes one subgroup holds: with `S` the device's smallest subgroup size
+//! ([`crate::Options::shuffle_span`]: `min(S, 64)`, Vulkan dialect only), the lane bits `b` along
+//! the axis with `2^b < S` pair thread `t` with thread `t ^ 2^b`, which is subgroup invocation
+//! `id ^ 2^b` of the same subgroup when subgroups are aligned runs of local invocation indices;
+//! those bits combine by `OpGroupNonUniformShuffleXor`, no barrier, and the remaining lane bits
+//! and the warp bits go through workgroup memory as above (`w` shrinks by `S`: 8 on lavapipe, 32
+//! on NVIDIA). Vulkan does not promise that mapping of invocations to subgroups (drivers do it),
+//! so the kernel checks it once after the grid check (`Emitter::check_subgroups`: every subgroup
+//! aligned, of one base, at least `S` wide, the workgroup a multiple of it) into a
+//! workgroup-uniform flag, and each reduction branches on it: shuffles then memory, or memory
+//! only. Both arms hold barriers, which a uniform branch allows, and each is correct for any
+//! subgroup size, so the result is too. argmax/argmin (one reduction over a value and an index)
+//! shuffle both operands; scans still walk workgroup memory.
 //!
 //! `tt.scan`'s elements are in workgroup memory ([`trident_midend::codegen::scan`]); each thread
 //! walks the prefix (or suffix) of each of its elements along the axis with a structured loop
 //! over function variables.
 
-use rspirv::spirv::Op;
+use rspirv::spirv::{Op, Scope};
 use trident_midend::codegen::combine::combine;
 use trident_midend::codegen::reduce::{Group, ReduceOp};
 use trident_midend::codegen::scan::Scan;
@@ -53,71 +70,51 @@ impl<'a> LowerReduce<'a> for Emitter<'a> {
                 axis_bits.push((id, b));
             }
         }
-        if !axis_bits.is_empty() {
-            let w = 1i64 << axis_bits.len();
-            // This thread's index along the axis.
-            let mut wi = e.u32c(0);
-            for (j, &(id, b)) in axis_bits.iter().enumerate() {
-                let (shift, one, pos) = (e.u32c(b as u32), e.u32c(1), e.u32c(j as u32));
-                let t = e.s.op(Op::ShiftRightLogical, Class::U32, &[id, shift]);
-                let t = e.s.op(Op::BitwiseAnd, Class::U32, &[t, one]);
-                let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[t, pos]);
-                wi = e.s.op(Op::BitwiseOr, Class::U32, &[wi, t]);
-            }
-            // Slot of (group, thread index): one array per operand, each partial as wide as the
-            // widest operand (2 words for 64-bit values, else 1).
-            let (nonaxis, groups_total) = op.group_slots();
-            let slots = groups_total * w;
-            let words = groups[0].1.iter().map(|r| r.class.words()).max().unwrap_or(1) as i64;
-            e.need_shared_words((slots * words * groups[0].1.len() as i64) as u64)?;
-            let base = e.affine_base(sl, &nonaxis);
-            // row = (base * w + wi) * words, col0 = base * w * words
-            let (wc, width, w_words) = (e.u32c(w as u32), e.u32c(words as u32), e.u32c((words * w) as u32));
-            let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
-            let t = e.s.op(Op::IAdd, Class::U32, &[t, wi]);
-            let row = e.s.op(Op::IMul, Class::U32, &[t, width]);
-            let col0 = e.s.op(Op::IMul, Class::U32, &[base, w_words]);
-            let partials = Partials { nonaxis, w, words, slots };
-            e.barrier();
-            partials.publish(e, row, groups);
-            e.barrier();
-            if w <= UNROLLED_PARTIALS {
-                for group in groups.iter_mut() {
-                    let mut acc = partials.read(e, col0, group, 0);
-                    for j in 1..w {
-                        let other = partials.read(e, col0, group, j);
-                        acc = combine(e, op.region, &acc, &other)?;
-                    }
-                    group.1 = acc;
-                }
-            } else {
-                // A tree: at stride s = w/2, w/4, .., 1, thread i combines its running partial
-                // (kept in registers) with the slot of thread i + s, then publishes its own. Only
-                // threads below s compute something that is read again; the others read a wrapped
-                // slot and publish garbage nobody reads, which keeps control flow uniform.
-                let mut stride = w / 2;
-                while stride >= 1 {
-                    let (sc, wrap) = (e.u32c(stride as u32), e.u32c((w - 1) as u32));
-                    let partner = e.s.op(Op::IAdd, Class::U32, &[wi, sc]);
-                    let partner = e.s.op(Op::BitwiseAnd, Class::U32, &[partner, wrap]);
-                    let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
-                    let t = e.s.op(Op::IAdd, Class::U32, &[t, partner]);
-                    let partner_row = e.s.op(Op::IMul, Class::U32, &[t, width]);
-                    for group in groups.iter_mut() {
-                        let other = partials.read(e, partner_row, group, 0);
-                        let acc = group.1.clone();
-                        group.1 = combine(e, op.region, &acc, &other)?;
-                    }
-                    e.barrier();
-                    partials.publish(e, row, groups);
-                    e.barrier();
-                    stride /= 2;
-                }
-                // Thread 0 of each group now holds the whole reduction: everyone reads it.
-                for group in groups.iter_mut() {
-                    group.1 = partials.read(e, col0, group, 0);
+        // Lane bits below the shuffle span cross threads of one subgroup: where the workgroup's
+        // subgroups are as the shuffles assume (a uniform flag, see `Emitter::check_subgroups`),
+        // they combine by shuffles and the other bits through memory; elsewhere all go through
+        // memory. The two arms hold barriers, which the uniform branch allows.
+        let span = e.options.shuffle_span();
+        let shuffled: Vec<usize> = axis_bits
+            .iter()
+            .filter(|&&(id, b)| id == e.lane && (1u32 << b) < span)
+            .map(|&(_, b)| b)
+            .collect();
+        let ok = match e.subgroups_ok {
+            Some(var) if !shuffled.is_empty() => var,
+            _ => return through_memory(e, op, groups, &axis_bits),
+        };
+        let rest: Vec<(Reg, usize)> =
+            axis_bits.iter().copied().filter(|&(id, b)| !(id == e.lane && shuffled.contains(&b))).collect();
+        // The groups' results leave the arms through function variables.
+        let vars: Vec<Vec<u32>> =
+            groups.iter().map(|(_, regs)| regs.iter().map(|r| e.s.var(r.class)).collect()).collect();
+        let keep = |e: &mut Emitter, done: &[Group<Reg>]| {
+            for ((_, regs), vars) in done.iter().zip(&vars) {
+                for (r, &var) in regs.iter().zip(vars) {
+                    e.s.store(var, r.id);
                 }
             }
+        };
+        let flag = e.s.load(Class::Bool, ok);
+        let (memory_label, merge) = e.s.begin_if_else(flag);
+        let mut done = groups.to_vec();
+        for &b in &shuffled {
+            for group in done.iter_mut() {
+                let other: Vec<Reg> = group.1.iter().map(|&r| shuffle_xor(e, r, 1 << b)).collect();
+                let acc = group.1.clone();
+                group.1 = combine(e, op.region, &acc, &other)?;
+            }
+        }
+        through_memory(e, op, &mut done, &rest)?;
+        keep(e, &done);
+        e.s.else_part(memory_label, merge);
+        let mut done = groups.to_vec();
+        through_memory(e, op, &mut done, &axis_bits)?;
+        keep(e, &done);
+        e.s.end_if(merge);
+        for (group, vars) in groups.iter_mut().zip(&vars) {
+            group.1 = group.1.iter().zip(vars).map(|(r, &var)| e.s.load(r.class, var)).collect();
         }
         Ok(())
     }
@@ -176,6 +173,117 @@ impl<'a> LowerReduce<'a> for Emitter<'a> {
         }
         Ok(outs)
     }
+}
+
+/// The value `r` of the invocation whose subgroup id is this one's XOR `mask`
+/// (`OpGroupNonUniformShuffleXor` on 32-bit values: bools travel as 0/1, 64-bit values as two
+/// words, since 64-bit shuffles need a device feature).
+fn shuffle_xor(e: &mut Emitter, r: Reg, mask: u32) -> Reg {
+    let scope = e.s.const_u32(Scope::Subgroup as u32);
+    let mask = e.s.const_u32(mask);
+    let word = |e: &mut Emitter, v: Reg| {
+        let ty = e.s.ty(v.class);
+        Reg { id: e.s.inst(Op::GroupNonUniformShuffleXor, ty, &[scope, v.id, mask]), class: v.class }
+    };
+    match r.class {
+        Class::U32 | Class::F32 => word(e, r),
+        Class::Ptr(_) => {
+            let v = word(e, Reg { id: r.id, class: Class::U32 });
+            Reg { id: v.id, class: r.class }
+        }
+        Class::Bool => {
+            let bits = e.word_bits(r);
+            let v = word(e, bits);
+            let zero = e.u32c(0);
+            e.s.op(Op::INotEqual, Class::Bool, &[v, zero])
+        }
+        Class::U64 | Class::F64 => {
+            let (lo, hi) = e.split64(r);
+            let (lo, hi) = (word(e, lo), word(e, hi));
+            e.join64(r.class, lo, hi)
+        }
+    }
+}
+
+/// Combines each group's partials across the threads that `axis_bits` (lane or warp id, bit)
+/// tell apart, through workgroup memory (see the module docs): every thread ends with the whole
+/// combination of its group. Threads that differ in other bits only (already combined by
+/// shuffles, or copies) publish equal partials to the same slot.
+fn through_memory(
+    e: &mut Emitter,
+    op: &ReduceOp,
+    groups: &mut [Group<Reg>],
+    axis_bits: &[(Reg, usize)],
+) -> EResult<()> {
+    if axis_bits.is_empty() {
+        return Ok(());
+    }
+    let sl = &op.layout;
+    let w = 1i64 << axis_bits.len();
+    // This thread's index along the axis.
+    let mut wi = e.u32c(0);
+    for (j, &(id, b)) in axis_bits.iter().enumerate() {
+        let (shift, one, pos) = (e.u32c(b as u32), e.u32c(1), e.u32c(j as u32));
+        let t = e.s.op(Op::ShiftRightLogical, Class::U32, &[id, shift]);
+        let t = e.s.op(Op::BitwiseAnd, Class::U32, &[t, one]);
+        let t = e.s.op(Op::ShiftLeftLogical, Class::U32, &[t, pos]);
+        wi = e.s.op(Op::BitwiseOr, Class::U32, &[wi, t]);
+    }
+    // Slot of (group, thread index): one array per operand, each partial as wide as the
+    // widest operand (2 words for 64-bit values, else 1).
+    let (nonaxis, groups_total) = op.group_slots();
+    let slots = groups_total * w;
+    let words = groups[0].1.iter().map(|r| r.class.words()).max().unwrap_or(1) as i64;
+    e.need_shared_words((slots * words * groups[0].1.len() as i64) as u64)?;
+    let base = e.affine_base(sl, &nonaxis);
+    // row = (base * w + wi) * words, col0 = base * w * words
+    let (wc, width, w_words) = (e.u32c(w as u32), e.u32c(words as u32), e.u32c((words * w) as u32));
+    let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
+    let t = e.s.op(Op::IAdd, Class::U32, &[t, wi]);
+    let row = e.s.op(Op::IMul, Class::U32, &[t, width]);
+    let col0 = e.s.op(Op::IMul, Class::U32, &[base, w_words]);
+    let partials = Partials { nonaxis, w, words, slots };
+    e.barrier();
+    partials.publish(e, row, groups);
+    e.barrier();
+    if w <= UNROLLED_PARTIALS {
+        for group in groups.iter_mut() {
+            let mut acc = partials.read(e, col0, group, 0);
+            for j in 1..w {
+                let other = partials.read(e, col0, group, j);
+                acc = combine(e, op.region, &acc, &other)?;
+            }
+            group.1 = acc;
+        }
+    } else {
+        // A tree: at stride s = w/2, w/4, .., 1, thread i combines its running partial
+        // (kept in registers) with the slot of thread i + s, then publishes its own. Only
+        // threads below s compute something that is read again; the others read a wrapped
+        // slot and publish garbage nobody reads, which keeps control flow uniform.
+        let mut stride = w / 2;
+        while stride >= 1 {
+            let (sc, wrap) = (e.u32c(stride as u32), e.u32c((w - 1) as u32));
+            let partner = e.s.op(Op::IAdd, Class::U32, &[wi, sc]);
+            let partner = e.s.op(Op::BitwiseAnd, Class::U32, &[partner, wrap]);
+            let t = e.s.op(Op::IMul, Class::U32, &[base, wc]);
+            let t = e.s.op(Op::IAdd, Class::U32, &[t, partner]);
+            let partner_row = e.s.op(Op::IMul, Class::U32, &[t, width]);
+            for group in groups.iter_mut() {
+                let other = partials.read(e, partner_row, group, 0);
+                let acc = group.1.clone();
+                group.1 = combine(e, op.region, &acc, &other)?;
+            }
+            e.barrier();
+            partials.publish(e, row, groups);
+            e.barrier();
+            stride /= 2;
+        }
+        // Thread 0 of each group now holds the whole reduction: everyone reads it.
+        for group in groups.iter_mut() {
+            group.1 = partials.read(e, col0, group, 0);
+        }
+    }
+    Ok(())
 }
 
 /// Where a reduction's partials sit in workgroup memory: one array per operand, `slots` slots of

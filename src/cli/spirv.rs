@@ -46,8 +46,9 @@ pub fn no_adapter(reason: &str) -> CliError {
 
 /// The compilation target of a device, or the defaults without one (32 KiB, 1024 invocations,
 /// float atomic add by compare-and-swap, which every Vulkan device runs).
-/// Threads per warp are [`SPIRV_THREADS_PER_WARP`] on every adapter: nothing the backend emits
-/// depends on the subgroup size.
+/// Threads per warp are [`SPIRV_THREADS_PER_WARP`] on every adapter: no layout depends on the
+/// subgroup size (reductions shuffle across the lanes of one subgroup where the adapter runs
+/// subgroup operations, `subgroup_size`).
 pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarget {
     match device {
         Some(d) => SpirvTarget {
@@ -58,6 +59,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: d.float32_atomic_add(),
             windowed_buffers: Vec::new(),
             storage_16bit: d.storage_16bit(),
+            subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -67,6 +69,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
             storage_16bit: false,
+            subgroup_size: 0,
         },
     }
 }

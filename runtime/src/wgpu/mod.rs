@@ -373,8 +373,8 @@ impl WgpuDevice {
         &self.summary
     }
 
-    /// The adapter's subgroup size (its minimum). The spirv layouts do not depend on it: they use
-    /// no subgroup operations.
+    /// The adapter's subgroup size (its minimum). The spirv layouts do not depend on it; reductions
+    /// shuffle across the lanes a subgroup of this size holds (`SpirvTarget::subgroup_size`).
     pub fn threads_per_warp(&self) -> u32 {
         self.summary.subgroup_size
     }

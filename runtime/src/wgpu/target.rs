@@ -11,8 +11,10 @@ use trident_backend_spirv::Mode;
 
 /// The warp width the spirv layouts are built for, whatever the adapter's subgroup size, where
 /// the device allows `64 * num_warps` invocations per workgroup (else 32, see
-/// [`SpirvTarget::threads_for`]). The backend uses no subgroup operations, so the width only
-/// decides how many elements each invocation holds. Lavapipe (subgroup size 8) runs barriers as
+/// [`SpirvTarget::threads_for`]). The width decides how many elements each invocation holds;
+/// reductions shuffle only across the lanes one hardware subgroup holds and check the subgroups'
+/// shape at run time ([`SpirvTarget::subgroup_size`]; the spirv backend's `reduce.rs`), so no
+/// layout depends on the subgroup size. Lavapipe (subgroup size 8) runs barriers as
 /// coroutine suspends, and its compile time grows with the values live across them: built for 8
 /// the flash-attention kernels take minutes to compile, for 32 up to a minute on a loaded 2-core
 /// machine, for 64 half that.
@@ -40,6 +42,9 @@ pub struct SpirvTarget {
     /// The device has 16-bit storage (see `trident_backend_spirv::Options::storage_16bit`); used
     /// only by modules in the Vulkan dialect.
     pub storage_16bit: bool,
+    /// The adapter's smallest subgroup size where it runs subgroup operations, else 0 (see
+    /// `trident_backend_spirv::Options::subgroup_size`); used only by modules in the Vulkan dialect.
+    pub subgroup_size: u32,
 }
 
 impl SpirvTarget {

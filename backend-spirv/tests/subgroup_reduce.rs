@@ -1,0 +1,129 @@
+//! Reductions across a subgroup's lanes by `OpGroupNonUniformShuffleXor` (Vulkan dialect, where
+//! `Options::subgroup_size` says the device runs subgroup operations), with the workgroup-uniform
+//! check of the subgroups' shape and the workgroup-memory fallback beside them; none of it in the
+//! portable dialect or without subgroup operations.
+//!
+//! The kernel is the TTIR of the corpus's row softmax (`trident compile --emit ttir`, BLOCK_SIZE
+//! 128): a max and a sum over the row. Every subgroup size from 4 to 128 is emitted, and every
+//! module goes through `spirv-val` where it is installed. (Execution on lavapipe, subgroup size 8,
+//! is the corpus's: its softmax, layernorm and argmax cases.)
+
+use std::io::Write;
+use std::process::Command;
+
+use trident_backend_spirv::{disassemble, emit, Mode, Options};
+use trident_midend::pipeline::{run_ttgir, PipelineOptions};
+use trident_midend::target::Target;
+
+const SOFTMAX: &str = r#"tt.func public @softmax_row_kernel(%out_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %in_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %in_row_stride: i32, %out_row_stride: i32, %n_cols: i32) {
+  %0 = tt.get_program_id {axis = 0} : i32
+  %1 = tt.make_range {start = 0, end = 128} : tensor<128xi32>
+  %2 = tt.splat %n_cols : tensor<128xi32>
+  %3 = arith.cmpi %1, %2 {predicate = "slt"} : tensor<128xi1>
+  %4 = arith.muli %0, %in_row_stride : i32
+  %5 = tt.addptr %in_ptr, %4 : !tt.ptr<f32>
+  %6 = tt.splat %5 : tensor<128x!tt.ptr<f32>>
+  %7 = tt.addptr %6, %1 : tensor<128x!tt.ptr<f32>>
+  %8 = arith.constant {value = -inf} : tensor<128xf32>
+  %9 = tt.load %7, %3, %8 : tensor<128xf32>
+  %10 = tt.reduce %9 {axis = 0} : f32 {
+  ^bb0(%11: f32, %12: f32):
+    %13 = arith.maxnumf %11, %12 : f32
+    tt.reduce.return %13
+  }
+  %14 = tt.splat %10 : tensor<128xf32>
+  %15 = arith.subf %9, %14 : tensor<128xf32>
+  %16 = math.exp %15 : tensor<128xf32>
+  %17 = tt.reduce %16 {axis = 0} : f32 {
+  ^bb0(%18: f32, %19: f32):
+    %20 = arith.addf %18, %19 : f32
+    tt.reduce.return %20
+  }
+  %21 = tt.splat %17 : tensor<128xf32>
+  %22 = arith.divf %16, %21 : tensor<128xf32>
+  %23 = arith.muli %0, %out_row_stride : i32
+  %24 = tt.addptr %out_ptr, %23 : !tt.ptr<f32>
+  %25 = tt.splat %24 : tensor<128x!tt.ptr<f32>>
+  %26 = tt.addptr %25, %1 : tensor<128x!tt.ptr<f32>>
+  tt.store %26, %22, %3
+  tt.return
+}
+"#;
+
+/// Lowers [`SOFTMAX`] with `options`; returns the SPIR-V words and their disassembly.
+fn lower(options: &Options) -> (Vec<u32>, String) {
+    let mut module = trident_midend::ir::parser::parse_module(SOFTMAX).expect("the test TTIR parses");
+    let target = Target {
+        threads_per_warp: options.threads_per_warp,
+        num_warps: options.num_warps,
+        compute_capability: None,
+        shared_memory_bytes: options.workgroup_memory_limit,
+        num_stages: 1,
+    };
+    run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
+    let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
+    let text = disassemble(&artifact.words);
+    (artifact.words, text)
+}
+
+/// Runs `spirv-val` on the words where it is installed (CI installs spirv-tools).
+fn spirv_val(name: &str, words: &[u32]) {
+    let path =
+        std::env::temp_dir().join(format!("trident-subgroup-reduce-{name}-{}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    match result {
+        Ok(output) => assert!(
+            output.status.success(),
+            "{name}: spirv-val rejects the module:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(_) => {
+            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
+            let line = format!("SKIP spirv-val for {name}: spirv-val is not installed (spirv-tools)");
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}
+
+fn options(mode: Mode, subgroup_size: u32, num_warps: u32) -> Options {
+    Options { mode, subgroup_size, num_warps, threads_per_warp: 64, ..Options::default() }
+}
+
+/// What a module with subgroup reductions declares and does.
+const SUBGROUP: [&str; 6] = [
+    "OpCapability GroupNonUniformShuffle",
+    "OpCapability GroupNonUniformVote",
+    "OpGroupNonUniformShuffleXor",
+    "OpGroupNonUniformAll",
+    "BuiltIn SubgroupSize",
+    "BuiltIn SubgroupLocalInvocationId",
+];
+
+#[test]
+fn softmax_reduces_with_subgroup_shuffles() {
+    for subgroup_size in [4, 8, 16, 32, 64, 128] {
+        for num_warps in [1, 4] {
+            let name = format!("sg{subgroup_size}-w{num_warps}");
+            let (words, text) = lower(&options(Mode::Vulkan, subgroup_size, num_warps));
+            for wanted in SUBGROUP {
+                assert!(text.contains(wanted), "{name}: no `{wanted}` in:\n{text}");
+            }
+            spirv_val(&name, &words);
+        }
+    }
+}
+
+#[test]
+fn no_subgroup_operations_without_the_device_or_in_portable_mode() {
+    for (name, options) in
+        [("none", options(Mode::Vulkan, 0, 4)), ("portable", options(Mode::Portable, 32, 4))]
+    {
+        let (words, text) = lower(&options);
+        assert!(!text.contains("OpGroupNonUniform"), "{name}: subgroup operations in:\n{text}");
+        spirv_val(name, &words);
+    }
+}
