@@ -36,6 +36,12 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             l.no_more(a, "tl.arange")?;
             let start = l.const_int(&start, "tl.arange's start")?;
             let end = l.const_int(&end, "tl.arange's end")?;
+            // The bounds are checked first, as Triton does: `end - start` of two arbitrary i64
+            // constants can overflow (and wrap to a small power of two in release builds).
+            let int32 = i32::MIN as i64..=i32::MAX as i64;
+            if !int32.contains(&start) || !int32.contains(&end) {
+                return l.error(format!("tl.arange({start}, {end}): the bounds must fit in int32"));
+            }
             let range = end - start;
             if range <= 0 {
                 return l.error(format!("tl.arange({start}, {end}): end must be greater than start"));
@@ -44,9 +50,6 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
                 return l.error(format!(
                     "tl.arange({start}, {end}): the length {range} is not a power of 2; Triton blocks must have power-of-2 sizes"
                 ));
-            }
-            if start < i32::MIN as i64 || end > i32::MAX as i64 {
-                return l.error("tl.arange bounds must fit in int32");
             }
             if range > 1 << 20 {
                 return l.error(format!("tl.arange({start}, {end}) has more than 1048576 elements"));
