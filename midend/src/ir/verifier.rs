@@ -40,6 +40,22 @@ impl std::fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
+/// Whether `ttng.warp_specialize` may move registers as its attributes say: setmaxnreg moves
+/// whole warpgroups to register counts of 24 to 256 in steps of 8, and the consumers get more
+/// than the producer. The pass that builds the op asks this before it does.
+pub fn register_split_is_legal(
+    producer_warps: i64,
+    producer_registers: i64,
+    consumer_registers: i64,
+) -> bool {
+    let legal = |n: i64| (24..=256).contains(&n) && n % 8 == 0;
+    producer_warps > 0
+        && producer_warps % 4 == 0
+        && legal(producer_registers)
+        && legal(consumer_registers)
+        && producer_registers < consumer_registers
+}
+
 /// Checks structural and type invariants of every function.
 pub fn verify_module(module: &Module) -> Result<(), VerifyError> {
     let mut functions: HashMap<&str, &Function> = HashMap::new();
@@ -657,11 +673,8 @@ impl<'a> FunctionVerifier<'a> {
             }
         }
         let int = |key: &str| data.attrs.int(key).unwrap_or(0);
-        // setmaxnreg moves whole warpgroups to register counts of 24 to 256 in steps of 8; the
-        // consumers get more than the producer.
         let (producer, consumer) = (int("producer_registers"), int("consumer_registers"));
-        let legal = |n: i64| (24..=256).contains(&n) && n % 8 == 0;
-        if int("producer_warps") % 4 != 0 || !legal(producer) || !legal(consumer) || producer >= consumer {
+        if !register_split_is_legal(int("producer_warps"), producer, consumer) {
             return Err(format!(
                 "{} producer warps with {producer} registers beside consumers with {consumer}: \
                  setmaxnreg needs whole warpgroups, 24 to 256 registers in steps of 8, more for the consumers",

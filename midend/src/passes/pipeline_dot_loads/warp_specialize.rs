@@ -39,7 +39,9 @@
 //! [`MAX_CONSUMER_REGISTERS`], as Triton's `allocate_warp_groups` splits it.
 //!
 //! Applies to loops of sm_90a programs of whole warpgroups whose pipelined loads all stream
-//! through TMA rings; other loops pipeline as without the hint.
+//! through TMA rings, where the consumers and the producer fit one CTA and the register split
+//! is one `setmaxnreg` can make (at most 28 consumer warps); other loops pipeline as without
+//! the hint.
 
 use std::collections::HashMap;
 
@@ -48,6 +50,7 @@ use super::{
     read_in_place, ring_step, InFlight, LoopParts, RingPlan, RingTile,
 };
 use crate::analysis::trip_count::trip_count;
+use crate::ir::verifier::register_split_is_legal;
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Op, Opcode, Type, Value};
 use crate::target::Target;
 
@@ -59,6 +62,9 @@ pub const PRODUCER_REGISTERS: u32 = 40;
 
 /// The most registers per thread the consumers ask for.
 pub const MAX_CONSUMER_REGISTERS: u32 = 240;
+
+/// Warps of one CTA at most (1,024 threads).
+const MAX_WARPS_PER_CTA: u32 = 32;
 
 /// 32-bit registers of one SM's register file (sm_90).
 const REGISTER_FILE: u32 = 64 * 1024;
@@ -89,7 +95,22 @@ pub(super) fn applies(body: &Body, lp: Op, tiles: &[RingTile], plan: &RingPlan, 
     (hint == Some(true) || chosen)
         && target.compute_capability.is_some_and(|cc| cc >= 90)
         && target.num_warps.is_multiple_of(4)
+        && split_fits(target.num_warps)
         && tiles.iter().all(|tile| tile.tma.is_some())
+}
+
+/// Whether `num_warps` consumer warps and the producer warpgroup fit one CTA (at most 1,024
+/// threads) with a register split that `setmaxnreg` can make (the verifier's rule, which the
+/// backend relies on): with many warps the register file leaves the consumers fewer than
+/// [`PRODUCER_REGISTERS`] (from 44 warps on), so such a loop stays unspecialized, hinted or not.
+fn split_fits(num_warps: u32) -> bool {
+    num_warps > 0
+        && num_warps + PRODUCER_WARPS <= MAX_WARPS_PER_CTA
+        && register_split_is_legal(
+            PRODUCER_WARPS as i64,
+            PRODUCER_REGISTERS as i64,
+            consumer_registers(num_warps) as i64,
+        )
 }
 
 /// Per-thread registers of the consumer warps: what the register file leaves once the producer
@@ -246,5 +267,22 @@ pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, 
             let always = b.const_int(DType::I1, 1);
             b.op(Opcode::ArriveBarrier, vec![empty, slot, always], &[], Attrs::new());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whole warpgroups up to 28 warps split the register file as setmaxnreg allows; 32 warps and
+    /// the producer pass 1,024 threads, and 64 warps would leave the consumers 24 registers,
+    /// fewer than the producer's 40 (a fuzz finding: the op then failed to verify).
+    #[test]
+    fn the_split_fits_whole_warpgroups_up_to_28_warps() {
+        for (num_warps, fits) in [(4, true), (8, true), (16, true), (28, true), (32, false), (64, false)] {
+            assert_eq!(split_fits(num_warps), fits, "{num_warps} warps");
+        }
+        assert_eq!(consumer_registers(8), 232);
+        assert!(!register_split_is_legal(4, 40, consumer_registers(64) as i64));
     }
 }
