@@ -41,7 +41,8 @@
 //!
 //! Expects: the consumers' loop as [`super::keep_chain_in_flight`] leaves it, `Q` defined
 //! outside the loop, `K` read in place from a TMA ring (`ttg.local_load` of the iteration's slot)
-//! and a constant zero accumulator for the scores. Anything else is left as it was.
+//! and a constant zero accumulator for the scores, read only before the second dot. Anything else
+//! is left as it was.
 
 use std::collections::HashMap;
 
@@ -79,6 +80,17 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     };
     let [_, acc_arg] = body.op(wait).operands[..] else { return };
     let [waited_scores, waited_acc] = body.op(wait).results[..] else { return };
+    // The next scores accumulate, in flight, in the registers the loop carries this iteration's
+    // scores in (the nvptx backend's rule for an asynchronous dot whose result is yielded): this
+    // iteration's scores must be read before the next ones are issued, right before the second
+    // dot, and not after it (a fuzz finding: the row max of `qk` computed again after `P V`).
+    let second_at = body.position(region, chain.second);
+    let read_late = ops[second_at..]
+        .iter()
+        .any(|&op| body.walk_op(op).iter().any(|&o| body.op(o).operands.contains(&waited_scores)));
+    if read_late {
+        return;
+    }
     let span = body.span(first);
     let attrs = body.op(first).attrs.clone();
     let scores_ty = body.ty(scores).clone();
