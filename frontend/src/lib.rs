@@ -47,7 +47,7 @@ pub fn compile_kernel(
     let mut compiler = lower::Compiler::new(&program, &spec);
     compiler.lower_kernel(kernel).map_err(wrap)?;
     limits::check_tensor_shapes(&compiler.module).map_err(wrap)?;
-    limits::check_kernel_size(&compiler.module).map_err(wrap)?;
+    limits::check_kernel_size(&compiler.module, spec.num_warps).map_err(wrap)?;
     Ok(compiler.module)
 }
 
