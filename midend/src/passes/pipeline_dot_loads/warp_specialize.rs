@@ -101,7 +101,7 @@ pub(super) fn applies(body: &Body, lp: Op, tiles: &[RingTile], plan: &RingPlan, 
 
 /// Whether `num_warps` consumer warps and the producer warpgroup fit one CTA (at most 1,024
 /// threads) with a register split that `setmaxnreg` can make (the verifier's rule, which the
-/// backend relies on): with many warps the register file leaves the consumers fewer than
+/// backend relies on): with many warps the register file leaves the consumers no more than
 /// [`PRODUCER_REGISTERS`] (from 40 warps on), so such a loop stays unspecialized, hinted or not.
 fn split_fits(num_warps: u32) -> bool {
     num_warps > 0
