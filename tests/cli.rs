@@ -553,6 +553,62 @@ fn trident_imports_stand_for_triton_imports() {
     assert_eq!(ttir[0], ttir[1]);
 }
 
+/// The 16-bit storage path of spirv (off unless `TRIDENT_VULKAN_16BIT_STORAGE=1`) gives the
+/// interpreter's bits for fp32 -> fp16/bf16 casts stored to 16-bit buffers, the round trip back
+/// to fp32 and fp16 arithmetic on loaded halves, with the variable and without it.
+#[test]
+fn spirv_16_bit_storage_matches_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-spirv-16bit");
+    let kernel = dir.join("halves.py");
+    std::fs::write(
+        &kernel,
+        "import triton\nimport triton.language as tl\n\n\
+         @triton.jit\n\
+         def halves(x_ptr, h_ptr, bf_ptr, back_ptr, sum_ptr, N, BLOCK: tl.constexpr):\n\
+         \x20   i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n\
+         \x20   live = i < N\n\
+         \x20   x = tl.load(x_ptr + i, mask=live, other=0.0)\n\
+         \x20   h = x.to(tl.float16)\n\
+         \x20   tl.store(h_ptr + i, h, mask=live)\n\
+         \x20   tl.store(bf_ptr + i, x.to(tl.bfloat16), mask=live)\n\
+         \x20   tl.store(back_ptr + i, h.to(tl.float32), mask=live)\n\
+         \x20   tl.store(sum_ptr + i, tl.load(h_ptr + i, mask=live) + h, mask=live)\n",
+    )
+    .unwrap();
+    let n = 300usize;
+    let x: Vec<f32> =
+        (0..n).map(|i| (i as f32 * 0.37 - 50.0) * 3.3 + if i == 5 { 1e-8 } else { 0.0 }).collect();
+    let x_arg = write_npy(&dir, "x_ptr", DType::F32, x.iter().flat_map(|v| v.to_le_bytes()).collect());
+    let h_arg = write_npy(&dir, "h_ptr", DType::F16, vec![0; n * 2]);
+    let bf_arg = write_npy(&dir, "bf_ptr", DType::BF16, vec![0; n * 2]);
+    let back_arg = write_npy(&dir, "back_ptr", DType::F32, vec![0; n * 4]);
+    let sum_arg = write_npy(&dir, "sum_ptr", DType::F16, vec![0; n * 2]);
+    for storage in ["0", "1"] {
+        #[rustfmt::skip]
+        let args = [
+            "check", kernel.to_str().unwrap(), "--kernel", "halves", "--grid", "3", "--const", "BLOCK=128",
+            "--arg", &x_arg, "--arg", &h_arg, "--arg", &bf_arg, "--arg", &back_arg, "--arg", &sum_arg,
+            "--arg", "N=300",
+        ];
+        let output = trident_with_env(&args, &[("TRIDENT_VULKAN_16BIT_STORAGE", storage)]);
+        let text = stdout(&output);
+        if text.lines().any(|l| l.starts_with("spirv") && l.contains("unavailable")) {
+            skip_unless_required("spirv", "spirv_16_bit_storage_matches_interp", "no Vulkan adapter here");
+            return;
+        }
+        assert!(
+            output.status.success(),
+            "TRIDENT_VULKAN_16BIT_STORAGE={storage}: {}\n{text}",
+            stderr(&output)
+        );
+        assert!(
+            text.contains("check: spirv agree(s) with interp"),
+            "TRIDENT_VULKAN_16BIT_STORAGE={storage}: {text}"
+        );
+    }
+}
+
 /// Every device named in `TRIDENT_REQUIRE_DEVICES` must be available; others SKIP.
 #[test]
 fn required_devices_are_available() {
