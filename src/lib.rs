@@ -224,6 +224,7 @@ pub fn lower_to_spirv(
         float32_atomic_add: target.float32_atomic_add,
         windowed_buffers: target.windowed_buffers,
         storage_16bit: target.storage_16bit,
+        wide_accesses: target.wide_accesses,
         subgroup_size: target.subgroup_size,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {

@@ -553,9 +553,10 @@ fn trident_imports_stand_for_triton_imports() {
     assert_eq!(ttir[0], ttir[1]);
 }
 
-/// The 16-bit storage path of spirv (off unless `TRIDENT_VULKAN_16BIT_STORAGE=1`) gives the
-/// interpreter's bits for fp32 -> fp16/bf16 casts stored to 16-bit buffers, the round trip back
-/// to fp32 and fp16 arithmetic on loaded halves, with the variable and without it.
+/// spirv's 16-bit storage and wide accesses (off unless `TRIDENT_VULKAN_16BIT_STORAGE=1`,
+/// `TRIDENT_VULKAN_WIDE_ACCESS=1`) agree with the interpreter on fp32 -> fp16/bf16 casts stored to
+/// 16-bit buffers, the round trip back to fp32 and fp16 arithmetic on halves read back, with
+/// either, both and neither.
 #[test]
 fn spirv_16_bit_storage_matches_interp() {
     use trident_midend::ir::DType;
@@ -584,14 +585,15 @@ fn spirv_16_bit_storage_matches_interp() {
     let bf_arg = write_npy(&dir, "bf_ptr", DType::BF16, vec![0; n * 2]);
     let back_arg = write_npy(&dir, "back_ptr", DType::F32, vec![0; n * 4]);
     let sum_arg = write_npy(&dir, "sum_ptr", DType::F16, vec![0; n * 2]);
-    for storage in ["0", "1"] {
+    for (storage, wide) in [("0", "0"), ("1", "0"), ("0", "1"), ("1", "1")] {
         #[rustfmt::skip]
         let args = [
             "check", kernel.to_str().unwrap(), "--kernel", "halves", "--grid", "3", "--const", "BLOCK=128",
             "--arg", &x_arg, "--arg", &h_arg, "--arg", &bf_arg, "--arg", &back_arg, "--arg", &sum_arg,
             "--arg", "N=300",
         ];
-        let output = trident_with_env(&args, &[("TRIDENT_VULKAN_16BIT_STORAGE", storage)]);
+        let env = [("TRIDENT_VULKAN_16BIT_STORAGE", storage), ("TRIDENT_VULKAN_WIDE_ACCESS", wide)];
+        let output = trident_with_env(&args, &env);
         let text = stdout(&output);
         if text.lines().any(|l| l.starts_with("spirv") && l.contains("unavailable")) {
             skip_unless_required("spirv", "spirv_16_bit_storage_matches_interp", "no Vulkan adapter here");

@@ -93,6 +93,11 @@ pub struct Options {
     /// stores of 16-bit elements (f16, bf16, i16) go through a 16-bit view of the buffer, one
     /// access each, instead of a word load and shift or two word atomics per store.
     pub storage_16bit: bool,
+    /// In [`Mode::Vulkan`], loads and stores move up to 16 bytes at once (`uvec4` / `uvec2` / `u32`
+    /// views of the binding) where the midend's `access_width` allows it; otherwise one element
+    /// at a time. The runtime turns it on only when asked (`TRIDENT_VULKAN_WIDE_ACCESS=1`: two
+    /// kernels outside the corpus disagreed with interp on NVIDIA's driver with it on).
+    pub wide_accesses: bool,
     /// The smallest subgroup the device may run, where it runs the subgroup operations reductions
     /// use (basic, vote, ballot, shuffle in compute shaders; wgpu's `SUBGROUP`), else 0. In
     /// [`Mode::Vulkan`], reductions then combine lanes `i` and `i ^ m` for `m` below it with
@@ -137,6 +142,7 @@ impl Default for Options {
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
             storage_16bit: false,
+            wide_accesses: false,
             subgroup_size: 0,
         }
     }

@@ -299,7 +299,11 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
 /// word, else 1 (the element path). Only the Vulkan dialect (naga reads the `uvec` views but its
 /// WGSL would bind one buffer as two types) and only buffers bound once.
 fn wide_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType, ptr: &[Reg]) -> EResult<usize> {
-    if e.options.mode != Mode::Vulkan || !e.ty(pointer).is_tensor() || ptr.is_empty() {
+    if !e.options.wide_accesses
+        || e.options.mode != Mode::Vulkan
+        || !e.ty(pointer).is_tensor()
+        || ptr.is_empty()
+    {
         return Ok(1);
     }
     let elem_bits = match d {

@@ -108,7 +108,14 @@ fn check(name: &str, dtype: &str, block: u32, options: Options, wide: Option<(us
 }
 
 fn options(mode: Mode, storage_16bit: bool) -> Options {
-    Options { mode, storage_16bit, num_warps: 4, threads_per_warp: 64, ..Options::default() }
+    Options {
+        mode,
+        storage_16bit,
+        wide_accesses: true,
+        num_warps: 4,
+        threads_per_warp: 64,
+        ..Options::default()
+    }
 }
 
 #[test]

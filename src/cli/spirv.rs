@@ -59,6 +59,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: d.float32_atomic_add(),
             windowed_buffers: Vec::new(),
             storage_16bit: d.storage_16bit(),
+            wide_accesses: trident_runtime::wgpu::wide_accesses_asked(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
         },
         None => SpirvTarget {
@@ -69,6 +70,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
             storage_16bit: false,
+            wide_accesses: false,
             subgroup_size: 0,
         },
     }

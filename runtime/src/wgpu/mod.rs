@@ -314,6 +314,19 @@ pub const MAX_BINDING_ENV: &str = "TRIDENT_VULKAN_MAX_BINDING_BYTES";
 /// only when asked for.
 pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
 
+/// `1` turns on wide accesses (loads and stores of up to 16 bytes through `uvec4` views,
+/// `trident_backend_spirv::Options::wide_accesses`). Off by default: on NVIDIA's Vulkan driver
+/// (580.159, H100) two kernels outside the corpus (`tests/cuda.rs`'s descriptor check and
+/// `tests/cli.rs`'s 16-bit storage check, with 16-bit storage off) disagreed with interp once
+/// wide accesses had landed, while the corpus and lavapipe pass; until the cause is found the
+/// wide path runs only when asked for.
+pub const WIDE_ACCESS_ENV: &str = "TRIDENT_VULKAN_WIDE_ACCESS";
+
+/// Whether `TRIDENT_VULKAN_WIDE_ACCESS=1` asks for wide accesses.
+pub fn wide_accesses_asked() -> bool {
+    std::env::var(WIDE_ACCESS_ENV).is_ok_and(|v| v.trim() == "1")
+}
+
 impl WgpuDevice {
     /// Opens the adapter `selector` names (an index, or part of its name; the first without).
     /// `Ok(None)` when this machine has no Vulkan adapter at all.

@@ -42,6 +42,10 @@ pub struct SpirvTarget {
     /// The device has 16-bit storage (see `trident_backend_spirv::Options::storage_16bit`); used
     /// only by modules in the Vulkan dialect.
     pub storage_16bit: bool,
+    /// Loads and stores of up to 16 bytes at once (see
+    /// `trident_backend_spirv::Options::wide_accesses`), when asked for
+    /// ([`super::WIDE_ACCESS_ENV`]); used only by modules in the Vulkan dialect.
+    pub wide_accesses: bool,
     /// The adapter's smallest subgroup size where it runs subgroup operations, else 0 (see
     /// `trident_backend_spirv::Options::subgroup_size`); used only by modules in the Vulkan dialect.
     pub subgroup_size: u32,
