@@ -6,7 +6,9 @@ import torch
 import triton
 import triton.language as tl
 
-DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# The current GPU as torch names its tensors' device (`cuda:0`), as Triton's tutorials take it from
+# triton.runtime.driver.active.get_active_torch_device(): `torch.device("cuda")` compares unequal.
+DEVICE = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else torch.device("cpu")
 
 
 @triton.autotune(
