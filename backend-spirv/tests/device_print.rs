@@ -7,13 +7,11 @@
 //! The kernel is TTIR: a scalar print (the program id), a print of two operands (an f16 tensor in
 //! hex and its offsets, with a prefix the lowering trims), and a print without operands.
 
-use std::io::Write;
-use std::process::Command;
+mod common;
 
-use trident_backend_spirv::{disassemble, emit, Artifact, Mode, Options, Printed};
+use common::spirv_val;
+use trident_backend_spirv::{Artifact, Mode, Options, Printed};
 use trident_midend::ir::DType;
-use trident_midend::pipeline::{run_ttgir, PipelineOptions};
-use trident_midend::target::Target;
 
 const PRINTS: &str = r#"tt.func public @print_kernel(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %n: i32) {
   %0 = tt.get_program_id {axis = 0} : i32
@@ -33,43 +31,9 @@ fn without_prints() -> String {
     PRINTS.lines().filter(|l| !l.contains("tt.print")).map(|l| format!("{l}\n")).collect()
 }
 
-/// Lowers `ttir` through the TTGIR pipeline and emits it with `mode`.
+/// Lowers `ttir` in `mode` (2 warps of 16) and returns the artifact and its disassembly.
 fn lower(ttir: &str, mode: Mode) -> (Artifact, String) {
-    let mut module = trident_midend::ir::parser::parse_module(ttir).expect("the test TTIR parses");
-    let options = Options { mode, num_warps: 2, threads_per_warp: 16, ..Options::default() };
-    let target = Target {
-        threads_per_warp: options.threads_per_warp,
-        num_warps: options.num_warps,
-        compute_capability: None,
-        shared_memory_bytes: options.workgroup_memory_limit,
-        num_stages: 1,
-    };
-    run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
-    let artifact = emit(&module, &options).expect("the spirv backend lowers the kernel");
-    let text = disassemble(&artifact.words);
-    (artifact, text)
-}
-
-/// Runs `spirv-val` on the words where it is installed (CI installs spirv-tools).
-fn spirv_val(name: &str, words: &[u32]) {
-    let path = std::env::temp_dir().join(format!("trident-device-print-{name}-{}.spv", std::process::id()));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    match result {
-        Ok(output) => assert!(
-            output.status.success(),
-            "{name}: spirv-val rejects the module:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-        Err(_) => {
-            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
-            let line = format!("SKIP spirv-val for {name}: spirv-val is not installed (spirv-tools)");
-            let _ = writeln!(std::io::stderr().lock(), "{line}");
-        }
-    }
+    common::lower(ttir, &Options { mode, num_warps: 2, threads_per_warp: 16, ..Options::default() })
 }
 
 fn check_prints(name: &str, mode: Mode) {

@@ -8,12 +8,10 @@
 //! module goes through `spirv-val` where it is installed. (Execution on lavapipe, subgroup size 8,
 //! is the corpus's: its softmax, layernorm and argmax cases.)
 
-use std::io::Write;
-use std::process::Command;
+mod common;
 
-use trident_backend_spirv::{disassemble, emit, Mode, Options};
-use trident_midend::pipeline::{run_ttgir, PipelineOptions};
-use trident_midend::target::Target;
+use common::spirv_val;
+use trident_backend_spirv::{Mode, Options};
 
 const SOFTMAX: &str = r#"tt.func public @softmax_row_kernel(%out_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %in_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %in_row_stride: i32, %out_row_stride: i32, %n_cols: i32) {
   %0 = tt.get_program_id {axis = 0} : i32
@@ -50,43 +48,10 @@ const SOFTMAX: &str = r#"tt.func public @softmax_row_kernel(%out_ptr: !tt.ptr<f3
 }
 "#;
 
-/// Lowers [`SOFTMAX`] with `options`; returns the SPIR-V words and their disassembly.
+/// Lowers [`SOFTMAX`] with `options` and returns the SPIR-V words and their disassembly.
 fn lower(options: &Options) -> (Vec<u32>, String) {
-    let mut module = trident_midend::ir::parser::parse_module(SOFTMAX).expect("the test TTIR parses");
-    let target = Target {
-        threads_per_warp: options.threads_per_warp,
-        num_warps: options.num_warps,
-        compute_capability: None,
-        shared_memory_bytes: options.workgroup_memory_limit,
-        num_stages: 1,
-    };
-    run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
-    let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
-    let text = disassemble(&artifact.words);
+    let (artifact, text) = common::lower(SOFTMAX, options);
     (artifact.words, text)
-}
-
-/// Runs `spirv-val` on the words where it is installed (CI installs spirv-tools).
-fn spirv_val(name: &str, words: &[u32]) {
-    let path =
-        std::env::temp_dir().join(format!("trident-subgroup-reduce-{name}-{}.spv", std::process::id()));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    match result {
-        Ok(output) => assert!(
-            output.status.success(),
-            "{name}: spirv-val rejects the module:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-        Err(_) => {
-            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
-            let line = format!("SKIP spirv-val for {name}: spirv-val is not installed (spirv-tools)");
-            let _ = writeln!(std::io::stderr().lock(), "{line}");
-        }
-    }
 }
 
 fn options(mode: Mode, subgroup_size: u32, num_warps: u32) -> Options {

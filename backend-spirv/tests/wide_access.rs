@@ -8,12 +8,10 @@
 //! `n_elements` divisible by 16, as Triton specializes it, in f32 and in f16. Every module also
 //! goes through `spirv-val` where it is installed.
 
-use std::io::Write;
-use std::process::Command;
+mod common;
 
-use trident_backend_spirv::{disassemble, emit, Mode, Options};
-use trident_midend::pipeline::{run_ttgir, PipelineOptions};
-use trident_midend::target::Target;
+use common::spirv_val;
+use trident_backend_spirv::{Mode, Options};
 
 /// `out = x + y` over `BLOCK` lanes of `T`, masked by `n_elements` (divisible by 16).
 const ADD: &str = r#"tt.func public @add_kernel(%x_ptr: !tt.ptr<T> {tt.divisibility = 16}, %y_ptr: !tt.ptr<T> {tt.divisibility = 16}, %out_ptr: !tt.ptr<T> {tt.divisibility = 16}, %n_elements: i32 {tt.divisibility = 16}) {
@@ -39,45 +37,13 @@ const ADD: &str = r#"tt.func public @add_kernel(%x_ptr: !tt.ptr<T> {tt.divisibil
 }
 "#;
 
-/// Lowers [`ADD`] for element type `dtype` over `block` lanes with `options`; returns the SPIR-V
-/// words and their disassembly.
+/// Lowers [`ADD`] over `dtype` elements in blocks of `block` with `options`: the SPIR-V words
+/// and their disassembly.
 fn lower(dtype: &str, block: u32, options: &Options) -> (Vec<u32>, String) {
     // `T` is the only upper-case letter left once `BLOCK` is replaced.
     let text = ADD.replace("BLOCK", &block.to_string()).replace('T', dtype);
-    let mut module = trident_midend::ir::parser::parse_module(&text).expect("the test TTIR parses");
-    let target = Target {
-        threads_per_warp: options.threads_per_warp,
-        num_warps: options.num_warps,
-        compute_capability: None,
-        shared_memory_bytes: options.workgroup_memory_limit,
-        num_stages: 1,
-    };
-    run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
-    let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
-    let text = disassemble(&artifact.words);
-    (artifact.words, text)
-}
-
-/// Runs `spirv-val` on the words where it is installed (CI installs spirv-tools).
-fn spirv_val(name: &str, words: &[u32]) {
-    let path = std::env::temp_dir().join(format!("trident-wide-access-{name}-{}.spv", std::process::id()));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).unwrap();
-    let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    match result {
-        Ok(output) => assert!(
-            output.status.success(),
-            "{name}: spirv-val rejects the module:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-        Err(_) => {
-            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
-            let line = format!("SKIP spirv-val for {name}: spirv-val is not installed (spirv-tools)");
-            let _ = writeln!(std::io::stderr().lock(), "{line}");
-        }
-    }
+    let (artifact, disassembly) = common::lower(&text, options);
+    (artifact.words, disassembly)
 }
 
 /// Emits the kernel and checks that its three accesses go through `uvec4` views (or none does),

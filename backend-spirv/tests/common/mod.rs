@@ -1,0 +1,54 @@
+//! What the backend's SPIR-V tests share: a test kernel's TTIR through the TTGIR pipeline and the
+//! emitter, and `spirv-val` on the words (a SKIP where spirv-tools is not installed, a failure
+//! then when `TRIDENT_REQUIRE_DEVICES` names spirv, as CI sets it).
+
+use std::io::Write;
+use std::process::Command;
+
+use trident_backend_spirv::{disassemble, emit, Artifact, Options};
+use trident_midend::pipeline::{run_ttgir, PipelineOptions};
+use trident_midend::target::Target;
+
+/// Lowers the TTIR text `ttir` for `options` (the TTGIR pipeline for a target of the same warps,
+/// then the emitter) and returns the artifact and its disassembly.
+pub fn lower(ttir: &str, options: &Options) -> (Artifact, String) {
+    let mut module = trident_midend::ir::parser::parse_module(ttir).expect("the test TTIR parses");
+    let target = Target {
+        threads_per_warp: options.threads_per_warp,
+        num_warps: options.num_warps,
+        compute_capability: None,
+        shared_memory_bytes: options.workgroup_memory_limit,
+        num_stages: 1,
+    };
+    run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
+    let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
+    let text = disassemble(&artifact.words);
+    (artifact, text)
+}
+
+/// Runs `spirv-val` (Vulkan 1.1) on the words where it is installed (CI installs spirv-tools).
+pub fn spirv_val(name: &str, words: &[u32]) {
+    let path = std::env::temp_dir().join(format!("trident-spirv-test-{name}-{}.spv", std::process::id()));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).unwrap();
+    let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
+    let _ = std::fs::remove_file(&path);
+    match result {
+        Ok(output) => assert!(
+            output.status.success(),
+            "{name}: spirv-val rejects the module:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(_) => {
+            let required = std::env::var("TRIDENT_REQUIRE_DEVICES").unwrap_or_default();
+            assert!(
+                !required.split(',').any(|d| d.trim() == "spirv"),
+                "{name}: TRIDENT_REQUIRE_DEVICES names spirv, but spirv-val is not installed (spirv-tools)"
+            );
+            // To the stderr handle, past the harness's capture: `cargo test` shows the SKIP.
+            let line = format!("SKIP spirv-val for {name}: spirv-val is not installed (spirv-tools)");
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}
