@@ -13,7 +13,6 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::codegen::{AffineBases, Isa, LowerOps, Lowering};
 use trident_midend::ir::{Attr, Block, DType, Function, Module, Op, Opcode, Span, Type, Value};
 
@@ -77,9 +76,6 @@ pub struct Emitter<'a> {
     /// Warpgroup dots whose registers an earlier dot prepared before its own MMAs
     /// ([`crate::warp_group_dot`]): no instruction may write them once that one is in flight.
     pub prepared_dots: HashMap<Op, crate::warp_group_dot::Prepared>,
-    /// Contiguity, divisibility and constancy of the kernel's values (what proves that a memory
-    /// access may be vectorized).
-    pub axis: AxisInfoMap,
     /// The `tt.make_tensor_descriptor` ops of the kernel, in program order: op `i` builds its
     /// tensor map in slot `i` of the program's global scratch ([`crate::tma`]).
     tensor_map_ops: Vec<Op>,
@@ -129,7 +125,6 @@ impl<'a> Emitter<'a> {
             rings: HashMap::new(),
             in_shared: HashMap::new(),
             last_line: 0,
-            axis: axis_info::analyze(func),
             tensor_map_ops: func
                 .body
                 .walk(func.entry)

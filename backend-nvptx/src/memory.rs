@@ -396,28 +396,7 @@ pub(crate) fn vector_width(e: &mut Emitter, pointer: Value, mask: Option<Value>,
         DType::I64 | DType::U64 | DType::F64 => 64,
         _ => return Ok(1),
     };
-    access_width(e, pointer, mask, elem_bits)
-}
-
-/// How many consecutive elements of `elem_bits` bits an access through `pointer` (masked by
-/// `mask`) may move at once, up to 16 bytes: a power of two, 1 when nothing is proven. Any
-/// width of element: asynchronous copies move 8-bit elements, which no register holds packed.
-pub(crate) fn access_width(
-    e: &mut Emitter,
-    pointer: Value,
-    mask: Option<Value>,
-    elem_bits: u64,
-) -> EResult<usize> {
-    if !e.ty(pointer).is_tensor() {
-        return Ok(1);
-    }
-    let layout = e.layout(pointer)?;
-    let Some(pointer_info) = e.axis.get(pointer) else { return Ok(1) };
-    let mask = match mask {
-        Some(m) if e.ty(m).is_tensor() => Some(e.axis.get(m)),
-        _ => None,
-    };
-    Ok(trident_midend::codegen::memory::access_width(&layout, pointer_info, mask, elem_bits))
+    e.access_width(pointer, mask, elem_bits)
 }
 
 /// The PTX type of one vector lane: 16-bit elements travel packed in 32-bit words.

@@ -308,7 +308,7 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     };
     let layout = e.layout(ptr_v)?;
     let d = e.ty(ptr_v).dtype();
-    let width = crate::memory::access_width(e, ptr_v, data.operands.get(3).copied(), d.bits() as u64)?;
+    let width = e.access_width(ptr_v, data.operands.get(3).copied(), d.bits() as u64)?;
     let copy_bytes = width as i64 * ring.elem_bytes;
     // Row-major with padded rows: element (r, c) at r * row_stride + c; column-major: at
     // c * row_stride + r. A `transposed` copy moves the transpose of the ring's tile, whose

@@ -16,7 +16,6 @@ use std::collections::HashMap;
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
-use trident_midend::analysis::axis_info::{self, AxisInfoMap};
 use trident_midend::codegen::{Isa, LowerOps, Lowering};
 use trident_midend::ir::{Attr, Block, DType, Function, Module, Op as IrOp, Opcode};
 
@@ -45,8 +44,6 @@ pub struct Emitter<'a> {
     lowering: Lowering<'a, Reg>,
     pub options: &'a Options,
     pub s: Spv,
-    /// Contiguity, divisibility and constancy of the kernel's values (wide accesses read them).
-    pub axis: AxisInfoMap,
     /// A function variable (bool) that holds, in every thread, whether the workgroup's subgroups
     /// are what reductions' shuffles assume (`reduce.rs`); set after the grid check in kernels
     /// with reductions when [`Options::shuffle_span`] allows shuffles, else `None`.
@@ -130,7 +127,6 @@ impl<'a> Emitter<'a> {
             lowering: Lowering::new(module, func, [zero; 3]),
             options,
             s,
-            axis: axis_info::analyze(func),
             subgroups_ok: None,
             smem_var,
             smem_words: 0,

@@ -316,13 +316,7 @@ fn wide_width(e: &mut Emitter, pointer: Value, mask: Option<Value>, d: DType, pt
     if e.windowed(binding) {
         return Ok(1);
     }
-    let layout = e.layout(pointer)?;
-    let Some(info) = e.axis.get(pointer) else { return Ok(1) };
-    let mask = match mask {
-        Some(m) if e.ty(m).is_tensor() => Some(e.axis.get(m)),
-        _ => None,
-    };
-    let width = trident_midend::codegen::memory::access_width(&layout, info, mask, elem_bits);
+    let width = e.access_width(pointer, mask, elem_bits)?;
     if width < 2 || !(width as u64 * elem_bits).is_multiple_of(32) || !ptr.len().is_multiple_of(width) {
         return Ok(1);
     }

@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use super::error::{Error, Result};
 use super::indexing::{AffineBases, IndexCache};
+use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Function, Module, Op, Type, Value};
 use crate::layout::registers::LayoutInfo;
 
@@ -32,6 +33,9 @@ pub struct Lowering<'a, R> {
     layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
     /// Thread coordinates and affine bases already computed in the prologue.
     pub(super) index: IndexCache<R>,
+    /// The function's axis facts (contiguity, divisibility, constancy), which decide how wide
+    /// memory accesses may be ([`Lowering::access_width`]).
+    pub axis: AxisInfoMap,
 }
 
 impl<'a, R: Copy> Lowering<'a, R> {
@@ -47,7 +51,24 @@ impl<'a, R: Copy> Lowering<'a, R> {
             warp,
             layouts: HashMap::new(),
             index: IndexCache::default(),
+            axis: axis_info::analyze(func),
         }
+    }
+
+    /// How many consecutive elements of `elem_bits` bits an access through `pointer` (masked by
+    /// `mask`) may move at once, up to 16 bytes ([`super::memory::access_width`] over the
+    /// pointer's layout and axis facts): 1 for a scalar or where nothing is proven.
+    pub fn access_width(&mut self, pointer: Value, mask: Option<Value>, elem_bits: u64) -> Result<usize> {
+        if !self.ty(pointer).is_tensor() {
+            return Ok(1);
+        }
+        let layout = self.layout(pointer)?;
+        let Some(pointer_info) = self.axis.get(pointer) else { return Ok(1) };
+        let mask = match mask {
+            Some(m) if self.ty(m).is_tensor() => Some(self.axis.get(m)),
+            _ => None,
+        };
+        Ok(super::memory::access_width(&layout, pointer_info, mask, elem_bits))
     }
 
     /// Takes the affine bases computed so far, leaving none: code that may not use registers
