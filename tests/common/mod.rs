@@ -61,6 +61,18 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The backends that `trident check`'s closing line names as agreeing with interp (none when
+/// the check failed or compared nothing): `check: nvptx, spirv agree(s) with interp ...`.
+pub fn agreeing_backends(check_output: &str) -> Vec<&str> {
+    check_output
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("check: ")?.strip_suffix(" agree(s) with interp on every buffer")
+        })
+        .flat_map(|list| list.split(", "))
+        .collect()
+}
+
 /// A fresh directory `name` under the target directory for one test's outputs.
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
