@@ -95,8 +95,7 @@ pub struct Options {
     pub storage_16bit: bool,
     /// In [`Mode::Vulkan`], loads and stores move up to 16 bytes at once (`uvec4` / `uvec2` / `u32`
     /// views of the binding) where the midend's `access_width` allows it; otherwise one element
-    /// at a time. The runtime turns it on only when asked (`TRIDENT_VULKAN_WIDE_ACCESS=1`: two
-    /// kernels outside the corpus disagreed with interp on NVIDIA's driver with it on).
+    /// at a time. The runtime turns it on unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
     pub wide_accesses: bool,
     /// The smallest subgroup the device may run, where it runs the subgroup operations reductions
     /// use (basic, vote, ballot, shuffle in compute shaders; wgpu's `SUBGROUP`), else 0. In

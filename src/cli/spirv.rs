@@ -59,7 +59,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: d.float32_atomic_add(),
             windowed_buffers: Vec::new(),
             storage_16bit: d.storage_16bit(),
-            wide_accesses: trident_runtime::wgpu::wide_accesses_asked(),
+            wide_accesses: trident_runtime::wgpu::wide_accesses_enabled(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
         },
         None => SpirvTarget {

@@ -308,23 +308,20 @@ pub const MAX_BINDING_ENV: &str = "TRIDENT_VULKAN_MAX_BINDING_BYTES";
 
 /// `1` turns on 16-bit storage buffer access (f16/bf16/i16 tensors loaded and stored as 16-bit
 /// elements, `trident_backend_spirv::Options::storage_16bit`) where the adapter has it. Off by
-/// default: on NVIDIA's Vulkan driver (580.159, H100) the corpus case `lang/float_casts` came back
-/// wrong with it, an f32 -> f16 -> f32 round trip unrounded (`x.to(tl.float16).to(tl.float32)`
-/// equal to `x`), while lavapipe passes every case; until that is understood the 16-bit path runs
-/// only when asked for.
+/// default: it is correct on lavapipe and NVIDIA's driver, but on an H100 it was slower than
+/// wide accesses over 32-bit words (layernorm forward f16 0.49 of Triton against 0.58).
 pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
 
-/// `1` turns on wide accesses (loads and stores of up to 16 bytes through `uvec4` views,
-/// `trident_backend_spirv::Options::wide_accesses`). Off by default: on NVIDIA's Vulkan driver
-/// (580.159, H100) two kernels outside the corpus (`tests/cuda.rs`'s descriptor check and
-/// `tests/cli.rs`'s 16-bit storage check, with 16-bit storage off) disagreed with interp once
-/// wide accesses had landed, while the corpus and lavapipe pass; until the cause is found the
-/// wide path runs only when asked for.
+/// `0` turns off wide accesses (loads and stores of up to 16 bytes through `uvec4` views,
+/// `trident_backend_spirv::Options::wide_accesses`), which are on by default: element-at-a-time
+/// accesses are then used everywhere, for comparing the two paths. (They were opt-in for a while:
+/// two `trident check` tests failed on NVIDIA's driver with them on, but the tests were wrong,
+/// expecting a closing line that named one backend where two agreed; every buffer agreed.)
 pub const WIDE_ACCESS_ENV: &str = "TRIDENT_VULKAN_WIDE_ACCESS";
 
-/// Whether `TRIDENT_VULKAN_WIDE_ACCESS=1` asks for wide accesses.
-pub fn wide_accesses_asked() -> bool {
-    std::env::var(WIDE_ACCESS_ENV).is_ok_and(|v| v.trim() == "1")
+/// Whether wide accesses are on: unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
+pub fn wide_accesses_enabled() -> bool {
+    std::env::var(WIDE_ACCESS_ENV).map_or(true, |v| v.trim() != "0")
 }
 
 impl WgpuDevice {
