@@ -50,6 +50,50 @@ pub fn normalize_int(e: &mut Emitter, r: Reg, d: DType) -> Reg {
     }
 }
 
+/// An f32 rounded to nearest-even into f16 bits in integer arithmetic (and one f32 add for
+/// subnormal results), for devices with 16-bit storage: there NVIDIA's Vulkan driver (580.159,
+/// H100) folds `UnpackHalf2x16(PackHalf2x16(x))` to `x`, so that `x.to(tl.float16).to(tl.float32)`
+/// came back unrounded; integer arithmetic leaves it nothing to fold.
+/// - NaN gives a quiet NaN, magnitudes of 65520 and above infinity (of the sign);
+/// - normal results: the exponent rebiased, then the 13 dropped bits rounded to nearest-even;
+/// - below 2^-14: adding 0.5 (2^-1) lets the f32 adder round the value to a multiple of 2^-24,
+///   whose bits, less those of 0.5, are the f16 subnormal.
+fn f32_to_f16_bits(e: &mut Emitter, f: Reg) -> Reg {
+    let bits = e.s.op(Op::Bitcast, Class::U32, &[f]);
+    let (k16, k13, one) = (e.u32c(16), e.u32c(13), e.u32c(1));
+    let sign = e.s.op(Op::ShiftRightLogical, Class::U32, &[bits, k16]);
+    let sign_mask = e.u32c(0x8000);
+    let sign = e.s.op(Op::BitwiseAnd, Class::U32, &[sign, sign_mask]);
+    let abs_mask = e.u32c(0x7fff_ffff);
+    let abs = e.s.op(Op::BitwiseAnd, Class::U32, &[bits, abs_mask]);
+    // Normal: rebias the exponent by 15 - 127 (a wrapping add), round half to even at bit 13.
+    let odd = e.s.op(Op::ShiftRightLogical, Class::U32, &[abs, k13]);
+    let odd = e.s.op(Op::BitwiseAnd, Class::U32, &[odd, one]);
+    let rebias_and_half = e.u32c(0xc800_0fff);
+    let normal = e.s.op(Op::IAdd, Class::U32, &[abs, rebias_and_half]);
+    let normal = e.s.op(Op::IAdd, Class::U32, &[normal, odd]);
+    let normal = e.s.op(Op::ShiftRightLogical, Class::U32, &[normal, k13]);
+    // Subnormal (or zero): the f32 adder rounds |x| + 0.5 to a multiple of 2^-24.
+    let magnitude = e.s.op(Op::Bitcast, Class::F32, &[abs]);
+    let half = e.s.const_f32(0.5);
+    let shifted = e.s.op(Op::FAdd, Class::F32, &[magnitude, half]);
+    let shifted = e.s.op(Op::Bitcast, Class::U32, &[shifted]);
+    let half_bits = e.u32c(0x3f00_0000);
+    let subnormal = e.s.op(Op::ISub, Class::U32, &[shifted, half_bits]);
+    let smallest_normal = e.u32c(0x3880_0000);
+    let is_subnormal = e.s.op(Op::ULessThan, Class::Bool, &[abs, smallest_normal]);
+    let finite = e.s.select(is_subnormal, subnormal, normal);
+    // Too large for f16 (65520 and up rounds to infinity), infinity, NaN.
+    let f16_overflow = e.u32c(0x4780_0000);
+    let overflows = e.s.op(Op::UGreaterThanEqual, Class::Bool, &[abs, f16_overflow]);
+    let f32_infinity = e.u32c(0x7f80_0000);
+    let nan = e.s.op(Op::UGreaterThan, Class::Bool, &[abs, f32_infinity]);
+    let (quiet_nan, infinity) = (e.u32c(0x7e00), e.u32c(0x7c00));
+    let special = e.s.select(nan, quiet_nan, infinity);
+    let magnitude = e.s.select(overflows, special, finite);
+    e.s.op(Op::BitwiseOr, Class::U32, &[sign, magnitude])
+}
+
 /// A 16-bit float (its bits in a u32) widened to f32.
 pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
     match d {
@@ -171,6 +215,7 @@ fn f32_to_fp8(e: &mut Emitter, f: Reg, d: DType) -> Reg {
 /// An f32 rounded to nearest-even into the bits of a 16- or 8-bit float.
 pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
     match d {
+        DType::F16 if e.options.direct_16bit_storage() => Ok(f32_to_f16_bits(e, f)),
         DType::F16 => {
             let f32t = e.s.ty(Class::F32);
             let v2 = e.s.vector_ty(f32t, 2);
