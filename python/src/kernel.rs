@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -44,7 +44,39 @@ use crate::launch::{self, About, Loaded, Outcome};
 use crate::values::{self, Value};
 
 /// The loaded kernels of every kernel object, by kernel id, on this thread.
-struct Tables(HashMap<u64, HashMap<Key, Rc<Loaded>>>);
+struct Tables(HashMap<u64, Specializations>);
+
+/// One kernel's loaded specializations on this thread.
+#[derive(Default)]
+struct Specializations {
+    by_key: HashMap<Key, Rc<Loaded>>,
+    /// The last one looked up: a loop launching one kernel with arguments of the same kinds
+    /// finds it by one comparison of keys, without hashing.
+    last: Option<(Key, Rc<Loaded>)>,
+}
+
+impl Specializations {
+    fn get(&mut self, key: &Key) -> Option<Rc<Loaded>> {
+        if let Some((last, loaded)) = &self.last {
+            if last == key {
+                return Some(loaded.clone());
+            }
+        }
+        let loaded = self.by_key.get(key)?.clone();
+        self.last = Some((key.clone(), loaded.clone()));
+        Some(loaded)
+    }
+
+    fn insert(&mut self, key: Key, loaded: Rc<Loaded>) {
+        self.last = None;
+        self.by_key.insert(key, loaded);
+    }
+
+    fn remove(&mut self, key: &Key) {
+        self.last = None;
+        self.by_key.remove(key);
+    }
+}
 
 impl Drop for Tables {
     fn drop(&mut self) {
@@ -104,9 +136,14 @@ impl Kernel {
         Ok(Kernel { id, path, name, source, params, decorations, exact_ints })
     }
 
+    /// `kernel[grid]`: the launcher that `kernel[grid](*args, **kwargs)` calls.
+    fn __getitem__(slf: Py<Kernel>, grid: Py<PyAny>) -> Launcher {
+        Launcher { kernel: slf, grid }
+    }
+
     /// Launches the kernel over `grid` with `args` and `kwargs` as `kernel[grid](*args,
     /// **kwargs)` received them, on `backend` (`auto`, `nvptx`, `spirv` or `interp`; `None`:
-    /// `TRIDENT_BACKEND`, else `auto`).
+    /// [`set_backend`]'s choice, else `TRIDENT_BACKEND`, else `auto`).
     #[pyo3(signature = (grid, args, kwargs, backend))]
     fn launch<'py>(
         &self,
@@ -122,8 +159,38 @@ impl Kernel {
                     "unknown backend '{name}': auto, nvptx, spirv or interp"
                 ))
             })?,
-            None => environment_backend()?,
+            None => current_backend()?,
         };
+        self.launch_on(py, backend, grid, args, kwargs)
+    }
+
+    /// How many specializations this kernel has loaded on the calling thread.
+    fn loaded(&self) -> usize {
+        TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, |table| table.by_key.len()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<trident kernel {} of {}>", self.name, self.path)
+    }
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        let _ = TABLES.try_with(|tables| tables.borrow_mut().0.remove(&self.id));
+    }
+}
+
+impl Kernel {
+    /// One launch on `backend`: bind, classify, key, then the loaded kernel of the key (or the
+    /// first launch of a new specialization).
+    fn launch_on<'py>(
+        &self,
+        py: Python<'py>,
+        backend: Backend,
+        grid: &Bound<'py, PyAny>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<()> {
         let bound = bind::bind(&self.name, &self.params, args, kwargs)?;
         self.check_options(py, &bound.options)?;
         let mut values = Vec::with_capacity(self.params.len());
@@ -146,23 +213,6 @@ impl Kernel {
         check::after(py, mode, &self.about(), &loaded, grid, &names, &values, before)
     }
 
-    /// How many specializations this kernel has loaded on the calling thread.
-    fn loaded(&self) -> usize {
-        TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, HashMap::len))
-    }
-
-    fn __repr__(&self) -> String {
-        format!("<trident kernel {} of {}>", self.name, self.path)
-    }
-}
-
-impl Drop for Kernel {
-    fn drop(&mut self) {
-        let _ = TABLES.try_with(|tables| tables.borrow_mut().0.remove(&self.id));
-    }
-}
-
-impl Kernel {
     /// Launches the loaded kernel of `key` (loading it first on a miss); returns it and the grid
     /// it ran over.
     fn launch_values<'py>(
@@ -189,7 +239,7 @@ impl Kernel {
     }
 
     fn lookup(&self, key: &Key) -> Option<Rc<Loaded>> {
-        TABLES.with(|tables| tables.borrow().0.get(&self.id).and_then(|table| table.get(key)).cloned())
+        TABLES.with(|tables| tables.borrow_mut().0.get_mut(&self.id).and_then(|table| table.get(key)))
     }
 
     fn remember(&self, key: Key, loaded: Rc<Loaded>) {
@@ -369,6 +419,58 @@ impl Kernel {
             }
         }
         Ok(())
+    }
+}
+
+/// `kernel[grid]`: calling it launches the kernel over the grid (`kernel[grid](*args, **kwargs)`).
+/// A native object, so that a launch goes from Python straight into Rust.
+#[pyclass(module = "trident._native", frozen)]
+pub struct Launcher {
+    kernel: Py<Kernel>,
+    grid: Py<PyAny>,
+}
+
+#[pymethods]
+impl Launcher {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<()> {
+        self.kernel.get().launch_on(py, current_backend()?, self.grid.bind(py), args, kwargs)
+    }
+}
+
+/// The backend `trident.set_backend` chose, as [`Backend::code`] (0: none chosen).
+static CHOSEN_BACKEND: AtomicU8 = AtomicU8::new(0);
+
+/// `trident.set_backend(name)`: every later launch without an explicit backend runs on `name`;
+/// `None` gives the choice back to `TRIDENT_BACKEND`.
+#[pyfunction]
+#[pyo3(signature = (name))]
+pub fn set_backend(name: Option<&str>) -> PyResult<()> {
+    let code = match name {
+        None => 0,
+        Some(name) => Backend::parse(name)
+            .ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown backend '{name}': auto, nvptx, spirv or interp"
+                ))
+            })?
+            .code(),
+    };
+    CHOSEN_BACKEND.store(code, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The backend of a launch that names none: [`set_backend`]'s, else `TRIDENT_BACKEND`, else
+/// `auto`.
+fn current_backend() -> PyResult<Backend> {
+    match Backend::from_code(CHOSEN_BACKEND.load(Ordering::Relaxed)) {
+        Some(chosen) => Ok(chosen),
+        None => environment_backend(),
     }
 }
 

@@ -44,6 +44,22 @@ impl Backend {
         }
     }
 
+    /// A nonzero code per backend (for an atomic), and back.
+    pub fn code(self) -> u8 {
+        match self {
+            Backend::Auto => 1,
+            Backend::Nvptx => 2,
+            Backend::Spirv => 3,
+            Backend::Interp => 4,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<Backend> {
+        [Backend::Auto, Backend::Nvptx, Backend::Spirv, Backend::Interp]
+            .into_iter()
+            .find(|b| b.code() == code)
+    }
+
     /// The command line's backend.
     pub fn cli(self) -> trident::cli::Backend {
         match self {

@@ -77,6 +77,8 @@ fn backends() -> Vec<(&'static str, bool, String)> {
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<kernel::Kernel>()?;
+    module.add_class::<kernel::Launcher>()?;
+    module.add_function(wrap_pyfunction!(kernel::set_backend, module)?)?;
     module.add_function(wrap_pyfunction!(backends, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

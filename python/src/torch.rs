@@ -19,6 +19,7 @@
 use std::collections::HashMap;
 
 use pyo3::exceptions::PyTypeError;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
@@ -117,7 +118,9 @@ pub fn tensor<'py>(
     if !value.is_instance(tensor_type.bind(py))? {
         return Ok(None);
     }
-    let torch_dtype = value.getattr("dtype")?;
+    // Interned names: a repeat launch reads these of every tensor argument, and an interned
+    // name's hash is computed once (a fresh string would be hashed at every lookup).
+    let torch_dtype = value.getattr(intern!(py, "dtype"))?;
     let storage = dtypes(py)?.get(&(torch_dtype.as_ptr() as usize)).copied().ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{name}: tensors of {torch_dtype} are not supported: bool, int8..int64, uint8, float16, \
@@ -126,7 +129,7 @@ pub fn tensor<'py>(
     })?;
     let dtype =
         npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
-    if !value.getattr("is_cuda")?.extract::<bool>()? {
+    if !value.getattr(intern!(py, "is_cuda"))?.extract::<bool>()? {
         let place = value.getattr("device")?.getattr("type")?;
         if place.to_string() != "cpu" {
             return Err(PyTypeError::new_err(format!(
@@ -136,8 +139,8 @@ pub fn tensor<'py>(
         let array = host_memory(value, dtype, storage)?;
         return Ok(Some(Found::Host(array)));
     }
-    let device: i64 = value.call_method0("get_device")?.extract()?;
-    let data_ptr: u64 = value.call_method0("data_ptr")?.extract()?;
+    let device: i64 = value.call_method0(intern!(py, "get_device"))?.extract()?;
+    let data_ptr: u64 = value.call_method0(intern!(py, "data_ptr"))?.extract()?;
     Ok(Some(Found::Cuda(Tensor {
         object: value.clone(),
         tensor: value.clone(),

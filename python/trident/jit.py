@@ -5,13 +5,13 @@ whole file, so the kernel's callees, module-level constants and decorators resol
 ``trident run``. The file is the one the function was defined in (``fn.__code__.co_filename``); a
 kernel typed into a REPL has none and cannot be compiled.
 
-A launch hands its positional and keyword arguments, the grid and the backend to the kernel's
-``trident._native.Kernel`` as they are: binding them to the parameters (Python's rules, Triton's
-launch options ``num_warps``, ``num_stages``, ... taken out), typing them, looking the
-specialization up among those already loaded and launching happen in Rust, so that a repeat
-launch costs a few microseconds of host time. The grid is a tuple, or, as in Triton, a function
-of a dict of the kernel's arguments and meta-parameters (after the autotune config and the
-heuristics), called for each launch (each timed config included).
+``kernel[grid]`` is the native kernel's launcher (``trident._native.Launcher``), which takes
+the positional and keyword arguments of ``kernel[grid](...)`` as they are: binding them to the
+parameters (Python's rules, Triton's launch options ``num_warps``, ``num_stages``, ... taken
+out), typing them, looking the specialization up among those already loaded and launching happen
+in Rust, so that a repeat launch costs a few microseconds of host time. The grid is a tuple, or,
+as in Triton, a function of a dict of the kernel's arguments and meta-parameters (after the
+autotune config and the heuristics), called for each launch (each timed config included).
 """
 
 import inspect
@@ -30,6 +30,7 @@ def set_backend(name):
     global _backend
     if name is not None and name not in _BACKENDS:
         raise ValueError(f"unknown backend {name!r}: auto, nvptx, spirv or interp")
+    _native.set_backend(name)
     _backend = name
 
 
@@ -64,12 +65,8 @@ class JITFunction:
         self._native = None
 
     def __getitem__(self, grid):
-        native = self._native or self._load()
-
-        def launcher(*args, **kwargs):
-            native.launch(grid, args, kwargs, _backend)
-
-        return launcher
+        # The native kernel's launcher: calling it goes straight into Rust.
+        return (self._native or self._load())[grid]
 
     def _load(self):
         """The native kernel, made on the first launch (it reads the kernel's file)."""
