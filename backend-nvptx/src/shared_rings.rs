@@ -22,6 +22,13 @@
 //! (`src-size` 0), which is the load's `other`. 16-byte copies bypass L1 (`.cg`, as Triton emits them); narrower
 //! ones can only go through it (`.ca`).
 //!
+//! The global side of the copies: where the pointer tensor is a scalar base plus affine offsets
+//! ([`trident_midend::analysis::affine_pointers`], `base + rows[:, None] * stride + cols[None, :]`),
+//! each thread computes one address per `tt.addptr` level (the uniform part and its share of the
+//! linear part; the latter in the prologue) and every copy reads at that address plus its
+//! register's share as an immediate, instead of a 64-bit address per register. Other pointer
+//! tensors are read register by register.
+//!
 //! Vectors of one or two bytes (addresses not provably 4-byte aligned) are loaded and stored
 //! synchronously instead: `cp.async` has no such form.
 //!
@@ -39,8 +46,9 @@
 //! `ttg.local_load` emits nothing: it records the tile's address, and the dot reads the operand
 //! in place. Any other user of its value is an internal error.
 
-use trident_midend::ir::{Op, Opcode};
-use trident_midend::layout::registers::Affine;
+use trident_midend::analysis::affine_pointers;
+use trident_midend::ir::{Op, Opcode, Value};
+use trident_midend::layout::registers::{Affine, LayoutInfo};
 use trident_midend::layout::NvmmaShared;
 
 use crate::emit::{EResult, Emitter};
@@ -325,6 +333,7 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
         let thread = e.xor_linear_base(&layout, &place);
         let slot_addr = e.reg(Class::B32);
         e.ins(format!("mad.lo.s32 {slot_addr}, {slot}, {}, {base}", ring.slot_bytes));
+        let sources = global_sources(e, ptr_v, &layout, &ptr);
         let unique = layout.unique_registers();
         for first in (0..ptr.len()).step_by(width) {
             if !unique[first] {
@@ -332,7 +341,7 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
             }
             let (addr, offset) = e.xor_address(slot_addr, thread, place(&layout.reg_coords[first]));
             let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
-            issue_copy(e, (addr, offset as i64), ptr[first], pred, copy_bytes);
+            issue_copy(e, (addr, offset as i64), sources[first], pred, copy_bytes);
         }
         return Ok(());
     }
@@ -343,6 +352,7 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
     let addr = e.reg(Class::B32);
     e.ins(format!("mad.lo.s32 {addr}, {slot}, {}, {base}", ring.slot_bytes));
     e.ins(format!("mad.lo.s32 {addr}, {thread}, {}, {addr}", ring.elem_bytes));
+    let sources = global_sources(e, ptr_v, &layout, &ptr);
     let unique = layout.unique_registers();
     for first in (0..ptr.len()).step_by(width) {
         if !unique[first] {
@@ -350,22 +360,83 @@ fn async_copy(e: &mut Emitter, op: Op) -> EResult<()> {
         }
         let offset = place.eval(&layout.reg_coords[first]) * ring.elem_bytes;
         let pred = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { first }]);
-        issue_copy(e, (addr, offset), ptr[first], pred, copy_bytes);
+        issue_copy(e, (addr, offset), sources[first], pred, copy_bytes);
     }
     Ok(())
+}
+
+/// Per register of pointer tensor `ptr_v` (of layout `layout`, registers `ptr`), the global
+/// address its copy reads, as a register and an immediate byte offset: one address per thread
+/// when the pointers are affine (see the module docs), else the register's own pointer.
+fn global_sources(e: &mut Emitter, ptr_v: Value, layout: &LayoutInfo, ptr: &[Reg]) -> Vec<(Reg, i64)> {
+    affine_sources(e, ptr_v, layout).unwrap_or_else(|| ptr.iter().map(|&r| (r, 0)).collect())
+}
+
+/// The affine form of [`global_sources`]: per `tt.addptr` level, `thread + sum(k * scalar) +
+/// constant` in 32 bits (wrapping as the IR's offsets do), sign-extended, scaled by the element
+/// size and added to the address so far; each register's share of the linear parts is its
+/// immediate. `None` when the pointers are not affine, the layout is not additive (a register's
+/// coordinate is not the thread's plus its own), a value is not at hand or an immediate does not
+/// fit PTX's 32-bit offsets.
+fn affine_sources(e: &mut Emitter, ptr_v: Value, layout: &LayoutInfo) -> Option<Vec<(Reg, i64)>> {
+    if !layout.additive {
+        return None;
+    }
+    let pointer = affine_pointers::pointer(&e.func.body, ptr_v)?;
+    let elem = e.ty(ptr_v).dtype().size_bytes() as i64;
+    let base = *e.get(pointer.base).ok()?.first()?;
+    let mut scalars = Vec::new();
+    for level in &pointer.levels {
+        let mut terms = Vec::with_capacity(level.terms.len());
+        for (&value, &factor) in &level.terms {
+            terms.push((*e.get(value).ok()?.first()?, factor as i32));
+        }
+        if level.coeffs.iter().any(|&k| i32::try_from(k).is_err()) {
+            return None;
+        }
+        scalars.push(terms);
+    }
+    let mut immediates = vec![0i64; layout.reg_coords.len()];
+    for level in &pointer.levels {
+        for (immediate, coord) in immediates.iter_mut().zip(&layout.reg_coords) {
+            *immediate = immediate.checked_add(level.linear_at(coord).checked_mul(elem)?)?;
+        }
+    }
+    if immediates.iter().any(|&i| i32::try_from(i).is_err()) {
+        return None;
+    }
+    let mut address = base;
+    for (level, terms) in pointer.levels.iter().zip(scalars) {
+        let thread = e.affine_base(layout, &Affine { coeffs: level.coeffs.clone(), offset: 0 });
+        let offset = e.reg(Class::B32);
+        e.ins(format!("add.s32 {offset}, {thread}, {}", level.constant as i32));
+        for (scalar, factor) in terms {
+            e.ins(format!("mad.lo.s32 {offset}, {scalar}, {factor}, {offset}"));
+        }
+        let next = e.reg(Class::B64);
+        e.ins(format!("mad.wide.s32 {next}, {offset}, {elem}, {address}"));
+        address = next;
+    }
+    Some(immediates.into_iter().map(|immediate| (address, immediate)).collect())
 }
 
 /// One vector's copy from global `src` to shared `[addr + offset]`: `cp.async` (zero-filling
 /// when `pred` is false; 16-byte copies bypass L1), or for one or two bytes, which `cp.async`
 /// cannot move, a load and a store through a register (visible to the dot after the barrier
 /// that follows the wait).
-fn issue_copy(e: &mut Emitter, (addr, offset): (Reg, i64), src: Reg, pred: Option<Reg>, copy_bytes: i64) {
+fn issue_copy(
+    e: &mut Emitter,
+    (addr, offset): (Reg, i64),
+    (src, src_offset): (Reg, i64),
+    pred: Option<Reg>,
+    copy_bytes: i64,
+) {
     if copy_bytes < 4 {
         let bits = copy_bytes * 8;
         let r = e.reg(Class::B16);
         e.ins(format!("mov.b16 {r}, 0"));
         let guard = pred.map(|p| format!("@{p} ")).unwrap_or_default();
-        e.ins(format!("{guard}ld.global.b{bits} {r}, [{src}]"));
+        e.ins(format!("{guard}ld.global.b{bits} {r}, [{src}+{src_offset}]"));
         e.ins(format!("st.shared.b{bits} [{addr}+{offset}], {r}"));
         return;
     }
@@ -374,8 +445,12 @@ fn issue_copy(e: &mut Emitter, (addr, offset): (Reg, i64), src: Reg, pred: Optio
         Some(pred) => {
             let size = e.reg(Class::B32);
             e.ins(format!("selp.u32 {size}, {copy_bytes}, 0, {pred}"));
-            e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}, {size}"));
+            e.ins(format!(
+                "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}+{src_offset}], {copy_bytes}, {size}"
+            ));
         }
-        None => e.ins(format!("cp.async.{cache}.shared.global [{addr}+{offset}], [{src}], {copy_bytes}")),
+        None => e.ins(format!(
+            "cp.async.{cache}.shared.global [{addr}+{offset}], [{src}+{src_offset}], {copy_bytes}"
+        )),
     }
 }

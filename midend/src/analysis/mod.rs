@@ -4,6 +4,7 @@
 //! IR. Passes that need a fact (coalesce needs pointer contiguity and alignment) run the analysis
 //! themselves, so a stale table can never outlive the IR it describes.
 
+pub mod affine_pointers;
 pub mod axis_info;
 pub mod loop_hints;
 pub mod trip_count;
