@@ -405,8 +405,12 @@ fn affine_sources(e: &mut Emitter, ptr_v: Value, layout: &LayoutInfo) -> Option<
     if immediates.iter().any(|&i| i32::try_from(i).is_err()) {
         return None;
     }
+    // Levels without scalars first: their sum does not change inside a loop, so ptxas can hoist
+    // it, and a loop's copies wait on one level's arithmetic only.
+    let mut levels: Vec<_> = pointer.levels.iter().zip(scalars).collect();
+    levels.sort_by_key(|(level, _)| !level.terms.is_empty());
     let mut address = base;
-    for (level, terms) in pointer.levels.iter().zip(scalars) {
+    for (level, terms) in levels {
         let thread = e.affine_base(layout, &Affine { coeffs: level.coeffs.clone(), offset: 0 });
         let offset = e.reg(Class::B32);
         e.ins(format!("add.s32 {offset}, {thread}, {}", level.constant as i32));
