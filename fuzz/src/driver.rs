@@ -47,7 +47,8 @@ pub struct Config {
     pub jobs: usize,
     /// Where findings are saved; `None` keeps them in the report only.
     pub findings: Option<PathBuf>,
-    /// The time budget of one input: a worker that has not answered by then is a hang.
+    /// The time budget of one input: a worker that has used this much CPU time (see
+    /// [`crate::process`]) without answering is a hang.
     pub timeout: Duration,
     pub worker: WorkerCommand,
     pub minimize: bool,
@@ -334,7 +335,12 @@ pub fn classify(outcome: &Outcome, timeout: Duration) -> Option<(Kind, Option<St
         Outcome::TimedOut { stage } => Some((
             Kind::Hang,
             *stage,
-            format!("no verdict within {} ms; the worker was killed", timeout.as_millis()),
+            format!(
+                "no verdict within {} ms of the worker's CPU time (or {} times that in wall time); the \
+                 worker was killed",
+                timeout.as_millis(),
+                crate::process::STARVED_WALL_FACTOR
+            ),
         )),
     }
 }

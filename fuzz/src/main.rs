@@ -38,7 +38,8 @@ struct Args {
     /// Where findings are saved, one directory each.
     #[arg(long, default_value_os_t = default_findings_dir())]
     findings: PathBuf,
-    /// The time budget of one input, in milliseconds: a worker that has not answered is a hang.
+    /// The time budget of one input, in milliseconds of the worker's CPU time (wall time where the
+    /// system does not say; at most 10 times the budget in wall time): over it, a hang.
     #[arg(long, default_value_t = 10_000)]
     timeout_ms: u64,
     /// The address-space limit of a worker, in MiB: an allocation beyond it is a crash finding.

@@ -6,6 +6,11 @@
 //! other reads stderr, where the worker announces each stage it enters (`@stage NAME`) and where
 //! a dying process writes its last words (Rust's "has overflowed its stack", an abort's message).
 //! A worker that died or hung is useless afterwards: [`WorkerProcess::run`]'s caller replaces it.
+//!
+//! The time budget is the worker's CPU time where the system says it (Linux's `/proc`): a worker
+//! starved of the CPU by other processes (a build beside a long campaign) is given the wall time
+//! it waits, up to [`STARVED_WALL_FACTOR`] times the budget, so that only inputs that really run
+//! long are hangs. A worker that sleeps (blocked, using no CPU) is a hang at that wall limit.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -24,6 +29,9 @@ pub const STAGE_ANNOUNCEMENT: &str = "@stage ";
 
 /// The most stderr kept per input, from its end.
 const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// A starved worker waits at most this many times the budget in wall time.
+pub const STARVED_WALL_FACTOR: u32 = 10;
 
 /// How one input ended in a worker.
 #[derive(Debug)]
@@ -141,7 +149,23 @@ impl WorkerProcess {
         if write_frame(&mut self.stdin, &input.encode()).is_err() {
             return self.died();
         }
-        match self.answers.recv_timeout(timeout) {
+        let cpu_at_start = cpu_time(self.child.id());
+        let mut waited = Duration::ZERO;
+        let answer = loop {
+            let answer = self.answers.recv_timeout(timeout.saturating_sub(waited).max(timeout / 10));
+            waited += timeout.saturating_sub(waited).max(timeout / 10);
+            if !matches!(answer, Err(RecvTimeoutError::Timeout)) {
+                break answer;
+            }
+            // Over the budget in wall time: a hang, unless the worker got less CPU than that.
+            let used =
+                cpu_at_start.zip(cpu_time(self.child.id())).map(|(start, now)| now.saturating_sub(start));
+            let starved = used.is_some_and(|used| used < timeout);
+            if !starved || waited >= timeout * STARVED_WALL_FACTOR {
+                break answer;
+            }
+        };
+        match answer {
             Ok(Some(frame)) => match decode_verdict(&frame) {
                 Ok(verdict) => Outcome::Verdict(verdict),
                 Err(message) => {
@@ -189,5 +213,51 @@ impl Drop for WorkerProcess {
         let _ = self.stdin.flush();
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The CPU time (user and system) process `pid` has used, from `/proc/PID/stat`; `None` where
+/// there is no such file (not Linux) or it cannot be read.
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: fields count from after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line: 12th and 13th after the name.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second()? as f64))
+}
+
+/// The unit of `/proc`'s CPU times.
+#[cfg(unix)]
+fn clock_ticks_per_second() -> Option<u64> {
+    // SAFETY: sysconf reads a system constant; it has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).ok().filter(|&t| t > 0)
+}
+
+#[cfg(not(unix))]
+fn clock_ticks_per_second() -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_has_a_cpu_time_on_linux() {
+        let used = cpu_time(std::process::id());
+        if cfg!(target_os = "linux") {
+            let start = used.expect("/proc/self/stat is readable on Linux");
+            // Burn some CPU: the reading must not go backwards and must move.
+            let until = std::time::Instant::now() + Duration::from_millis(50);
+            let mut x = 0u64;
+            while std::time::Instant::now() < until {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
+            std::hint::black_box(x);
+            assert!(cpu_time(std::process::id()).unwrap() >= start);
+        }
     }
 }
