@@ -128,3 +128,21 @@ def test_backend_names(monkeypatch):
     monkeypatch.setenv("TRIDENT_BACKEND", "interp")
     assert trident.get_backend() == "interp"
     assert ("interp", True, "the reference interpreter (CPU)") in trident.backends()
+
+
+def test_launches_follow_set_backend_then_the_environment(monkeypatch):
+    x = np.ones(8, dtype=np.float32)
+    launch = k.scale_kernel[(1, )]
+    assert type(launch).__name__ == "Launcher"
+    monkeypatch.setenv("TRIDENT_BACKEND", "cuda")
+    trident.set_backend("interp")
+    try:
+        launch(x, x, 8, 2.0, NEGATE=False, BLOCK=8)  # interp, whatever the environment says
+        assert (x == 2.0).all()
+        trident.set_backend(None)
+        with pytest.raises(ValueError, match="TRIDENT_BACKEND='cuda'"):
+            launch(x, x, 8, 2.0, NEGATE=False, BLOCK=8)
+    finally:
+        trident.set_backend(None)
+    with pytest.raises(ValueError, match="unknown backend"):
+        trident.set_backend("cuda")
