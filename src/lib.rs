@@ -154,6 +154,10 @@ pub fn lower_to_ptx(
             let diagnostic = Diagnostic::error(message, span);
             CompileError::User(Diagnostics::single(path, source, diagnostic))
         }
+        trident_backend_nvptx::Error::Resources { op, detail, span } => {
+            let message = format!("{op} needs more than {target_flag} has: {detail}");
+            CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))
+        }
         trident_backend_nvptx::Error::Invalid(m) => CompileError::Internal {
             stage: "nvptx backend",
             message: format!("invalid module for the nvptx backend: {m}"),
@@ -230,6 +234,10 @@ pub fn lower_to_spirv(
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {
             let message = format!("the spirv backend does not support {op}: {detail}");
+            CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))
+        }
+        trident_backend_spirv::Error::Resources { op, detail, span } => {
+            let message = format!("{op} needs more than the Vulkan target has: {detail}");
             CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))
         }
         trident_backend_spirv::Error::Invalid(m) => CompileError::Internal {

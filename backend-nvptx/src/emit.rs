@@ -292,8 +292,9 @@ impl<'a> Emitter<'a> {
         let cap = if self.options.sm >= 90 { 227 * 1024 } else { 163 * 1024 };
         let bytes = bytes + self.ring_top as u64;
         if bytes > cap {
-            return self.unsupported(&format!(
-                "a layout change through {bytes} bytes of shared memory (the limit is {cap})"
+            return self.exceeds(&format!(
+                "a layout change through {bytes} bytes of shared memory (the limit is {cap}); smaller \
+                 blocks, fewer pipeline stages or fewer warps need less"
             ));
         }
         self.shared_bytes = self.shared_bytes.max(bytes as u32);

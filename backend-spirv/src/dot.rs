@@ -47,8 +47,10 @@ impl<'a> LowerDot<'a> for Emitter<'a> {
         // SPIR-V.
         let writes = chunks as u64 * (a_regs.len() + b_regs.len()) as u64;
         if chunks > 1 && writes > MAX_CHUNKED_WRITES {
-            return e.unsupported(&format!(
-                "a {m}x{k} by {k}x{n} product through {} bytes of workgroup memory in {chunks} chunks of K, each              writing all {} operand values a thread holds: {writes} writes, more than {MAX_CHUNKED_WRITES}              (use a smaller K block or more warps)",
+            return e.exceeds(&format!(
+                "a {m}x{k} by {k}x{n} product through {} bytes of workgroup memory in {chunks} chunks \
+                 of K, each writing all {} operand values a thread holds: {writes} writes, more than \
+                 {MAX_CHUNKED_WRITES} (use a smaller K block or more warps)",
                 e.options.workgroup_memory_limit,
                 a_regs.len() + b_regs.len(),
             ));

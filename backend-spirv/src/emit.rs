@@ -245,7 +245,7 @@ impl<'a> Emitter<'a> {
     pub fn need_shared_words(&mut self, words: u64) -> EResult<()> {
         let cap = self.options.workgroup_memory_limit as u64 / 4;
         if words > cap {
-            return self.unsupported(&format!(
+            return self.exceeds(&format!(
                 "{} bytes of workgroup memory (this device allows {})",
                 words * 4,
                 self.options.workgroup_memory_limit

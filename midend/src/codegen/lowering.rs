@@ -11,7 +11,7 @@ use std::rc::Rc;
 use super::error::{Error, Result};
 use super::indexing::{AffineBases, IndexCache};
 use crate::analysis::axis_info::{self, AxisInfoMap};
-use crate::ir::{Function, Module, Op, Type, Value};
+use crate::ir::{Function, Module, Op, Span, Type, Value};
 use crate::layout::registers::LayoutInfo;
 
 pub struct Lowering<'a, R> {
@@ -86,11 +86,26 @@ impl<'a, R: Copy> Lowering<'a, R> {
 
     /// A user error: the op being lowered has no rule for `what`.
     pub fn unsupported<T>(&self, what: &str) -> Result<T> {
-        let (op, span) = match self.current {
-            Some(op) => (self.func.body.opcode(op).name().to_string(), Some(self.func.body.span(op))),
+        let (op, span) = self.current_op();
+        Err(Error::Unsupported { op, detail: what.to_string(), span })
+    }
+
+    /// A user error: the op being lowered would need more of the target than it has (`what`: how
+    /// much of what, and the limit).
+    pub fn exceeds<T>(&self, what: &str) -> Result<T> {
+        let (op, span) = self.current_op();
+        Err(Error::Resources { op, detail: what.to_string(), span })
+    }
+
+    /// The name and source span of the op being lowered, for errors.
+    fn current_op(&self) -> (String, Option<Span>) {
+        match self.current {
+            Some(op) => {
+                let span = self.func.body.span(op);
+                (self.func.body.opcode(op).name().to_string(), Some(span).filter(|s| !s.is_none()))
+            }
             None => ("this kernel".to_string(), None),
-        };
-        Err(Error::Unsupported { op, detail: what.to_string(), span: span.filter(|s| !s.is_none()) })
+        }
     }
 
     /// An internal error: the module is not what a backend expects.
