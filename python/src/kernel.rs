@@ -1,11 +1,14 @@
 //! `trident._native.Kernel`: one `@triton.jit` kernel, with its loaded specializations.
 //!
 //! The Python `JITFunction` makes one on its first launch, from the kernel's file and name. The
-//! file is read, and its signature and decorators parsed, once, here. Every launch then goes:
+//! file is read, and its signature and decorators parsed, once, here. `kernel[grid]` is a
+//! [`Launcher`] (the kernel and the grid), so `kernel[grid](*args, **kwargs)` calls into Rust
+//! directly. Every launch then goes:
 //!
 //! 1. bind the Python arguments to the parameters ([`crate::bind`]) and classify each value
 //!    ([`crate::values`]) — no data is read yet;
-//! 2. make the specialization key ([`crate::key`]) and look it up in the kernel's table;
+//! 2. make the specialization key ([`crate::key`]) and look it up in the kernel's table (the
+//!    last key looked up first, by one comparison);
 //! 3. on a hit, launch the loaded kernel ([`crate::launch::run`]): no frontend, no compilation,
 //!    no cache file;
 //! 4. on a miss, prepare the launch as `trident run` does (the checks of `cli::inputs`, the
