@@ -253,6 +253,9 @@ fn promote_narrow(l: &mut FnLowerer, x: FValue, name: &str) -> LResult<Value> {
 /// or a tuple of them.
 fn operands(l: &mut FnLowerer, x: FValue, func: &str) -> LResult<(Vec<Value>, bool)> {
     match x {
+        FValue::Tuple(items) if items.is_empty() => {
+            l.error(format!("{func} of an empty tuple: give it a tensor, or a tuple of tensors of one shape"))
+        }
         FValue::Tuple(items) => {
             let mut out = Vec::new();
             for i in items {
