@@ -144,29 +144,6 @@ impl Kernel {
         Launcher { kernel: slf, grid }
     }
 
-    /// Launches the kernel over `grid` with `args` and `kwargs` as `kernel[grid](*args,
-    /// **kwargs)` received them, on `backend` (`auto`, `nvptx`, `spirv` or `interp`; `None`:
-    /// [`set_backend`]'s choice, else `TRIDENT_BACKEND`, else `auto`).
-    #[pyo3(signature = (grid, args, kwargs, backend))]
-    fn launch<'py>(
-        &self,
-        py: Python<'py>,
-        grid: &Bound<'py, PyAny>,
-        args: &Bound<'py, PyTuple>,
-        kwargs: Option<&Bound<'py, PyDict>>,
-        backend: Option<&str>,
-    ) -> PyResult<()> {
-        let backend = match backend {
-            Some(name) => Backend::parse(name).ok_or_else(|| {
-                pyo3::exceptions::PyValueError::new_err(format!(
-                    "unknown backend '{name}': auto, nvptx, spirv or interp"
-                ))
-            })?,
-            None => current_backend()?,
-        };
-        self.launch_on(py, backend, grid, args, kwargs)
-    }
-
     /// How many specializations this kernel has loaded on the calling thread.
     fn loaded(&self) -> usize {
         TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, |table| table.by_key.len()))
@@ -468,8 +445,13 @@ pub fn set_backend(name: Option<&str>) -> PyResult<()> {
     Ok(())
 }
 
-/// The backend of a launch that names none: [`set_backend`]'s, else `TRIDENT_BACKEND`, else
-/// `auto`.
+/// `trident.get_backend()`: the name of the backend the next launch runs on.
+#[pyfunction(name = "current_backend")]
+pub fn current_backend_name() -> PyResult<&'static str> {
+    Ok(current_backend()?.name())
+}
+
+/// The backend of a launch: [`set_backend`]'s, else `TRIDENT_BACKEND`, else `auto`.
 fn current_backend() -> PyResult<Backend> {
     match Backend::from_code(CHOSEN_BACKEND.load(Ordering::Relaxed)) {
         Some(chosen) => Ok(chosen),

@@ -34,30 +34,28 @@ pub enum Backend {
 }
 
 impl Backend {
+    const ALL: [Backend; 4] = [Backend::Auto, Backend::Nvptx, Backend::Spirv, Backend::Interp];
+
     pub fn parse(name: &str) -> Option<Backend> {
-        match name {
-            "auto" => Some(Backend::Auto),
-            "nvptx" => Some(Backend::Nvptx),
-            "spirv" => Some(Backend::Spirv),
-            "interp" => Some(Backend::Interp),
-            _ => None,
+        Backend::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Nvptx => "nvptx",
+            Backend::Spirv => "spirv",
+            Backend::Interp => "interp",
         }
     }
 
     /// A nonzero code per backend (for an atomic), and back.
     pub fn code(self) -> u8 {
-        match self {
-            Backend::Auto => 1,
-            Backend::Nvptx => 2,
-            Backend::Spirv => 3,
-            Backend::Interp => 4,
-        }
+        Backend::ALL.iter().position(|&b| b == self).map_or(0, |i| i as u8 + 1)
     }
 
     pub fn from_code(code: u8) -> Option<Backend> {
-        [Backend::Auto, Backend::Nvptx, Backend::Spirv, Backend::Interp]
-            .into_iter()
-            .find(|b| b.code() == code)
+        Backend::ALL.get(usize::from(code.checked_sub(1)?)).copied()
     }
 
     /// The command line's backend.

@@ -79,6 +79,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<kernel::Kernel>()?;
     module.add_class::<kernel::Launcher>()?;
     module.add_function(wrap_pyfunction!(kernel::set_backend, module)?)?;
+    module.add_function(wrap_pyfunction!(kernel::current_backend_name, module)?)?;
     module.add_function(wrap_pyfunction!(backends, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

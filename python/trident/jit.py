@@ -15,37 +15,20 @@ autotune config and the heuristics), called for each launch (each timed config i
 """
 
 import inspect
-import os
 
 from . import _native
-
-_BACKENDS = ("auto", "nvptx", "spirv", "interp")
-
-_backend = None
 
 
 def set_backend(name):
     """Runs every later launch on ``name`` (auto, nvptx, spirv or interp), whatever
     ``TRIDENT_BACKEND`` says; ``None`` goes back to the variable."""
-    global _backend
-    if name is not None and name not in _BACKENDS:
-        raise ValueError(f"unknown backend {name!r}: auto, nvptx, spirv or interp")
     _native.set_backend(name)
-    _backend = name
 
 
 def get_backend():
     """The backend of the next launch: ``set_backend``'s, else ``TRIDENT_BACKEND``, else auto
     (nvptx on a CUDA GPU, else spirv on a Vulkan adapter, else interp)."""
-    return _backend or _environment_backend()
-
-
-def _environment_backend():
-    """``TRIDENT_BACKEND``, else auto."""
-    name = os.environ.get("TRIDENT_BACKEND") or "auto"
-    if name not in _BACKENDS:
-        raise ValueError(f"TRIDENT_BACKEND={name!r}: auto, nvptx, spirv or interp")
-    return name
+    return _native.current_backend()
 
 
 class JITFunction:
