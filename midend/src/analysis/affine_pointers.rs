@@ -22,7 +22,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::ir::{Attr, Body, DType, Opcode, Value};
+use super::trip_count;
+use crate::ir::{Attr, Body, DType, Op, Opcode, Value};
 
 /// How deep the reading follows operands before it gives up (tile pointers are short chains).
 const MAX_DEPTH: u32 = 24;
@@ -57,7 +58,7 @@ impl AffineOffset {
         self.coeffs.iter().zip(c).map(|(k, &x)| k * i64::from(x)).sum()
     }
 
-    fn is_constant(&self) -> Option<i64> {
+    fn as_constant(&self) -> Option<i64> {
         (self.terms.is_empty() && self.coeffs.iter().all(|&k| k == 0)).then_some(self.constant)
     }
 
@@ -109,30 +110,37 @@ fn pointer_at(body: &Body, v: Value, depth: u32) -> Option<AffinePointer> {
         }
         Opcode::AddPtr if !body.ty(operands[0]).shape().is_empty() => {
             let mut pointer = pointer_at(body, operands[0], depth)?;
-            if body.ty(operands[1]).is_ptr() || body.ty(operands[1]).dtype() != DType::I32 {
-                return None;
-            }
             pointer.levels.push(offset_at(body, operands[1], depth)?);
             Some(pointer)
         }
-        Opcode::Broadcast | Opcode::ConvertLayout => pointer_at(body, operands[0], depth),
-        Opcode::ExpandDims => {
-            let axis = usize::try_from(body.op(def).attrs.get("axis").and_then(Attr::as_int)?).ok()?;
-            let mut pointer = pointer_at(body, operands[0], depth)?;
-            for level in &mut pointer.levels {
-                level.insert_dim(axis)?;
+        _ => {
+            let (inner, inserted) = reshaped(body, def)?;
+            let mut pointer = pointer_at(body, inner, depth)?;
+            if let Some(axis) = inserted {
+                for level in &mut pointer.levels {
+                    level.insert_dim(axis)?;
+                }
             }
             Some(pointer)
+        }
+    }
+}
+
+/// For an op that moves each element without changing it (`tt.broadcast`, `ttg.convert_layout`,
+/// `tt.expand_dims`): its operand, and the dimension `tt.expand_dims` inserts.
+fn reshaped(body: &Body, def: Op) -> Option<(Value, Option<usize>)> {
+    let data = body.op(def);
+    match body.opcode(def) {
+        Opcode::Broadcast | Opcode::ConvertLayout => Some((data.operands[0], None)),
+        Opcode::ExpandDims => {
+            let axis = usize::try_from(data.attrs.get("axis").and_then(Attr::as_int)?).ok()?;
+            Some((data.operands[0], Some(axis)))
         }
         _ => None,
     }
 }
 
 /// 32-bit integer tensor `v` as an affine offset.
-pub fn offset(body: &Body, v: Value) -> Option<AffineOffset> {
-    offset_at(body, v, MAX_DEPTH)
-}
-
 fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
     let depth = depth.checked_sub(1)?;
     let ty = body.ty(v);
@@ -153,24 +161,10 @@ fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
             let start = data.attrs.get("start").and_then(Attr::as_int)?;
             Some(AffineOffset { terms: BTreeMap::new(), constant: start, coeffs: vec![1] })
         }
-        Opcode::Splat => {
-            let scalar = operands[0];
-            let constant = body
-                .def_op(scalar)
-                .filter(|&d| body.opcode(d) == Opcode::Constant)
-                .and_then(|d| body.op(d).attrs.get("value").and_then(Attr::as_int));
-            Some(match constant {
-                Some(c) => AffineOffset::uniform(BTreeMap::new(), c, rank),
-                None => AffineOffset::uniform(BTreeMap::from([(scalar, 1)]), 0, rank),
-            })
-        }
-        Opcode::Broadcast | Opcode::ConvertLayout => offset_at(body, operands[0], depth),
-        Opcode::ExpandDims => {
-            let axis = usize::try_from(data.attrs.get("axis").and_then(Attr::as_int)?).ok()?;
-            let mut inner = offset_at(body, operands[0], depth)?;
-            inner.insert_dim(axis)?;
-            Some(inner)
-        }
+        Opcode::Splat => Some(match trip_count::constant(body, operands[0]) {
+            Some(c) => AffineOffset::uniform(BTreeMap::new(), c, rank),
+            None => AffineOffset::uniform(BTreeMap::from([(operands[0], 1)]), 0, rank),
+        }),
         Opcode::AddI | Opcode::SubI => {
             let sign = if body.opcode(def) == Opcode::AddI { 1 } else { -1 };
             let lhs = offset_at(body, operands[0], depth)?;
@@ -178,13 +172,20 @@ fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
         }
         Opcode::MulI => {
             let (lhs, rhs) = (offset_at(body, operands[0], depth)?, offset_at(body, operands[1], depth)?);
-            match (lhs.is_constant(), rhs.is_constant()) {
+            match (lhs.as_constant(), rhs.as_constant()) {
                 (_, Some(factor)) => lhs.scale(factor),
                 (Some(factor), None) => rhs.scale(factor),
                 (None, None) => None,
             }
         }
-        _ => None,
+        _ => {
+            let (inner, inserted) = reshaped(body, def)?;
+            let mut offset = offset_at(body, inner, depth)?;
+            if let Some(axis) = inserted {
+                offset.insert_dim(axis)?;
+            }
+            Some(offset)
+        }
     }
 }
 
@@ -254,10 +255,10 @@ mod tests {
         let square = b.same_type(Opcode::MulI, vec![r, r]);
         let wide =
             b.value(Opcode::ExtSI, vec![r], Type::tensor(Elem::Scalar(DType::I64), &[16]), Attrs::new());
-        assert_eq!(offset(&body, square), None);
-        assert_eq!(offset(&body, wide), None);
+        assert_eq!(offset_at(&body, square, MAX_DEPTH), None);
+        assert_eq!(offset_at(&body, wide, MAX_DEPTH), None);
         assert_eq!(
-            offset(&body, r),
+            offset_at(&body, r, MAX_DEPTH),
             Some(AffineOffset { terms: BTreeMap::new(), constant: 0, coeffs: vec![1] })
         );
     }

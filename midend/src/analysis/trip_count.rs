@@ -85,8 +85,8 @@ fn affine(body: &Body, v: Value, depth: u32) -> Option<(BTreeMap<Value, i64>, i6
     }
 }
 
-/// The value of integer constant `v`.
-fn constant(body: &Body, v: Value) -> Option<i64> {
+/// The value of `v` when it is a scalar integer constant.
+pub(crate) fn constant(body: &Body, v: Value) -> Option<i64> {
     let def =
         body.def_op(v).filter(|&d| body.opcode(d) == Opcode::Constant && body.ty(v).shape().is_empty())?;
     body.op(def).attrs.get("value").and_then(Attr::as_int)
