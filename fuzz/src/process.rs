@@ -152,8 +152,10 @@ impl WorkerProcess {
         let cpu_at_start = cpu_time(self.child.id());
         let mut waited = Duration::ZERO;
         let answer = loop {
-            let answer = self.answers.recv_timeout(timeout.saturating_sub(waited).max(timeout / 10));
-            waited += timeout.saturating_sub(waited).max(timeout / 10);
+            // The whole budget first, then tenths of it while the worker is starved.
+            let step = if waited.is_zero() { timeout } else { timeout / 10 };
+            let answer = self.answers.recv_timeout(step);
+            waited += step;
             if !matches!(answer, Err(RecvTimeoutError::Timeout)) {
                 break answer;
             }
@@ -250,7 +252,7 @@ mod tests {
         let used = cpu_time(std::process::id());
         if cfg!(target_os = "linux") {
             let start = used.expect("/proc/self/stat is readable on Linux");
-            // Burn some CPU: the reading must not go backwards and must move.
+            // Burn some CPU: the reading must not go backwards.
             let until = std::time::Instant::now() + Duration::from_millis(50);
             let mut x = 0u64;
             while std::time::Instant::now() < until {
