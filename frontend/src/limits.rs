@@ -229,16 +229,8 @@ mod tests {
 
     use crate::spec::{ArgSpec, ConstValue, Specialization};
 
-    /// A loop of `BLOCK`-element blocks, unrolled `UNROLL` times
-    /// (tests/kernels/errors/loop_unroll_of_large_blocks.py).
-    const UNROLLED: &str = "import triton\nimport triton.language as tl\n\n@triton.jit
-def unrolled_kernel(x_ptr, out_ptr, N, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
-    r = tl.arange(0, BLOCK)
-    acc = tl.zeros((BLOCK,), dtype=tl.float32)
-    for i in tl.range(0, N, 3, loop_unroll_factor=UNROLL):
-        acc = acc * 0.5 + tl.load(x_ptr + i * BLOCK + r)
-    tl.store(out_ptr + r, acc)
-";
+    /// A loop of `BLOCK`-element blocks, unrolled `UNROLL` times (the diagnostic test's kernel).
+    const UNROLLED: &str = include_str!("../../tests/kernels/errors/loop_unroll_of_large_blocks.py");
 
     /// The message of compiling [`UNROLLED`], or `None` when it compiles.
     fn check(block: i64, unroll: i64, num_warps: u32) -> Option<String> {
