@@ -16,6 +16,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use trident::cli::signature::Param;
 
+use crate::key::PerParam;
+
 /// Triton's launch options that trident reads, or refuses with a reason.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
@@ -46,7 +48,7 @@ const OPTIONS: [&str; 7] = [
 
 /// The bound values, by parameter index, and the options.
 pub struct Bound<'py> {
-    pub values: Vec<Option<pyo3::Bound<'py, PyAny>>>,
+    pub values: PerParam<Option<pyo3::Bound<'py, PyAny>>>,
     pub options: Options,
 }
 
@@ -57,7 +59,7 @@ pub fn bind<'py>(
     args: &pyo3::Bound<'py, PyTuple>,
     kwargs: Option<&pyo3::Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py>> {
-    let mut values: Vec<Option<pyo3::Bound<'py, PyAny>>> = vec![None; params.len()];
+    let mut values: PerParam<Option<pyo3::Bound<'py, PyAny>>> = smallvec::smallvec![None; params.len()];
     if args.len() > params.len() {
         return Err(PyTypeError::new_err(format!(
             "too many positional arguments: {kernel}() takes {} but {} were given",

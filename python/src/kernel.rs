@@ -42,7 +42,7 @@ use crate::bind::{self, Options};
 use crate::check;
 use crate::errors;
 use crate::grid;
-use crate::key::{Backend, Key};
+use crate::key::{Backend, Key, PerParam};
 use crate::launch::{self, About, Loaded, Outcome};
 use crate::values::{self, Value};
 
@@ -173,7 +173,7 @@ impl Kernel {
     ) -> PyResult<()> {
         let bound = bind::bind(&self.name, &self.params, args, kwargs)?;
         self.check_options(py, &bound.options)?;
-        let mut values = Vec::with_capacity(self.params.len());
+        let mut values = PerParam::with_capacity(self.params.len());
         for (param, value) in self.params.iter().zip(bound.values) {
             values.push(values::classify(param, value)?);
         }
@@ -183,7 +183,7 @@ impl Kernel {
             num_stages: bound.options.num_stages,
             args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
         };
-        let names: Vec<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
+        let names: PerParam<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         let Some(mode) = check::mode() else {
             self.launch_values(py, key, grid, &names, &values, &bound.options)?;
             return Ok(());

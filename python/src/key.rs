@@ -11,6 +11,7 @@
 //!
 //! Floats are never specialized by value, as in Triton.
 
+use smallvec::SmallVec;
 use trident::ConstValue;
 use trident_midend::ir::DType;
 
@@ -21,8 +22,15 @@ pub struct Key {
     pub num_warps: u32,
     pub num_stages: u32,
     /// One entry per kernel parameter, in the kernel's order.
-    pub args: Vec<ArgKey>,
+    pub args: PerParam<ArgKey>,
 }
+
+/// Kernels with up to this many parameters launch without a heap allocation for their lists
+/// (key, values, arguments): a repeat launch's budget is a few microseconds.
+pub const INLINE_PARAMS: usize = 12;
+
+/// A list of one entry per kernel parameter.
+pub type PerParam<T> = SmallVec<[T; INLINE_PARAMS]>;
 
 /// The backend a launch asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

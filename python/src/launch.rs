@@ -17,6 +17,7 @@ use trident_runtime::{ArgValue, Buffer, Grid};
 
 use crate::buffers::HostArray;
 use crate::errors;
+use crate::key::PerParam;
 use crate::torch;
 use crate::values::Value;
 
@@ -185,8 +186,8 @@ fn run_in_place(
     values: &[Value<'_>],
 ) -> PyResult<()> {
     let ordinal = i64::from(gpu.device.info().ordinal);
-    let mut slots: Vec<Option<usize>> = vec![None; values.len()];
-    let mut addresses = Vec::new();
+    let mut slots: PerParam<Option<usize>> = smallvec::smallvec![None; values.len()];
+    let mut addresses: PerParam<u64> = PerParam::new();
     for (index, value) in values.iter().enumerate() {
         match value {
             Value::Torch(tensor) if tensor.device == ordinal => {
@@ -230,8 +231,8 @@ pub fn bind(
     loaded: &Loaded,
     values: &[Value<'_>],
     slots: &[Option<usize>],
-) -> PyResult<Vec<ArgValue>> {
-    let mut args = Vec::with_capacity(loaded.params.len());
+) -> PyResult<PerParam<ArgValue>> {
+    let mut args = PerParam::with_capacity(loaded.params.len());
     for &index in &loaded.params {
         let arg = match (&values[index], slots[index]) {
             (Value::Int { value, .. }, _) => ArgValue::Int(*value),

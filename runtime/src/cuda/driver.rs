@@ -175,8 +175,16 @@ impl Context {
         Ok(context)
     }
 
-    /// Makes this context the calling thread's current one.
+    /// Makes this context the calling thread's current one. Asks first: every launch calls this,
+    /// and reading the thread's current context is cheaper than setting it (which also takes
+    /// the driver's locks), and it is nearly always current already.
     pub fn make_current(&self) -> Result<(), DriverError> {
+        let mut current: sys::CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle.
+        check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
+        if current == self.context {
+            return Ok(());
+        }
         // SAFETY: the context is retained for as long as `self` lives.
         check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.context) })
     }

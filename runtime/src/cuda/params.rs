@@ -11,6 +11,7 @@
 
 use std::ffi::c_void;
 
+use smallvec::SmallVec;
 use trident_backend_nvptx::ParamAbi;
 
 use super::{CudaError, ErrorKind};
@@ -20,8 +21,12 @@ use crate::buffer::ArgValue;
 /// so a `Params` must not move between [`Params::pointers`] and the launch (it is only borrowed).
 #[derive(Debug, PartialEq)]
 pub struct Params {
-    slots: Vec<u64>,
+    slots: SmallVec<[u64; INLINE_PARAMS]>,
 }
+
+/// Parameter counts up to this pack without a heap allocation (a launch of a kernel with more
+/// still works, through one).
+const INLINE_PARAMS: usize = 16;
 
 impl Params {
     /// Packs `args` for a kernel with parameters `abi`. `addresses[i]` is the device address of
@@ -33,7 +38,7 @@ impl Params {
                 format!("the kernel takes {} parameters, {} arguments given", abi.len(), args.len()),
             ));
         }
-        let mut slots = Vec::with_capacity(abi.len());
+        let mut slots = SmallVec::with_capacity(abi.len());
         for (index, (param, arg)) in abi.iter().zip(args).enumerate() {
             slots.push(pack_one(index, *param, arg, addresses)?);
         }
@@ -47,7 +52,7 @@ impl Params {
     }
 
     /// One pointer per parameter, as `cuLaunchKernel`'s `kernelParams`.
-    pub fn pointers(&mut self) -> Vec<*mut c_void> {
+    pub fn pointers(&mut self) -> SmallVec<[*mut c_void; INLINE_PARAMS]> {
         self.slots.iter_mut().map(|slot| slot as *mut u64 as *mut c_void).collect()
     }
 
