@@ -32,7 +32,7 @@
 
 use trident_midend::ir::{DType, Op, Value};
 
-use trident_midend::codegen::memory::AtomicOp;
+use trident_midend::codegen::memory::{AtomicOp, AtomicScope, AtomicSem};
 use trident_midend::codegen::LowerMemory;
 
 use crate::emit::{class_of, EResult, Emitter};
@@ -199,16 +199,12 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
     }
 
     fn atomic(e: &mut Self, atomic: AtomicOp<Reg>) -> EResult<()> {
-        let AtomicOp { op, is_cas, ptr, args, dtype: d } = atomic;
+        let AtomicOp { op, is_cas, ptr, args, dtype: d, sem, scope, result_used } = atomic;
         let data = e.func.body.op(op);
-        let sem = match data.attrs.str("sem").unwrap_or("acq_rel") {
-            s @ ("relaxed" | "acquire" | "release" | "acq_rel") => s.to_string(),
-            _ => "acq_rel".to_string(),
-        };
-        let scope = match data.attrs.str("scope").unwrap_or("gpu") {
-            "cta" => "cta",
-            "sys" => "sys",
-            _ => "gpu",
+        let scope = match scope {
+            AtomicScope::Cta => "cta",
+            AtomicScope::Gpu => "gpu",
+            AtomicScope::Sys => "sys",
         };
         let kind = data.attrs.str("atomic_rmw_op").unwrap_or("add").to_string();
         let bits = d.bits();
@@ -236,12 +232,12 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         let scalar = !e.ty(data.results[0]).is_tensor();
         // Without a reader of the old value the update becomes `red` (see the module doc for the
         // semantics); `exch` and compare-and-swap have no `red` form.
-        let red_sem = match sem.as_str() {
-            "relaxed" => Some("relaxed"),
-            "release" | "acq_rel" => Some("release"),
+        let red_sem = match sem.without_reader() {
+            AtomicSem::Relaxed => Some("relaxed"),
+            AtomicSem::Release => Some("release"),
             _ => None,
         };
-        let reduction = red_sem.filter(|_| !is_cas && opname != "exch" && result_unused(e, data.results[0]));
+        let reduction = red_sem.filter(|_| !is_cas && opname != "exch" && !result_used);
         if let Some(red_sem) = reduction {
             let zero = e.reg(class);
             e.ins(format!("mov.{} {zero}, {}", mov_type(class), zero_literal(class)));
@@ -290,7 +286,11 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
             } else {
                 format!("{}", pick(&args[0]))
             };
-            e.ins(format!("{pred}atom.{sem}.{scope}.global.{opname}.{ty} {r}, [{}], {operands}", ptr[i]));
+            e.ins(format!(
+                "{pred}atom.{}.{scope}.global.{opname}.{ty} {r}, [{}], {operands}",
+                ptx_sem(sem),
+                ptr[i]
+            ));
             out.push(r);
         }
         if scalar {
@@ -379,10 +379,14 @@ fn and_pred(e: &mut Emitter, a: Option<Reg>, b: Option<Reg>) -> Option<Reg> {
     }
 }
 
-/// Whether no op of the kernel reads `value`.
-fn result_unused(e: &Emitter, value: Value) -> bool {
-    let body = &e.func.body;
-    body.walk(e.func.entry).into_iter().all(|op| !body.op(op).operands.contains(&value))
+/// PTX's spelling of a memory order.
+fn ptx_sem(sem: AtomicSem) -> &'static str {
+    match sem {
+        AtomicSem::Relaxed => "relaxed",
+        AtomicSem::Acquire => "acquire",
+        AtomicSem::Release => "release",
+        AtomicSem::AcqRel => "acq_rel",
+    }
 }
 
 // ---- vector accesses ---------------------------------------------------------------------------

@@ -323,6 +323,11 @@ impl Spv {
         Reg { id: self.inst(Op::Select, ty, &[cond.id, a.id, b.id]), class: a.class }
     }
 
+    /// A memory fence (`OpMemoryBarrier`) of `scope` with `semantics` (constant ids).
+    pub fn memory_barrier(&mut self, scope: Word, semantics: Word) {
+        self.b.memory_barrier(scope, semantics).expect("a fence outside a block");
+    }
+
     /// A workgroup barrier that also orders workgroup memory.
     pub fn barrier(&mut self) {
         let workgroup = self.const_u32(spirv::Scope::Workgroup as u32);

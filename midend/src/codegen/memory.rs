@@ -10,7 +10,7 @@
 use super::error::Result;
 use super::isa::Isa;
 use crate::analysis::axis_info::AxisInfo;
-use crate::ir::{DType, Op, Opcode};
+use crate::ir::{DType, Function, Op, Opcode, Value};
 use crate::layout::registers::LayoutInfo;
 
 /// The target's rules for global memory (its `memory.rs`).
@@ -38,6 +38,79 @@ pub struct AtomicOp<R> {
     pub args: Vec<Vec<R>>,
     /// The element type of the result.
     pub dtype: DType,
+    /// The memory order asked for (`sem`; Triton's default is `acq_rel`).
+    pub sem: AtomicSem,
+    /// Who must see it (`scope`; Triton's default is `gpu`).
+    pub scope: AtomicScope,
+    /// Some op of the kernel reads the old values it returns.
+    pub result_used: bool,
+}
+
+/// The memory order of an atomic (its `sem` attribute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicSem {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
+impl AtomicSem {
+    fn read(name: Option<&str>) -> AtomicSem {
+        match name {
+            Some("relaxed") => AtomicSem::Relaxed,
+            Some("acquire") => AtomicSem::Acquire,
+            Some("release") => AtomicSem::Release,
+            _ => AtomicSem::AcqRel,
+        }
+    }
+
+    /// Later reads and writes of the thread wait for it.
+    pub fn acquires(self) -> bool {
+        matches!(self, AtomicSem::Acquire | AtomicSem::AcqRel)
+    }
+
+    /// Earlier reads and writes of the thread are visible before it.
+    pub fn releases(self) -> bool {
+        matches!(self, AtomicSem::Release | AtomicSem::AcqRel)
+    }
+
+    /// The order an atomic whose old value nothing reads needs: the acquire half orders later
+    /// accesses after a read whose value the kernel never observes, so it orders nothing the
+    /// kernel can tell; `acq_rel` is then `release`. `acquire` stays (as Triton leaves it).
+    pub fn without_reader(self) -> AtomicSem {
+        match self {
+            AtomicSem::AcqRel => AtomicSem::Release,
+            other => other,
+        }
+    }
+}
+
+/// The scope of an atomic (its `scope` attribute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicScope {
+    /// The program (`cta`).
+    Cta,
+    /// The device (`gpu`).
+    Gpu,
+    /// The system (`sys`).
+    Sys,
+}
+
+impl AtomicScope {
+    fn read(name: Option<&str>) -> AtomicScope {
+        match name {
+            Some("cta") => AtomicScope::Cta,
+            Some("sys") => AtomicScope::Sys,
+            _ => AtomicScope::Gpu,
+        }
+    }
+}
+
+/// Whether no op of `func` reads `value`.
+pub fn result_unused(func: &Function, value: Value) -> bool {
+    let body = &func.body;
+    body.walk(func.entry).into_iter().all(|op| !body.op(op).operands.contains(&value))
 }
 
 /// Lowers a global-memory op.
@@ -54,6 +127,9 @@ pub fn lower<'a, B: LowerMemory<'a>>(e: &mut B, op: Op) -> Result<()> {
                 ptr: e.get(data.operands[0])?,
                 args: data.operands[1..].iter().map(|&v| e.get(v)).collect::<Result<_>>()?,
                 dtype: e.ty(data.results[0]).dtype(),
+                sem: AtomicSem::read(data.attrs.str("sem")),
+                scope: AtomicScope::read(data.attrs.str("scope")),
+                result_used: !result_unused(e.func, data.results[0]),
             };
             B::atomic(e, atomic)
         }
