@@ -4,16 +4,17 @@
 //! ([`trident_midend::codegen::reduce`]); between the two, this file combines a group's partials
 //! across threads (lane and warp bits whose bases point along the axis): each thread writes its
 //! partials to workgroup memory at (group, thread index along the axis), and after a barrier
-//! every thread combines the partials of its groups in thread order when there are a few; for
-//! more, a tree halves them (thread i takes slot i + s, for s = w/2 .. 1, two barriers per step)
-//! and everyone reads slot 0 (every thread reading all `w` partials costs `w^2` reads per group,
-//! 262144 for a 512-thread row: the suspected cause of spirv softmax running at 0.06x of CUDA on
-//! an H200, not yet re-measured).
+//! every thread combines the partials of its groups in thread order when there are a few (up to
+//! eight); for more, a tree halves them (thread i takes slot i + s, for s = w/2 .. 1, two barriers
+//! per step) and everyone reads slot 0 (every thread reading all `w` partials costs `w^2` reads
+//! per group, 262144 for a 512-thread row: the suspected cause of spirv softmax running at 0.06x
+//! of CUDA on an H200, not yet re-measured).
 //!
 //! # Subgroups
 //!
-//! The layouts are built for a warp of 64 threads whatever the device's subgroup size (4 to 128;
-//! see the runtime's `SPIRV_THREADS_PER_WARP` for why), so a layout warp is not a subgroup.
+//! The layouts are built for a warp of 64 threads unless every subgroup of the device is 32 lanes
+//! wide (then 32; see the runtime's `layout_warp_width` for why), so a layout warp need not be a
+//! subgroup.
 //! Rather than build layouts per subgroup size, reductions use subgroup operations only for the
 //! lanes one subgroup holds: with `S` the device's smallest subgroup size
 //! ([`crate::Options::shuffle_span`]: `min(S, 64)`, Vulkan dialect only), the lane bits `b` along
@@ -44,8 +45,9 @@ use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg};
 
 /// Up to this many partials per group are combined in straight-line code by every thread; more
-/// go through the halving tree.
-const UNROLLED_PARTIALS: i64 = 4;
+/// go through the halving tree. Eight: a row over eight warps of 32 lanes (NVIDIA) then costs one
+/// barrier and eight reads of a broadcast slot instead of three tree steps of two barriers.
+const UNROLLED_PARTIALS: i64 = 8;
 
 impl<'a> LowerReduce<'a> for Emitter<'a> {
     /// 8-byte slots: 2 words.

@@ -10,7 +10,7 @@
 
 use trident_backend_spirv::{Artifact, Mode};
 use trident_midend::ir::Module;
-use trident_runtime::wgpu::WgpuDevice;
+use trident_runtime::wgpu::{layout_warp_width, WgpuDevice};
 use trident_runtime::{Buffer, Grid};
 
 use super::args::Launch;
@@ -46,14 +46,19 @@ pub fn no_adapter(reason: &str) -> CliError {
 
 /// The compilation target of a device, or the defaults without one (32 KiB, 1024 invocations,
 /// float atomic add by compare-and-swap, which every Vulkan device runs).
-/// Threads per warp are [`SPIRV_THREADS_PER_WARP`] on every adapter: no layout depends on the
-/// subgroup size (reductions shuffle across the lanes of one subgroup where the adapter runs
-/// subgroup operations, `subgroup_size`).
+/// Threads per warp are 32 on adapters whose subgroups are all 32 wide, [`SPIRV_THREADS_PER_WARP`]
+/// elsewhere ([`layout_warp_width`]); reductions shuffle across the lanes of one subgroup where
+/// the adapter runs subgroup operations (`subgroup_size`), so no layout depends on the subgroup
+/// size for correctness.
 pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarget {
     match device {
         Some(d) => SpirvTarget {
             mode: mode.unwrap_or(d.mode()),
-            threads_per_warp: SPIRV_THREADS_PER_WARP,
+            threads_per_warp: layout_warp_width(
+                d.summary().subgroups,
+                d.summary().subgroup_size,
+                d.summary().subgroup_max_size,
+            ),
             max_workgroup_invocations: d.max_workgroup_invocations(),
             workgroup_memory_bytes: d.workgroup_memory_limit(),
             float32_atomic_add: d.float32_atomic_add(),

@@ -48,7 +48,7 @@ use crate::{ArgValue, Buffer, Grid};
 
 pub use naga_tools::{to_wgsl, validate_portable};
 pub use print::PRINT_RECORDS_ENV;
-pub use target::{SpirvTarget, SPIRV_THREADS_PER_WARP};
+pub use target::{layout_warp_width, SpirvTarget, SPIRV_THREADS_PER_WARP};
 
 /// Why a wgpu operation failed.
 #[derive(Clone, Debug, PartialEq)]

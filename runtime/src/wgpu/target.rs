@@ -9,9 +9,9 @@
 
 use trident_backend_spirv::Mode;
 
-/// The warp width the spirv layouts are built for, whatever the adapter's subgroup size, where
-/// the device allows `64 * num_warps` invocations per workgroup (else 32, see
-/// [`SpirvTarget::threads_for`]). The width decides how many elements each invocation holds;
+/// The warp width the spirv layouts are built for where the adapter's subgroups are not exactly
+/// 32 wide ([`layout_warp_width`]), where the device allows `64 * num_warps` invocations per
+/// workgroup (else 32, see [`SpirvTarget::threads_for`]). The width decides how many elements each invocation holds;
 /// reductions shuffle only across the lanes one hardware subgroup holds and check the subgroups'
 /// shape at run time ([`SpirvTarget::subgroup_size`]; the spirv backend's `reduce.rs`), so no
 /// layout depends on the subgroup size. Lavapipe (subgroup size 8) runs barriers as
@@ -20,13 +20,27 @@ use trident_backend_spirv::Mode;
 /// machine, for 64 half that.
 pub const SPIRV_THREADS_PER_WARP: u32 = 64;
 
+/// The layout warp width for an adapter whose subgroups are `min..=max` lanes wide (`subgroups`:
+/// it runs subgroup operations): 32 where every subgroup is 32 lanes (NVIDIA), so that a kernel's
+/// `num_warps` warps hold the elements a CUDA GPU's would (a thread of a 64-wide warp holds half
+/// as many, and keeps half as many bytes of a loop's loads in flight: layernorm's rows ran at
+/// half their bandwidth), and a warp's reduction needs no workgroup memory; else
+/// [`SPIRV_THREADS_PER_WARP`].
+pub fn layout_warp_width(subgroups: bool, min: u32, max: u32) -> u32 {
+    if subgroups && min == 32 && max == 32 {
+        32
+    } else {
+        SPIRV_THREADS_PER_WARP
+    }
+}
+
 /// The Vulkan facts a SPIR-V compilation needs (from the adapter and the launch's buffers, or
 /// defaults without them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpirvTarget {
     pub mode: Mode,
-    /// The widest layout warp: [`SPIRV_THREADS_PER_WARP`] (see there why it is free of the
-    /// adapter's subgroup size).
+    /// The widest layout warp: [`layout_warp_width`] of the adapter, [`SPIRV_THREADS_PER_WARP`]
+    /// without one.
     pub threads_per_warp: u32,
     /// The most invocations a workgroup may have: a kernel whose `num_warps` warps of
     /// `threads_per_warp` would exceed it is built for warps of 32.
@@ -58,6 +72,24 @@ impl SpirvTarget {
             self.threads_per_warp
         } else {
             self.threads_per_warp.min(32)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{layout_warp_width, SPIRV_THREADS_PER_WARP};
+
+    #[test]
+    fn warps_are_32_wide_only_where_every_subgroup_is() {
+        // NVIDIA: subgroups of exactly 32 lanes with subgroup operations.
+        assert_eq!(layout_warp_width(true, 32, 32), 32);
+        // lavapipe (8), AMD (64, or 32 to 64 where wave32 and wave64 both run), Intel (8 to 32),
+        // and an adapter without subgroup operations keep the 64-wide layouts.
+        for (subgroups, min, max) in
+            [(true, 8, 8), (true, 64, 64), (true, 32, 64), (true, 8, 32), (false, 32, 32)]
+        {
+            assert_eq!(layout_warp_width(subgroups, min, max), SPIRV_THREADS_PER_WARP, "{min}..{max}");
         }
     }
 }
