@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyDict, PyString, PyTuple};
 use trident::cli::args::{Binding, GridFn};
 use trident::cli::error::CliError;
 use trident::cli::inputs::{self, Front, Inputs};
@@ -103,6 +103,8 @@ pub struct Kernel {
     name: String,
     source: String,
     params: Vec<Param>,
+    /// The parameters' names as interned Python strings, in order (see [`bind::bind`]).
+    param_names: Vec<Py<PyString>>,
     /// The decorators, or the error reading them (raised at each launch).
     decorations: Result<Decorations, String>,
     /// Integers are keyed by value: the autotuner's key or the heuristics read them.
@@ -136,7 +138,8 @@ impl Kernel {
             error.value(py).to_string()
         });
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Kernel { id, path, name, source, params, decorations, exact_ints })
+        let param_names = params.iter().map(|p| PyString::intern(py, &p.name).unbind()).collect();
+        Ok(Kernel { id, path, name, source, params, param_names, decorations, exact_ints })
     }
 
     /// `kernel[grid]`: the launcher that `kernel[grid](*args, **kwargs)` calls.
@@ -171,7 +174,7 @@ impl Kernel {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<()> {
-        let bound = bind::bind(&self.name, &self.params, args, kwargs)?;
+        let bound = bind::bind(&self.name, &self.params, &self.param_names, args, kwargs)?;
         self.check_options(py, &bound.options)?;
         let mut values = PerParam::with_capacity(self.params.len());
         for (param, value) in self.params.iter().zip(bound.values) {

@@ -83,6 +83,13 @@ def test_missing_argument_is_a_type_error(backend):
         k.scale_kernel[(1, )](x, x, 8, NEGATE=False, BLOCK=8)
     with pytest.raises(TypeError, match="got an unexpected keyword argument 'BLOK'"):
         k.scale_kernel[(1, )](x, x, 8, 1.0, NEGATE=False, BLOK=8)
+    # A keyword found by identity (a literal name) and one built at run time bind alike.
+    with pytest.raises(TypeError, match="multiple values for argument 'factor'"):
+        k.scale_kernel[(1, )](x, x, 8, 1.0, factor=2.0, NEGATE=False, BLOCK=8)
+    built = "".join(["fac", "tor"])
+    with pytest.raises(TypeError, match="multiple values for argument 'factor'"):
+        k.scale_kernel[(1, )](x, x, 8, 1.0, NEGATE=False, BLOCK=8, **{built: 2.0})
+    k.scale_kernel[(1, )](x, x, 8, NEGATE=False, BLOCK=8, **{built: 2.0})
 
 
 def test_strided_arrays_are_refused(backend):
