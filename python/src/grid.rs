@@ -8,6 +8,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use smallvec::SmallVec;
 use trident::ConstValue;
 use trident_runtime::Grid;
 
@@ -38,12 +39,13 @@ pub fn compute<'py>(
 
 /// `(x, y, z)` from a tuple or list of one to three non-negative integers, or one integer.
 fn three_dims(py: Python<'_>, kernel: &str, dims: &Bound<'_, PyAny>) -> PyResult<Grid> {
-    let items: Vec<Bound<'_, PyAny>> = if let Ok(tuple) = dims.cast::<PyTuple>() {
+    // A grid is read at every launch: its items stay off the heap.
+    let items: SmallVec<[Bound<'_, PyAny>; 3]> = if let Ok(tuple) = dims.cast::<PyTuple>() {
         tuple.iter().collect()
     } else if let Ok(list) = dims.cast::<PyList>() {
         list.iter().collect()
     } else {
-        vec![dims.clone()]
+        smallvec::smallvec![dims.clone()]
     };
     let shown = || dims.repr().map(|r| r.to_string()).unwrap_or_default();
     if !(1..=3).contains(&items.len()) {
