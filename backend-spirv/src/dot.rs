@@ -4,8 +4,8 @@
 //! exactly; f32 rounded to tf32 first when `input_precision` is tf32, as tensor cores would) or
 //! kept as 32-bit integers for int8 dots. Each thread then walks K once, and for every k loads the A
 //! values of its distinct rows and the B values of its distinct columns and updates all its
-//! accumulator registers with one FMA each (an outer product per k). Cooperative matrices
-//! (`VK_KHR_cooperative_matrix`) replace this where the device has them, later.
+//! accumulator registers with one FMA each (an outer product per k). Where the device has
+//! cooperative matrices (`VK_KHR_cooperative_matrix`), f16 dots take them (`cooperative.rs`).
 
 use std::collections::HashMap;
 
@@ -25,6 +25,9 @@ const MAX_CHUNKED_WRITES: u64 = 1 << 18;
 impl<'a> LowerDot<'a> for Emitter<'a> {
     fn dot(e: &mut Self, op: IrOp) -> EResult<()> {
         let dot = DotOp::read(e, op)?;
+        if crate::cooperative::try_dot(e, &dot)? {
+            return Ok(());
+        }
         let DotOp { result, a_type, b_type, integer, tf32, rank, m, k, n, batch, .. } = dot;
         let (al, bl, cl) = (dot.a_layout, dot.b_layout, dot.c_layout);
         let a_regs = e.get(dot.a)?;
@@ -80,8 +83,9 @@ impl<'a> LowerDot<'a> for Emitter<'a> {
             };
             e.need_shared_words((batch * (m + n) * chunk) as u64)?;
             e.barrier();
-            write_chunk(e, &widened_a, &al, &a_write, &a_k_coords, k0, chunk)?;
-            write_chunk(e, &widened_b, &bl, &b_write, &b_k_coords, k0, chunk)?;
+            let word = |e: &mut Emitter, base: Reg, offset: i64, v: Reg| e.st_shared(base, offset, v);
+            write_chunk(e, &widened_a, &al, &a_write, &a_k_coords, k0, chunk, word)?;
+            write_chunk(e, &widened_b, &bl, &b_write, &b_k_coords, k0, chunk, word)?;
             e.barrier();
             fma_loop(e, &cl, rank, (m, chunk, n), a_chunk, &acc_vars, class, integer);
         }
@@ -107,10 +111,12 @@ impl<'a> LowerDot<'a> for Emitter<'a> {
 }
 
 /// Writes the registers of an operand whose k lies in `[k0, k0 + chunk)` (all of them when
-/// `k_coords` is empty: a single chunk) at `write(coordinate)`. Registers that share a k
-/// coordinate share one test, so a chunk costs one branch per distinct k of the thread, not one
-/// per register.
-fn write_chunk(
+/// `k_coords` is empty: a single chunk) at element `write(coordinate)`, through `store(base,
+/// offset, value)` (element `base + offset`: a word of the FMA path's workgroup memory, an f16 of
+/// a cooperative dot's array). Registers that share a k coordinate share one test, so a chunk
+/// costs one branch per distinct k of the thread, not one per register.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_chunk(
     e: &mut Emitter,
     regs: &[Reg],
     l: &trident_midend::layout::registers::LayoutInfo,
@@ -118,6 +124,7 @@ fn write_chunk(
     k_coords: &[Reg],
     k0: i64,
     chunk: i64,
+    mut store: impl FnMut(&mut Emitter, Reg, i64, Reg),
 ) -> EResult<()> {
     let base = e.affine_base(l, write);
     let unique = l.unique_registers();
@@ -125,7 +132,7 @@ fn write_chunk(
     if k_coords.is_empty() {
         for i in owned {
             let off = write.eval(&l.reg_coords[i]);
-            e.st_shared(base, off, regs[i]);
+            store(e, base, off, regs[i]);
         }
         return Ok(());
     }
@@ -146,7 +153,7 @@ fn write_chunk(
         let merge = e.s.begin_if(inside);
         for i in members {
             let off = write.eval(&l.reg_coords[i]);
-            e.st_shared(base, off, regs[i]);
+            store(e, base, off, regs[i]);
         }
         e.s.end_if(merge);
     }

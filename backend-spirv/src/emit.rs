@@ -76,6 +76,9 @@ pub struct Emitter<'a> {
     assert_sites: Vec<AssertSite>,
     /// The print buffer and the print sites lowered so far (`print.rs`).
     pub prints: crate::print::Prints,
+    /// The workgroup arrays and builtins of cooperative-matrix dots, once one is lowered
+    /// (`cooperative.rs`); declared at the end, sized by the largest dot.
+    pub cooperative: Option<crate::cooperative::Arrays>,
 }
 
 /// A typed view of a storage binding besides its u32 words (and the f32 view of native atomics).
@@ -142,6 +145,7 @@ impl<'a> Emitter<'a> {
             assert_binding: None,
             assert_sites: Vec::new(),
             prints: Default::default(),
+            cooperative: None,
         }
     }
 
@@ -263,12 +267,12 @@ impl<'a> Emitter<'a> {
 
     pub fn smem_store_word(&mut self, index: Reg, v: Reg) {
         let p = self.smem_word_ptr(index);
-        self.s.store(p, v.id);
+        self.s.store_shared(p, v.id);
     }
 
     pub fn smem_load_word(&mut self, index: Reg) -> Reg {
         let p = self.smem_word_ptr(index);
-        self.s.load(Class::U32, p)
+        self.s.load_shared(Class::U32, p)
     }
 
     /// Stores a value at word index `base + offset` (64-bit values take two words).
@@ -644,6 +648,10 @@ impl<'a> Emitter<'a> {
             [Operand::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
         );
 
+        // The Vulkan memory model, for modules whose f16 dots may take cooperative matrices
+        // (decided before any barrier is emitted: the model changes their semantics).
+        self.s.vulkan_memory_model = crate::cooperative::may_use(self.options, func);
+
         // Subgroup builtins, for kernels whose reductions may shuffle.
         let reduces = func.body.walk(func.entry).into_iter().any(|op| func.body.opcode(op) == Opcode::Reduce);
         let mut subgroup_builtins = Vec::new();
@@ -769,9 +777,20 @@ impl<'a> Emitter<'a> {
         self.s.b.end_function().expect("function end");
 
         // Workgroup memory, now that its size is known.
-        let smem_bytes = self.smem_words * 4;
+        let mut smem_bytes = self.smem_words * 4;
         let mut interface = vec![wg_id, local_index];
         interface.extend(subgroup_builtins);
+        if let Some(arrays) = self.cooperative.take() {
+            smem_bytes += arrays.declare(&mut self.s);
+            interface.extend(arrays.builtins());
+            if smem_bytes > self.options.workgroup_memory_limit {
+                return self.exceeds(&format!(
+                    "{smem_bytes} bytes of workgroup memory with the cooperative-matrix staging of its \
+                     dots (this device allows {})",
+                    self.options.workgroup_memory_limit
+                ));
+            }
+        }
         if self.smem_words > 0 {
             let len = self.s.const_u32(self.smem_words);
             let arr = self.s.b.type_array(u32t, len);
@@ -813,7 +832,28 @@ impl<'a> Emitter<'a> {
             self.s.b.capability(Capability::StorageBuffer16BitAccess);
             self.s.b.extension("SPV_KHR_16bit_storage");
         }
-        self.s.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+        if self.s.uses_float16 {
+            self.s.b.capability(Capability::Float16);
+        }
+        let memory_model = if self.s.vulkan_memory_model {
+            // Cooperative matrices need the Vulkan memory model (SPV_KHR_cooperative_matrix, for
+            // modules with the Shader capability), device-scope atomics its device scope, and
+            // the SubgroupId builtin that spreads their tiles basic subgroup operations.
+            for capability in [
+                Capability::CooperativeMatrixKHR,
+                Capability::VulkanMemoryModel,
+                Capability::VulkanMemoryModelDeviceScope,
+                Capability::GroupNonUniform,
+            ] {
+                self.s.b.capability(capability);
+            }
+            self.s.b.extension("SPV_KHR_cooperative_matrix");
+            self.s.b.extension("SPV_KHR_vulkan_memory_model");
+            spirv::MemoryModel::Vulkan
+        } else {
+            spirv::MemoryModel::GLSL450
+        };
+        self.s.b.memory_model(spirv::AddressingModel::Logical, memory_model);
         self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);
         self.s.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
         let module = std::mem::replace(&mut self.s.b, rspirv::dr::Builder::new()).module();

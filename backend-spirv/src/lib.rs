@@ -50,6 +50,7 @@
 
 mod arith;
 mod control;
+mod cooperative;
 mod dot;
 mod emit;
 mod memory;
@@ -102,6 +103,11 @@ pub struct Options {
     /// [`Mode::Vulkan`], reductions then combine lanes `i` and `i ^ m` for `m` below it with
     /// `OpGroupNonUniformShuffleXor` (see `reduce.rs`).
     pub subgroup_size: u32,
+    /// The device runs `VK_KHR_cooperative_matrix` with f16 x f16 -> f32 at 16x16x16 (and the
+    /// Vulkan memory model it needs) and its subgroup operations. Then an f16 `tl.dot` whose
+    /// shape and layouts allow it runs on cooperative matrices (`cooperative.rs`), and the module
+    /// declares the Vulkan memory model; elsewhere the dot is FMA through workgroup memory.
+    pub cooperative_matrix_f16: bool,
 }
 
 impl Options {
@@ -143,6 +149,7 @@ impl Default for Options {
             storage_16bit: false,
             wide_accesses: false,
             subgroup_size: 0,
+            cooperative_matrix_f16: false,
         }
     }
 }
@@ -257,7 +264,15 @@ pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Ar
     let Some(kernel) = module.kernel() else {
         return Err(Error::Invalid("the module has no kernel".into()));
     };
-    emit::Emitter::new(module, kernel, options).kernel()
+    match emit::Emitter::new(module, kernel, options).kernel() {
+        // The cooperative dots' staging did not fit beside the rest of the kernel's workgroup
+        // memory (known only once every op is lowered): the dots take the FMA path instead.
+        Err(Error::Resources { .. }) if options.cooperative_matrix_f16 => {
+            let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
+            emit::Emitter::new(module, kernel, &fma).kernel()
+        }
+        other => other,
+    }
 }
 
 /// The folded dispatch for a grid: workgroup counts per dimension, each at most `max_per_dim`

@@ -574,6 +574,8 @@ const ACQUIRE: u32 = 0x2;
 const RELEASE: u32 = 0x4;
 const ACQUIRE_RELEASE: u32 = 0x8;
 const UNIFORM_MEMORY: u32 = 0x40;
+const MAKE_AVAILABLE: u32 = 0x2000;
+const MAKE_VISIBLE: u32 = 0x4000;
 
 /// How one `tt.atomic_*` orders memory, as SPIR-V operands.
 ///
@@ -617,8 +619,11 @@ impl Ordering {
             let (each, unequal) = (e.s.const_u32(bits), e.s.const_u32(unequal));
             return Ordering { scope, each, unequal, before: None, after: None };
         }
-        let before = sem.releases().then(|| e.s.const_u32(RELEASE | UNIFORM_MEMORY));
-        let after = sem.acquires().then(|| e.s.const_u32(ACQUIRE | UNIFORM_MEMORY));
+        // The Vulkan memory model makes writes available and visible only where asked.
+        let (available, visible) =
+            if e.s.vulkan_memory_model { (MAKE_AVAILABLE, MAKE_VISIBLE) } else { (0, 0) };
+        let before = sem.releases().then(|| e.s.const_u32(RELEASE | UNIFORM_MEMORY | available));
+        let after = sem.acquires().then(|| e.s.const_u32(ACQUIRE | UNIFORM_MEMORY | visible));
         Ordering { scope, each: relaxed, unequal: relaxed, before, after }
     }
 

@@ -93,6 +93,10 @@ enum TypeKey {
     Pair(Word),
     /// The 16-bit unsigned integer (only loaded, stored and converted: 16-bit storage).
     U16,
+    /// The 16-bit float (cooperative matrices' operands and their workgroup arrays).
+    F16,
+    /// A 16x16 cooperative matrix of a component type, by its use (A, B, accumulator).
+    CooperativeMatrix(Word, u32),
 }
 
 pub struct Spv {
@@ -111,6 +115,12 @@ pub struct Spv {
     pub uses_atomic_float32_add: bool,
     /// Whether a 16-bit type was used (16-bit storage: capability and extension at the end).
     pub uses_16bit_storage: bool,
+    /// Whether the f16 type was used (the `Float16` capability at the end).
+    pub uses_float16: bool,
+    /// The module declares the Vulkan memory model (cooperative matrices need it): barriers and
+    /// fences then also make their writes available and visible (`MakeAvailable`,
+    /// `MakeVisible`), which that model does not do implicitly.
+    pub vulkan_memory_model: bool,
 }
 
 impl Spv {
@@ -127,6 +137,8 @@ impl Spv {
             uses_float64: false,
             uses_atomic_float32_add: false,
             uses_16bit_storage: false,
+            uses_float16: false,
+            vulkan_memory_model: false,
         }
     }
 
@@ -166,6 +178,31 @@ impl Spv {
         }
         let id = self.b.type_int(16, 0);
         self.types.insert(TypeKey::U16, id);
+        id
+    }
+
+    /// The 16-bit float type.
+    pub fn f16_ty(&mut self) -> Word {
+        self.uses_float16 = true;
+        if let Some(&id) = self.types.get(&TypeKey::F16) {
+            return id;
+        }
+        let id = self.b.type_float(16, None);
+        self.types.insert(TypeKey::F16, id);
+        id
+    }
+
+    /// A 16x16 cooperative matrix of `component` at subgroup scope, for `usage` (0: A, 1: B, 2:
+    /// accumulator).
+    pub fn cooperative_matrix_ty(&mut self, component: Word, usage: u32) -> Word {
+        let key = TypeKey::CooperativeMatrix(component, usage);
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let (scope, sixteen) = (self.const_u32(spirv::Scope::Subgroup as u32), self.const_u32(16));
+        let usage_id = self.const_u32(usage);
+        let id = self.b.type_cooperative_matrix_khr(component, scope, sixteen, sixteen, usage_id);
+        self.types.insert(key, id);
         id
     }
 
@@ -318,6 +355,27 @@ impl Spv {
         self.b.store(pointer, value, None, []).expect("store outside a block");
     }
 
+    /// The memory operand of accesses to memory other invocations read or write (workgroup
+    /// memory): under the Vulkan memory model an access without `NonPrivatePointer` is private
+    /// to its invocation, so the barriers' availability and visibility would not reach it (a
+    /// thread could read back its own earlier store instead of another subgroup's).
+    pub fn shared_access(&self) -> Option<spirv::MemoryAccess> {
+        self.vulkan_memory_model.then_some(spirv::MemoryAccess::NON_PRIVATE_POINTER)
+    }
+
+    /// A load of memory other invocations write ([`Spv::shared_access`]).
+    pub fn load_shared(&mut self, class: Class, pointer: Word) -> Reg {
+        let ty = self.ty(class);
+        let access = self.shared_access();
+        Reg { id: self.b.load(ty, None, pointer, access, []).expect("load outside a block"), class }
+    }
+
+    /// A store to memory other invocations read ([`Spv::shared_access`]).
+    pub fn store_shared(&mut self, pointer: Word, value: Word) {
+        let access = self.shared_access();
+        self.b.store(pointer, value, access, []).expect("store outside a block");
+    }
+
     pub fn select(&mut self, cond: Reg, a: Reg, b: Reg) -> Reg {
         let ty = self.ty(a.class);
         Reg { id: self.inst(Op::Select, ty, &[cond.id, a.id, b.id]), class: a.class }
@@ -331,9 +389,12 @@ impl Spv {
     /// A workgroup barrier that also orders workgroup memory.
     pub fn barrier(&mut self) {
         let workgroup = self.const_u32(spirv::Scope::Workgroup as u32);
-        let semantics = self.const_u32(
-            (spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY).bits(),
-        );
+        let mut semantics =
+            spirv::MemorySemantics::ACQUIRE_RELEASE | spirv::MemorySemantics::WORKGROUP_MEMORY;
+        if self.vulkan_memory_model {
+            semantics |= spirv::MemorySemantics::MAKE_AVAILABLE | spirv::MemorySemantics::MAKE_VISIBLE;
+        }
+        let semantics = self.const_u32(semantics.bits());
         self.b.control_barrier(workgroup, workgroup, semantics).expect("barrier outside a block");
     }
 

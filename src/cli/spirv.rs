@@ -66,6 +66,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             storage_16bit: d.storage_16bit(),
             wide_accesses: trident_runtime::wgpu::wide_accesses_enabled(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
+            cooperative_matrix_f16: d.cooperative_matrix_f16() && d.summary().subgroups,
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -77,6 +78,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             storage_16bit: false,
             wide_accesses: false,
             subgroup_size: 0,
+            cooperative_matrix_f16: false,
         },
     }
 }

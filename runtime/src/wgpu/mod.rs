@@ -114,6 +114,17 @@ impl std::fmt::Display for CooperativeMatrixShape {
     }
 }
 
+impl CooperativeMatrixShape {
+    /// The shape the spirv backend's cooperative dot takes: f16 x f16 -> f32, 16 x 16 x 16.
+    pub fn is_f16_16x16x16_f32(&self) -> bool {
+        (self.m, self.n, self.k, self.ab, self.cr) == (16, 16, 16, "f16", "f32")
+    }
+}
+
+/// `0` keeps `tl.dot` on the FMA path where the adapter has cooperative matrices (for comparing
+/// the two paths); they are used by default where the adapter lists f16 x f16 -> f32 at 16x16x16.
+pub const COOPERATIVE_MATRIX_ENV: &str = "TRIDENT_VULKAN_COOPERATIVE_MATRIX";
+
 /// The cooperative matrix shapes of `adapter`, in the order it lists them.
 fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixShape> {
     if !adapter.features().contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
@@ -261,6 +272,8 @@ pub struct WgpuDevice {
     storage_16bit: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
     timestamps: bool,
+    /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape.
+    cooperative_matrix_f16: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -356,11 +369,22 @@ impl WgpuDevice {
         };
         let adapter = &all[index];
         let summary = summarize(index, adapter);
-        let wanted = wgpu::Features::PASSTHROUGH_SHADERS
+        let mut wanted = wgpu::Features::PASSTHROUGH_SHADERS
             | wgpu::Features::SHADER_FLOAT32_ATOMIC
             | wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_I16;
+        // Cooperative matrices where the spirv backend can use them: the shape it takes, f16
+        // shaders, and passthrough (they enable the Vulkan memory model the modules then declare).
+        let cooperative = summary
+            .cooperative_matrices
+            .iter()
+            .any(CooperativeMatrixShape::is_f16_16x16x16_f32)
+            && adapter.features().contains(wgpu::Features::SHADER_F16 | wgpu::Features::PASSTHROUGH_SHADERS)
+            && std::env::var(COOPERATIVE_MATRIX_ENV).map_or(true, |v| v.trim() != "0");
+        if cooperative {
+            wanted |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
+        }
         let features = adapter.features() & wanted;
         let mut limits = adapter.limits();
         if let Some(cap) = std::env::var(MAX_BINDING_ENV).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
@@ -371,6 +395,14 @@ impl WgpuDevice {
             label: Some("trident"),
             required_features: features,
             required_limits: limits.clone(),
+            // SAFETY: the one experimental feature asked for is cooperative matrices, and only the
+            // spirv backend's passthrough modules use them, as SPV_KHR_cooperative_matrix defines
+            // (wgpu validates nothing of passthrough SPIR-V either way).
+            experimental_features: if cooperative {
+                unsafe { wgpu::ExperimentalFeatures::enabled() }
+            } else {
+                wgpu::ExperimentalFeatures::disabled()
+            },
             ..Default::default()
         };
         let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
@@ -381,6 +413,7 @@ impl WgpuDevice {
             storage_16bit: features.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16)
                 && std::env::var(STORAGE_16BIT_ENV).is_ok_and(|v| v.trim() == "1"),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
+            cooperative_matrix_f16: features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
             summary,
             device,
             queue,
@@ -451,6 +484,12 @@ impl WgpuDevice {
 
     /// Whether storage buffers may be read and written 16 bits at a time (`storageBuffer16BitAccess`).
     /// Only modules passed through use it: a portable module keeps the word path.
+    /// `tl.dot` of f16 may take cooperative matrices of 16x16x16 with f32 accumulators (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_f16`).
+    pub fn cooperative_matrix_f16(&self) -> bool {
+        self.cooperative_matrix_f16
+    }
+
     pub fn storage_16bit(&self) -> bool {
         self.storage_16bit
     }

@@ -63,6 +63,9 @@ pub struct SpirvTarget {
     /// The adapter's smallest subgroup size where it runs subgroup operations, else 0 (see
     /// `trident_backend_spirv::Options::subgroup_size`); used only by modules in the Vulkan dialect.
     pub subgroup_size: u32,
+    /// `tl.dot` of f16 through cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_f16`); Vulkan dialect only.
+    pub cooperative_matrix_f16: bool,
 }
 
 impl SpirvTarget {

@@ -1,0 +1,320 @@
+//! `tt.dot` of f16 on cooperative matrices (`VK_KHR_cooperative_matrix`), where the device has
+//! f16 x f16 -> f32 at 16x16x16 ([`crate::Options::cooperative_matrix_f16`]).
+//!
+//! A cooperative matrix belongs to a whole subgroup and its element-to-invocation mapping is the
+//! driver's: values move in and out of one only through memory. So the dot goes through
+//! workgroup memory, as the FMA path does (`dot.rs`), with tensor cores doing the products:
+//! 1. A (m x k) and B (k x n) are written row-major as f16 into two workgroup arrays, a chunk of K
+//!    at a time when both do not fit (each thread writes the elements it holds; a thread holding
+//!    several k tests each at run time, as the FMA path does).
+//! 2. The accumulator goes through a staging array of `band` rows x n f32, one band of rows at a
+//!    time: each thread writes its accumulator registers of the band, each subgroup takes 16x16
+//!    tiles of the band in turn (`SubgroupId`, then every `NumSubgroups`-th), loads the tile as an
+//!    accumulator matrix, adds the products of its A and B tiles over the chunk's K
+//!    (`OpCooperativeMatrixMulAddKHR`) and stores it back, and each thread reads its registers
+//!    back. `band` is a power of two above every row the thread and warp bits of the
+//!    accumulator's layout reach, so which band a register falls in is the same in every thread
+//!    (its row is its register's constant row XOR a thread part below `band`).
+//!
+//! So the accumulator keeps the layout the rest of the kernel uses, and `D = A B + C` adds in the
+//! tensor cores' f32. Tiles go to subgroups by `SubgroupId`, so the split is correct whatever
+//! the subgroups' shape. Modules that may take this path declare the Vulkan memory model, which
+//! cooperative matrices need (`Spv::vulkan_memory_model`).
+//!
+//! Not yet: the accumulator kept in cooperative matrices across a loop (it round-trips through
+//! workgroup memory at every dot), bf16 and int8 shapes, and overlapping the next chunk's writes
+//! with the current products.
+
+use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
+use trident_midend::codegen::dot::{widen_operand, DotOp};
+use trident_midend::codegen::Isa;
+use trident_midend::ir::{DType, Function, Opcode};
+use trident_midend::layout::registers::Affine;
+
+use crate::emit::{EResult, Emitter};
+use crate::spirv::{Class, Reg, Spv};
+use crate::{Mode, Options};
+
+/// The side of a cooperative matrix tile.
+const TILE: i64 = 16;
+
+/// Workgroup memory left to the rest of the kernel (reductions, layout changes) when choosing
+/// how much of K one chunk stages.
+const RESERVED_BYTES: i64 = 8 * 1024;
+
+/// `OpTypeCooperativeMatrixKHR`'s uses, and `OpCooperativeMatrixLoadKHR`'s row-major layout.
+const MATRIX_A: u32 = 0;
+const MATRIX_B: u32 = 1;
+const ACCUMULATOR: u32 = 2;
+const ROW_MAJOR: u32 = 0;
+
+/// Whether a kernel may lower a dot on cooperative matrices: the device has them and the kernel
+/// has an f16 dot (its module then declares the Vulkan memory model, decided before emission).
+pub fn may_use(options: &Options, func: &Function) -> bool {
+    options.cooperative_matrix_f16
+        && options.mode == Mode::Vulkan
+        && options.subgroup_size > 0
+        && func.body.walk(func.entry).into_iter().any(|op| {
+            func.body.opcode(op) == Opcode::Dot
+                && func.body.ty(func.body.op(op).operands[0]).dtype() == DType::F16
+        })
+}
+
+/// The workgroup arrays of the module's cooperative dots and the builtins that spread tiles.
+pub struct Arrays {
+    a: Word,
+    b: Word,
+    stage: Word,
+    /// Elements each array needs (the largest dot's).
+    a_halves: u32,
+    b_halves: u32,
+    stage_words: u32,
+    subgroup_id: Word,
+    num_subgroups: Word,
+}
+
+impl Arrays {
+    /// Reserves the ids; the variables are declared at the end ([`Arrays::declare`]), outside
+    /// the function (a builder inside a block would put them in it).
+    fn new(s: &mut Spv) -> Arrays {
+        let (subgroup_id, num_subgroups) = (s.b.id(), s.b.id());
+        Arrays {
+            a: s.b.id(),
+            b: s.b.id(),
+            stage: s.b.id(),
+            a_halves: 0,
+            b_halves: 0,
+            stage_words: 0,
+            subgroup_id,
+            num_subgroups,
+        }
+    }
+
+    /// Declares the arrays at their sizes and the builtins; returns the arrays' bytes.
+    pub fn declare(&self, s: &mut Spv) -> u32 {
+        let u32t = s.u32_ty();
+        let input = s.ptr_ty(StorageClass::Input, u32t);
+        for (var, which) in
+            [(self.subgroup_id, BuiltIn::SubgroupId), (self.num_subgroups, BuiltIn::NumSubgroups)]
+        {
+            s.b.variable(input, Some(var), StorageClass::Input, None);
+            s.b.decorate(var, Decoration::BuiltIn, [rspirv::dr::Operand::BuiltIn(which)]);
+        }
+        let f16 = s.f16_ty();
+        let f32 = s.ty(Class::F32);
+        for (var, element, len, name) in [
+            (self.a, f16, self.a_halves, "cooperative_a"),
+            (self.b, f16, self.b_halves, "cooperative_b"),
+            (self.stage, f32, self.stage_words, "cooperative_stage"),
+        ] {
+            let len = s.const_u32(len);
+            let array = s.b.type_array(element, len);
+            let pointer = s.ptr_ty(StorageClass::Workgroup, array);
+            s.b.variable(pointer, Some(var), StorageClass::Workgroup, None);
+            s.b.name(var, name);
+        }
+        self.a_halves * 2 + self.b_halves * 2 + self.stage_words * 4
+    }
+
+    /// The builtin input variables (for the entry point's interface).
+    pub fn builtins(&self) -> [Word; 2] {
+        [self.subgroup_id, self.num_subgroups]
+    }
+}
+
+/// How a dot stages: `band` accumulator rows at a time, `chunk` of K at a time.
+struct Plan {
+    band: i64,
+    chunk: i64,
+}
+
+/// The plan of `dot` on cooperative matrices, `None` where it cannot take them (then FMA).
+fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
+    let DotOp { a_type, b_type, integer, rank, batch, m, k, n, .. } = *dot;
+    if !e.s.vulkan_memory_model || a_type != DType::F16 || b_type != DType::F16 || integer {
+        return None;
+    }
+    if rank != 2 || batch != 1 || m % TILE != 0 || n % TILE != 0 || k % TILE != 0 {
+        return None;
+    }
+    let c = &dot.c_layout;
+    // Bands need a register's row to be its constant row plus a thread part on other bits.
+    if !c.additive {
+        return None;
+    }
+    let top_row = c.lane_bases.iter().chain(&c.warp_bases).map(|basis| basis[0]).max().unwrap_or(0);
+    let band = i64::from((top_row + 1).next_power_of_two()).max(TILE);
+    if m % band != 0 {
+        return None;
+    }
+    // The arrays are shared by the kernel's dots, each as large as the largest need.
+    let budget = i64::from(e.options.workgroup_memory_limit) - RESERVED_BYTES;
+    let reserved = e
+        .cooperative
+        .as_ref()
+        .map_or((0, 0, 0), |a| (i64::from(a.a_halves), i64::from(a.b_halves), i64::from(a.stage_words)));
+    let bytes = |chunk: i64| {
+        (m * chunk).max(reserved.0) * 2 + (chunk * n).max(reserved.1) * 2 + (band * n).max(reserved.2) * 4
+    };
+    let mut chunk = k;
+    while chunk > TILE && bytes(chunk) > budget {
+        chunk /= 2;
+    }
+    let fits = bytes(chunk) <= budget;
+    (fits && chunk % TILE == 0 && k % chunk == 0).then_some(Plan { band, chunk })
+}
+
+/// Lowers `dot` on cooperative matrices when it can take them; `Ok(false)` leaves it to FMA.
+pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
+    let Some(Plan { band, chunk }) = plan(e, dot) else { return Ok(false) };
+    let DotOp { m, k, n, .. } = *dot;
+    let (al, bl, cl) = (dot.a_layout.clone(), dot.b_layout.clone(), dot.c_layout.clone());
+    let a_regs = e.get(dot.a)?;
+    let b_regs = e.get(dot.b)?;
+    let a_values = widen_operand(e, &a_regs, DType::F16, false)?;
+    let b_values = widen_operand(e, &b_regs, DType::F16, false)?;
+    let mut acc = e.get(dot.c)?;
+
+    let mut arrays = match e.cooperative.take() {
+        Some(arrays) => arrays,
+        None => Arrays::new(&mut e.s),
+    };
+    arrays.a_halves = arrays.a_halves.max((m * chunk) as u32);
+    arrays.b_halves = arrays.b_halves.max((chunk * n) as u32);
+    arrays.stage_words = arrays.stage_words.max((band * n) as u32);
+    let (a_var, b_var, stage_var) = (arrays.a, arrays.b, arrays.stage);
+    let (subgroup_id, num_subgroups) = (arrays.subgroup_id, arrays.num_subgroups);
+    e.cooperative = Some(arrays);
+
+    let f16 = e.s.f16_ty();
+    let f32 = e.s.ty(Class::F32);
+    let chunks = k / chunk;
+    let a_k = if chunks > 1 { e.coord_regs(&al, 1) } else { Vec::new() };
+    let b_k = if chunks > 1 { e.coord_regs(&bl, 0) } else { Vec::new() };
+    let store_half = |e: &mut Emitter, var: Word, base: Reg, offset: i64, value: Reg| {
+        let index = e.add_imm(base, offset);
+        let half = e.s.inst(Op::FConvert, f16, &[value.id]);
+        let pointer = element_pointer(e, var, f16, index);
+        e.s.store_shared(pointer, half);
+    };
+    for index in 0..chunks {
+        let k0 = index * chunk;
+        // 1. This chunk's A and B, as f16, once the previous chunk's readers are done.
+        e.barrier();
+        let a_write = Affine { coeffs: vec![chunk, 1], offset: -k0 };
+        let b_write = Affine { coeffs: vec![n, 1], offset: -k0 * n };
+        crate::dot::write_chunk(e, &a_values, &al, &a_write, &a_k, k0, chunk, |e, base, offset, v| {
+            store_half(e, a_var, base, offset, v)
+        })?;
+        crate::dot::write_chunk(e, &b_values, &bl, &b_write, &b_k, k0, chunk, |e, base, offset, v| {
+            store_half(e, b_var, base, offset, v)
+        })?;
+        // 2. The accumulator, a band of rows at a time.
+        for first_row in (0..m).step_by(band as usize) {
+            let members: Vec<usize> = (0..acc.len())
+                .filter(|&i| (i64::from(cl.reg_coords[i][0]) / band) * band == first_row)
+                .collect();
+            let at = Affine { coeffs: vec![n, 1], offset: -first_row * n };
+            let base = e.affine_base(&cl, &at);
+            e.barrier();
+            for &i in &members {
+                let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
+                let pointer = element_pointer(e, stage_var, f32, index);
+                e.s.store_shared(pointer, acc[i].id);
+            }
+            e.barrier();
+            band_products(
+                e,
+                (subgroup_id, num_subgroups),
+                (a_var, b_var, stage_var),
+                first_row,
+                band,
+                chunk,
+                n,
+            );
+            e.barrier();
+            for &i in &members {
+                let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
+                let pointer = element_pointer(e, stage_var, f32, index);
+                acc[i] = e.s.load_shared(Class::F32, pointer);
+            }
+        }
+    }
+    e.set(dot.result, acc);
+    Ok(true)
+}
+
+/// Every subgroup's tiles of the band at `first_row`: `stage += A[band rows] B` over the chunk.
+#[allow(clippy::too_many_arguments)]
+fn band_products(
+    e: &mut Emitter,
+    (subgroup_id, num_subgroups): (Word, Word),
+    (a_var, b_var, stage_var): (Word, Word, Word),
+    first_row: i64,
+    band: i64,
+    chunk: i64,
+    n: i64,
+) {
+    let f16 = e.s.f16_ty();
+    let f32 = e.s.ty(Class::F32);
+    let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A);
+    let b_ty = e.s.cooperative_matrix_ty(f16, MATRIX_B);
+    let c_ty = e.s.cooperative_matrix_ty(f32, ACCUMULATOR);
+    let tiles_per_row = (n / TILE) as u32;
+    let tiles = (band / TILE) as u32 * tiles_per_row;
+    // for tile = SubgroupId; tile < tiles; tile += NumSubgroups
+    let tile_var = e.s.var(Class::U32);
+    let start = e.s.load(Class::U32, subgroup_id);
+    let step = e.s.load(Class::U32, num_subgroups);
+    e.s.store(tile_var, start.id);
+    let labels = e.s.begin_loop();
+    let tile = e.s.load(Class::U32, tile_var);
+    let count = e.u32c(tiles);
+    let go = e.s.op(Op::ULessThan, Class::Bool, &[tile, count]);
+    e.s.loop_test(&labels, go);
+    let per_row = e.u32c(tiles_per_row);
+    let tile_row = e.s.op(Op::UDiv, Class::U32, &[tile, per_row]);
+    let tile_col = e.s.op(Op::UMod, Class::U32, &[tile, per_row]);
+    // The tile's first element in the stage (band-relative rows) and in A (absolute rows).
+    let row_stride = e.u32c((TILE * n) as u32);
+    let col_stride = e.u32c(TILE as u32);
+    let stage_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, row_stride]);
+    let cols = e.s.op(Op::IMul, Class::U32, &[tile_col, col_stride]);
+    let stage_at = e.add_u32(stage_rows, cols);
+    let a_row_stride = e.u32c((TILE * chunk) as u32);
+    let a_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, a_row_stride]);
+    let a_first = e.add_imm(a_rows, first_row * chunk);
+    let (n_stride, chunk_stride) = (e.s.const_u32(n as u32), e.s.const_u32(chunk as u32));
+    let mut c = load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty);
+    for step_k in 0..chunk / TILE {
+        let a_at = e.add_imm(a_first, step_k * TILE);
+        let b_at = e.add_imm(cols, step_k * TILE * n);
+        let a = load_matrix(e, a_var, f16, a_at, chunk_stride, a_ty);
+        let b = load_matrix(e, b_var, f16, b_at, n_stride, b_ty);
+        c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
+    }
+    let pointer = element_pointer(e, stage_var, f32, stage_at);
+    let layout = e.s.const_u32(ROW_MAJOR);
+    let access = e.s.shared_access();
+    e.s.b.cooperative_matrix_store_khr(pointer, c, layout, Some(n_stride), access, []).expect("a block");
+    e.s.end_loop(&labels, |s| {
+        let tile = s.load(Class::U32, tile_var);
+        let next = s.op(Op::IAdd, Class::U32, &[tile, step]);
+        s.store(tile_var, next.id);
+    });
+}
+
+/// A pointer to element `index` of the workgroup array `var` of `element`s.
+fn element_pointer(e: &mut Emitter, var: Word, element: Word, index: Reg) -> Word {
+    let pointer = e.s.ptr_ty(StorageClass::Workgroup, element);
+    e.s.inst(Op::AccessChain, pointer, &[var, index.id])
+}
+
+/// Loads a 16x16 cooperative matrix of type `ty`, row-major with `stride` elements between rows,
+/// from element `index` of the workgroup array `var`.
+fn load_matrix(e: &mut Emitter, var: Word, element: Word, index: Reg, stride: Word, ty: Word) -> Word {
+    let pointer = element_pointer(e, var, element, index);
+    let layout = e.s.const_u32(ROW_MAJOR);
+    let access = e.s.shared_access();
+    e.s.b.cooperative_matrix_load_khr(ty, None, pointer, layout, Some(stride), access, []).expect("a block")
+}

@@ -1,0 +1,71 @@
+//! f16 `tl.dot` on cooperative matrices in the SPIR-V, where the device has them
+//! (`Options::cooperative_matrix_f16`): the module declares the Vulkan memory model and the
+//! cooperative-matrix capability, stages A and B as f16 in workgroup arrays, and multiplies with
+//! `OpCooperativeMatrixMulAddKHR`; without the option the same dot is FMA in a GLSL450 module.
+//!
+//! The kernel is the TTIR of `tests/kernels/single_dot.py` (`trident compile --emit ttir`, a
+//! 64x32 by 32x64 f16 product into f32), on four warps of 32. Every module also goes through
+//! `spirv-val` where it is installed.
+
+mod common;
+
+use common::spirv_val;
+use trident_backend_spirv::{Mode, Options};
+
+/// `c = tl.dot(a, b)` over 64x32 and 32x64 f16 tiles, stored as f32.
+const SINGLE_DOT: &str = include_str!("single_dot.ttir");
+
+fn lower(cooperative: bool, workgroup_memory_limit: u32) -> (Vec<u32>, String) {
+    let options = Options {
+        mode: Mode::Vulkan,
+        num_warps: 4,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit,
+        cooperative_matrix_f16: cooperative,
+        ..Options::default()
+    };
+    let (artifact, text) = common::lower(SINGLE_DOT, &options);
+    (artifact.words, text)
+}
+
+#[test]
+fn an_f16_dot_multiplies_on_cooperative_matrices() {
+    let (words, text) = lower(true, 48 * 1024);
+    spirv_val("cooperative", &words);
+    for wanted in [
+        "OpCapability CooperativeMatrixKHR",
+        "OpCapability VulkanMemoryModel",
+        "OpCapability Float16",
+        "OpExtension \"SPV_KHR_cooperative_matrix\"",
+        "OpMemoryModel Logical Vulkan",
+        "OpCooperativeMatrixMulAddKHR",
+        "OpCooperativeMatrixStoreKHR",
+        "\"cooperative_a\"",
+        "\"cooperative_stage\"",
+    ] {
+        assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
+    }
+    // K = 32: two products per tile, in each band's tile loop.
+    let products = text.matches("OpCooperativeMatrixMulAddKHR").count();
+    let loops = text.matches("OpCooperativeMatrixStoreKHR").count();
+    assert_eq!(products, 2 * loops, "{text}");
+}
+
+#[test]
+fn without_the_device_feature_the_dot_is_fma() {
+    let (words, text) = lower(false, 48 * 1024);
+    spirv_val("fma", &words);
+    assert!(!text.contains("Cooperative"), "cooperative matrices without the feature:\n{text}");
+    assert!(text.contains("OpMemoryModel Logical GLSL450"), "{text}");
+}
+
+/// Where A, B and a band of the accumulator do not fit next to the rest of the kernel's
+/// workgroup memory, the dot stays on the FMA path (in a module that still declares the memory
+/// model it chose before emission).
+#[test]
+fn a_dot_whose_staging_does_not_fit_is_fma() {
+    let (words, text) = lower(true, 12 * 1024);
+    spirv_val("small workgroup memory", &words);
+    assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
+}
