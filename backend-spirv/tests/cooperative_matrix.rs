@@ -69,3 +69,33 @@ fn a_dot_whose_staging_does_not_fit_is_fma() {
     spirv_val("small workgroup memory", &words);
     assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
 }
+
+/// [`SINGLE_DOT`] storing the transposed product: the transpose goes through workgroup memory
+/// (16 KiB for 64x64 f32), which is known only after the dot is lowered.
+const DOT_THEN_TRANSPOSE: &str = include_str!("dot_trans.ttir");
+
+/// Where the staging fits when the dot is lowered but not beside the workgroup memory the rest of
+/// the kernel turns out to need, the module is emitted again with every dot on the FMA path
+/// rather than failing.
+#[test]
+fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
+    let lower = |limit: u32| {
+        let options = Options {
+            mode: Mode::Vulkan,
+            num_warps: 4,
+            threads_per_warp: 32,
+            subgroup_size: 32,
+            workgroup_memory_limit: limit,
+            cooperative_matrix_f16: true,
+            ..Options::default()
+        };
+        let (artifact, text) = common::lower(DOT_THEN_TRANSPOSE, &options);
+        spirv_val("dot then transpose", &artifact.words);
+        (artifact.workgroup_memory_bytes, text.contains("OpCooperativeMatrixMulAddKHR"))
+    };
+    // 28 KiB: the staging (12 KiB) and the transpose (16 KiB) fit together.
+    assert_eq!(lower(28 * 1024), (28 * 1024, true));
+    // 24 KiB: the dot's own check passes (12 KiB with 8 KiB to spare), the kernel's total does
+    // not; emitted again, the dot is FMA and the kernel needs the transpose's 16 KiB.
+    assert_eq!(lower(24 * 1024), (16 * 1024, false));
+}
