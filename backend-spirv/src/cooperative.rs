@@ -48,12 +48,15 @@ const MATRIX_B: u32 = 1;
 const ACCUMULATOR: u32 = 2;
 const ROW_MAJOR: u32 = 0;
 
-/// Whether a kernel may lower a dot on cooperative matrices: the device has them and the kernel
-/// has an f16 dot (its module then declares the Vulkan memory model, decided before emission).
+/// Whether a kernel may lower a dot on cooperative matrices: the device has them, the workgroup
+/// is whole subgroups (a cooperative matrix needs every invocation of its subgroup), and the
+/// kernel has an f16 dot (its module then declares the Vulkan memory model, decided before
+/// emission).
 pub fn may_use(options: &Options, func: &Function) -> bool {
     options.cooperative_matrix_f16
         && options.mode == Mode::Vulkan
         && options.subgroup_size > 0
+        && (options.threads_per_warp * options.num_warps).is_multiple_of(options.subgroup_size)
         && func.body.walk(func.entry).into_iter().any(|op| {
             func.body.opcode(op) == Opcode::Dot
                 && func.body.ty(func.body.op(op).operands[0]).dtype() == DType::F16

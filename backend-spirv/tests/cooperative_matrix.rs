@@ -99,3 +99,16 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
     // not; emitted again, the dot is FMA and the kernel needs the transpose's 16 KiB.
     assert_eq!(lower(24 * 1024), (16 * 1024, false));
 }
+
+/// Where A and B of the whole K do not fit beside the accumulator's band, K is staged in chunks
+/// (here two of 16): each chunk multiplies every band's tiles once, with one product per tile.
+#[test]
+fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
+    let (_, whole) = lower(true, 48 * 1024);
+    let (words, chunked) = lower(true, 16 * 1024);
+    spirv_val("chunked", &words);
+    let count = |text: &str, what: &str| text.matches(what).count();
+    let bands = count(&whole, "OpCooperativeMatrixStoreKHR");
+    assert_eq!(count(&chunked, "OpCooperativeMatrixStoreKHR"), 2 * bands, "{chunked}");
+    assert_eq!(count(&chunked, "OpCooperativeMatrixMulAddKHR"), 2 * bands, "{chunked}");
+}
