@@ -19,7 +19,13 @@
 //! So the accumulator keeps the layout the rest of the kernel uses, and `D = A B + C` adds in the
 //! tensor cores' f32. Tiles go to subgroups by `SubgroupId`, so the split is correct whatever
 //! the subgroups' shape. Modules that may take this path declare the Vulkan memory model, which
-//! cooperative matrices need (`Spv::vulkan_memory_model`).
+//! cooperative matrices need (`Spv::vulkan_memory_model`); their workgroup accesses are then
+//! `NonPrivatePointer` (without it NVIDIA's driver let a thread read back its own store of the
+//! accumulator instead of its subgroup's product).
+//!
+//! A dot takes this path when its staging fits beside [`RESERVED_BYTES`] of other workgroup memory;
+//! what the rest of the kernel needs is known only at the end, and a kernel whose total then
+//! exceeds the device's is emitted again with every dot on FMA (`crate::emit`).
 //!
 //! Not yet: the accumulator kept in cooperative matrices across a loop (it round-trips through
 //! workgroup memory at every dot), bf16 and int8 shapes, and overlapping the next chunk's writes
