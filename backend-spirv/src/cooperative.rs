@@ -25,7 +25,8 @@
 //!
 //! A dot takes this path when its staging fits beside [`RESERVED_BYTES`] of other workgroup memory;
 //! what the rest of the kernel needs is known only at the end, and a kernel whose total then
-//! exceeds the device's is emitted again with every dot on FMA (`crate::emit`).
+//! exceeds the device's is emitted again leaving twice as much (smaller chunks of K), and at last
+//! with every dot on FMA (`crate::emit`).
 //!
 //! Not yet: the accumulator kept in cooperative matrices across a loop (it round-trips through
 //! workgroup memory at every dot), bf16 and int8 shapes, and overlapping the next chunk's writes
@@ -45,8 +46,8 @@ use crate::{Mode, Options};
 const TILE: i64 = 16;
 
 /// Workgroup memory left to the rest of the kernel (reductions, layout changes) when choosing
-/// how much of K one chunk stages.
-const RESERVED_BYTES: i64 = 8 * 1024;
+/// how much of K one chunk stages, at the first try (see [`crate::emit`]'s retries).
+pub const RESERVED_BYTES: u32 = 8 * 1024;
 
 /// `OpTypeCooperativeMatrixKHR`'s uses, and `OpCooperativeMatrixLoadKHR`'s row-major layout.
 const MATRIX_A: u32 = 0;
@@ -157,7 +158,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
         return None;
     }
     // The arrays are shared by the kernel's dots, each as large as the largest need.
-    let budget = i64::from(e.options.workgroup_memory_limit) - RESERVED_BYTES;
+    let budget = i64::from(e.options.workgroup_memory_limit) - i64::from(e.cooperative_reserve);
     let reserved = e
         .cooperative
         .as_ref()

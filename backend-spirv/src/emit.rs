@@ -79,6 +79,8 @@ pub struct Emitter<'a> {
     /// The workgroup arrays and builtins of cooperative-matrix dots, once one is lowered
     /// (`cooperative.rs`); declared at the end, sized by the largest dot.
     pub cooperative: Option<crate::cooperative::Arrays>,
+    /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
+    pub cooperative_reserve: u32,
 }
 
 /// A typed view of a storage binding besides its u32 words (and the f32 view of native atomics).
@@ -146,6 +148,7 @@ impl<'a> Emitter<'a> {
             assert_sites: Vec::new(),
             prints: Default::default(),
             cooperative: None,
+            cooperative_reserve: crate::cooperative::RESERVED_BYTES,
         }
     }
 

@@ -264,14 +264,23 @@ pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Ar
     let Some(kernel) = module.kernel() else {
         return Err(Error::Invalid("the module has no kernel".into()));
     };
-    match emit::Emitter::new(module, kernel, options).kernel() {
-        // The cooperative dots' staging did not fit beside the rest of the kernel's workgroup
-        // memory (known only once every op is lowered): the dots take the FMA path instead.
-        Err(Error::Resources { .. }) if options.cooperative_matrix_f16 => {
-            let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
-            emit::Emitter::new(module, kernel, &fma).kernel()
+    // The cooperative dots' staging may not fit beside the rest of the kernel's workgroup memory,
+    // known only once every op is lowered: then again leaving the rest twice as much (the dots
+    // stage smaller chunks of K), up to three quarters of the device's, and at last with FMA dots.
+    let mut reserve = cooperative::RESERVED_BYTES;
+    loop {
+        let mut emitter = emit::Emitter::new(module, kernel, options);
+        emitter.cooperative_reserve = reserve;
+        match emitter.kernel() {
+            Err(Error::Resources { .. }) if options.cooperative_matrix_f16 => {
+                reserve *= 2;
+                if reserve > options.workgroup_memory_limit / 4 * 3 {
+                    let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
+                    return emit::Emitter::new(module, kernel, &fma).kernel();
+                }
+            }
+            other => return other,
         }
-        other => other,
     }
 }
 

@@ -75,8 +75,8 @@ fn a_dot_whose_staging_does_not_fit_is_fma() {
 const DOT_THEN_TRANSPOSE: &str = include_str!("dot_trans.ttir");
 
 /// Where the staging fits when the dot is lowered but not beside the workgroup memory the rest of
-/// the kernel turns out to need, the module is emitted again with every dot on the FMA path
-/// rather than failing.
+/// the kernel turns out to need, the module is emitted again leaving the rest more (smaller
+/// chunks of K), and at last with every dot on the FMA path, rather than failing.
 #[test]
 fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
     let lower = |limit: u32| {
@@ -96,8 +96,10 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
     // 28 KiB: the staging (12 KiB) and the transpose (16 KiB) fit together.
     assert_eq!(lower(28 * 1024), (28 * 1024, true));
     // 24 KiB: the dot's own check passes (12 KiB with 8 KiB to spare), the kernel's total does
-    // not; emitted again, the dot is FMA and the kernel needs the transpose's 16 KiB.
-    assert_eq!(lower(24 * 1024), (16 * 1024, false));
+    // not; emitted again leaving 16 KiB, the dot stages K in two chunks (8 KiB) and fits.
+    assert_eq!(lower(24 * 1024), (24 * 1024, true));
+    // 20 KiB: no chunking leaves the transpose its 16 KiB: the dot is FMA.
+    assert_eq!(lower(20 * 1024), (16 * 1024, false));
 }
 
 /// Where A and B of the whole K do not fit beside the accumulator's band, K is staged in chunks
