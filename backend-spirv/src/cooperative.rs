@@ -25,7 +25,7 @@
 //!
 //! A dot takes this path when its staging fits beside [`RESERVED_BYTES`] of other workgroup memory;
 //! what the rest of the kernel needs is known only at the end, and a kernel whose total then
-//! exceeds the device's is emitted again leaving twice as much (smaller chunks of K), and at last
+//! exceeds the device's is emitted again leaving exactly that (smaller chunks of K), and at last
 //! with every dot on FMA (`crate::emit`).
 //!
 //! Not yet: the accumulator kept in cooperative matrices across a loop (it round-trips through
@@ -46,7 +46,7 @@ use crate::{Mode, Options};
 const TILE: i64 = 16;
 
 /// Workgroup memory left to the rest of the kernel (reductions, layout changes) when choosing
-/// how much of K one chunk stages, at the first try (see [`crate::emit`]'s retries).
+/// how much of K one chunk stages, at the first try (see [`crate::emit`]'s retry).
 pub const RESERVED_BYTES: u32 = 8 * 1024;
 
 /// `OpTypeCooperativeMatrixKHR`'s uses, and `OpCooperativeMatrixLoadKHR`'s row-major layout.

@@ -81,6 +81,10 @@ pub struct Emitter<'a> {
     pub cooperative: Option<crate::cooperative::Arrays>,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
     pub cooperative_reserve: u32,
+    /// Set when the cooperative dots' staging did not fit beside the rest of the kernel: the
+    /// bytes of workgroup memory the rest needs (known only once every op is lowered), for
+    /// `crate::emit` to lower the kernel again leaving that much.
+    pub staging_overflow: std::rc::Rc<std::cell::Cell<Option<u32>>>,
 }
 
 /// A typed view of a storage binding besides its u32 words (and the f32 view of native atomics).
@@ -149,6 +153,7 @@ impl<'a> Emitter<'a> {
             prints: Default::default(),
             cooperative: None,
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
+            staging_overflow: Default::default(),
         }
     }
 
@@ -784,15 +789,18 @@ impl<'a> Emitter<'a> {
         let mut interface = vec![wg_id, local_index];
         interface.extend(subgroup_builtins);
         if let Some(arrays) = self.cooperative.take() {
-            smem_bytes += arrays.declare(&mut self.s);
-            interface.extend(arrays.builtins());
-            if smem_bytes > self.options.workgroup_memory_limit {
+            let staging = arrays.declare(&mut self.s);
+            if smem_bytes + staging > self.options.workgroup_memory_limit {
+                self.staging_overflow.set(Some(smem_bytes));
                 return self.exceeds(&format!(
-                    "{smem_bytes} bytes of workgroup memory with the cooperative-matrix staging of its \
-                     dots (this device allows {})",
+                    "{} bytes of workgroup memory with the cooperative-matrix staging of its dots (this \
+                     device allows {})",
+                    smem_bytes + staging,
                     self.options.workgroup_memory_limit
                 ));
             }
+            smem_bytes += staging;
+            interface.extend(arrays.builtins());
         }
         if self.smem_words > 0 {
             let len = self.s.const_u32(self.smem_words);
@@ -810,52 +818,65 @@ impl<'a> Emitter<'a> {
         }
 
         // Module header: capabilities, memory model, entry point, local size.
-        self.s.b.capability(Capability::Shader);
-        if self.s.uses_int64 {
-            self.s.b.capability(Capability::Int64);
-        }
-        if self.s.uses_float64 {
-            self.s.b.capability(Capability::Float64);
-        }
-        if self.s.uses_atomic_float32_add {
-            self.s.b.capability(Capability::AtomicFloat32AddEXT);
-            self.s.b.extension("SPV_EXT_shader_atomic_float_add");
-        }
-        if self.subgroups_ok.is_some() {
-            for capability in [
+        let mut capabilities = vec![Capability::Shader];
+        let mut extensions = Vec::new();
+        let mut uses = |used: bool, more: &[Capability], extension: Option<&'static str>| {
+            // Each once: two features may need the same capability.
+            if used {
+                for &capability in more {
+                    if !capabilities.contains(&capability) {
+                        capabilities.push(capability);
+                    }
+                }
+                extensions.extend(extension);
+            }
+        };
+        uses(self.s.uses_int64, &[Capability::Int64], None);
+        uses(self.s.uses_float64, &[Capability::Float64], None);
+        uses(self.s.uses_float16, &[Capability::Float16], None);
+        uses(
+            self.s.uses_atomic_float32_add,
+            &[Capability::AtomicFloat32AddEXT],
+            Some("SPV_EXT_shader_atomic_float_add"),
+        );
+        uses(
+            self.subgroups_ok.is_some(),
+            &[
                 Capability::GroupNonUniform,
                 Capability::GroupNonUniformVote,
                 Capability::GroupNonUniformBallot,
                 Capability::GroupNonUniformShuffle,
-            ] {
-                self.s.b.capability(capability);
-            }
-        }
-        if self.s.uses_16bit_storage {
-            self.s.b.capability(Capability::StorageBuffer16BitAccess);
-            self.s.b.extension("SPV_KHR_16bit_storage");
-        }
-        if self.s.uses_float16 {
-            self.s.b.capability(Capability::Float16);
-        }
-        let memory_model = if self.s.vulkan_memory_model {
-            // Cooperative matrices need the Vulkan memory model (SPV_KHR_cooperative_matrix, for
-            // modules with the Shader capability), device-scope atomics its device scope, and
-            // the SubgroupId builtin that spreads their tiles basic subgroup operations.
-            for capability in [
+            ],
+            None,
+        );
+        uses(
+            self.s.uses_16bit_storage,
+            &[Capability::StorageBuffer16BitAccess],
+            Some("SPV_KHR_16bit_storage"),
+        );
+        // Cooperative matrices need the Vulkan memory model (SPV_KHR_cooperative_matrix, for
+        // modules with the Shader capability), device-scope atomics its device scope, and the
+        // SubgroupId builtin that spreads their tiles basic subgroup operations.
+        let vulkan_memory_model = self.s.vulkan_memory_model;
+        uses(
+            vulkan_memory_model,
+            &[
                 Capability::CooperativeMatrixKHR,
                 Capability::VulkanMemoryModel,
                 Capability::VulkanMemoryModelDeviceScope,
                 Capability::GroupNonUniform,
-            ] {
-                self.s.b.capability(capability);
-            }
-            self.s.b.extension("SPV_KHR_cooperative_matrix");
-            self.s.b.extension("SPV_KHR_vulkan_memory_model");
-            spirv::MemoryModel::Vulkan
-        } else {
-            spirv::MemoryModel::GLSL450
-        };
+            ],
+            Some("SPV_KHR_cooperative_matrix"),
+        );
+        uses(vulkan_memory_model, &[], Some("SPV_KHR_vulkan_memory_model"));
+        for capability in capabilities {
+            self.s.b.capability(capability);
+        }
+        for extension in extensions {
+            self.s.b.extension(extension);
+        }
+        let memory_model =
+            if vulkan_memory_model { spirv::MemoryModel::Vulkan } else { spirv::MemoryModel::GLSL450 };
         self.s.b.memory_model(spirv::AddressingModel::Logical, memory_model);
         self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);
         self.s.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);

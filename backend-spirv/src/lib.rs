@@ -264,23 +264,25 @@ pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Ar
     let Some(kernel) = module.kernel() else {
         return Err(Error::Invalid("the module has no kernel".into()));
     };
-    // The cooperative dots' staging may not fit beside the rest of the kernel's workgroup memory,
-    // known only once every op is lowered: then again leaving the rest twice as much (the dots
-    // stage smaller chunks of K), up to three quarters of the device's, and at last with FMA dots.
-    let mut reserve = cooperative::RESERVED_BYTES;
-    loop {
+    // The cooperative dots' staging may not fit beside what the rest of the kernel turns out to
+    // need: then once more leaving exactly that (the dots stage smaller chunks of K), and if a
+    // dot that then falls back to FMA needs more still, with every dot on FMA.
+    let emitted = |options: &Options, reserve: u32| {
         let mut emitter = emit::Emitter::new(module, kernel, options);
         emitter.cooperative_reserve = reserve;
-        match emitter.kernel() {
-            Err(Error::Resources { .. }) if options.cooperative_matrix_f16 => {
-                reserve *= 2;
-                if reserve > options.workgroup_memory_limit / 4 * 3 {
-                    let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
-                    return emit::Emitter::new(module, kernel, &fma).kernel();
-                }
-            }
-            other => return other,
+        let overflow = emitter.staging_overflow.clone();
+        (emitter.kernel(), overflow.get())
+    };
+    let rest_bytes = match emitted(options, cooperative::RESERVED_BYTES) {
+        (Err(_), Some(rest_bytes)) => rest_bytes,
+        (result, _) => return result,
+    };
+    match emitted(options, rest_bytes) {
+        (Err(_), Some(_)) => {
+            let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
+            emitted(&fma, 0).0
         }
+        (result, _) => result,
     }
 }
 
