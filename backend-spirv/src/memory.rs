@@ -39,7 +39,7 @@
 use std::collections::HashMap;
 
 use rspirv::dr::Operand;
-use rspirv::spirv::{Op, Scope, Word};
+use rspirv::spirv::{MemorySemantics, Op, Scope, Word};
 use trident_midend::codegen::memory::{AtomicOp, AtomicScope, AtomicSem};
 use trident_midend::codegen::{Isa, LowerMemory};
 use trident_midend::ir::{DType, Op as IrOp, Value};
@@ -259,41 +259,41 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
             }
             // rmw operands: (val[, mask]); cas: (cmp, val).
             let mask = if !is_cas { args.get(1).map(|m| pick(m, first)) } else { None };
-            let Some(c) = condition(e, owner, mask) else {
-                for i in members {
-                    let these: Vec<Reg> = args.iter().map(|a| pick(a, i)).collect();
-                    let binding = binding_of(e, ptr[i])?;
-                    out.push(atomic_element(e, &order, binding, ptr[i], &kind, is_cas, &these, d)?);
-                }
-                continue;
-            };
-            // Old values leave the branch through function variables, where something reads them.
-            let results: Vec<Option<u32>> = members
-                .clone()
-                .map(|_| {
-                    result_used.then(|| {
+            let branch = condition(e, owner, mask);
+            // Old values leave a branch through function variables, where something reads them.
+            let carry = branch.is_some() && result_used;
+            let vars: Vec<u32> = if carry {
+                members
+                    .clone()
+                    .map(|_| {
                         let var = e.s.var(class);
                         e.s.store(var, zero.id);
                         var
                     })
-                })
-                .collect();
-            let merge = e.s.begin_if(c);
-            for (i, result) in members.zip(&results) {
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let merge = branch.map(|c| e.s.begin_if(c));
+            let mut olds = Vec::with_capacity(group);
+            for (k, i) in members.enumerate() {
                 let these: Vec<Reg> = args.iter().map(|a| pick(a, i)).collect();
                 let binding = binding_of(e, ptr[i])?;
                 let old = atomic_element(e, &order, binding, ptr[i], &kind, is_cas, &these, d)?;
-                if let Some(var) = result {
-                    e.s.store(*var, old.id);
+                if carry {
+                    e.s.store(vars[k], old.id);
                 }
+                olds.push(old);
             }
-            e.s.end_if(merge);
-            for result in results {
-                out.push(match result {
-                    Some(var) => e.s.load(class, var),
-                    None => zero,
-                });
+            if let Some(merge) = merge {
+                e.s.end_if(merge);
+                olds = if carry {
+                    vars.iter().map(|&var| e.s.load(class, var)).collect()
+                } else {
+                    vec![zero; olds.len()]
+                };
             }
+            out.extend(olds);
         }
         order.fence_after(e);
         if scalar {
@@ -569,14 +569,6 @@ fn device_scope(e: &mut Emitter) -> u32 {
     e.s.const_u32(Scope::Device as u32)
 }
 
-/// Memory semantics bits: the orders, and the storage class they apply to (storage buffers).
-const ACQUIRE: u32 = 0x2;
-const RELEASE: u32 = 0x4;
-const ACQUIRE_RELEASE: u32 = 0x8;
-const UNIFORM_MEMORY: u32 = 0x40;
-const MAKE_AVAILABLE: u32 = 0x2000;
-const MAKE_VISIBLE: u32 = 0x4000;
-
 /// How one `tt.atomic_*` orders memory, as SPIR-V operands.
 ///
 /// In the Vulkan dialect the order is a fence around the op's atomics rather than the atomics'
@@ -584,10 +576,9 @@ const MAKE_VISIBLE: u32 = 0x4000;
 /// acquire fence after them. That orders at least as much as release, acquire or acq_rel on each
 /// atomic (a fence-release before a relaxed write, a relaxed read before a fence-acquire,
 /// synchronize as the atomics' own orders would), and a thread holding sixteen elements of a
-/// `tl.atomic_add` pays for two fences instead of sixteen pairs: on NVIDIA's Vulkan each ordered
-/// atomic waits for the thread's earlier memory accesses, which made layernorm's backward pass
-/// run at a third of its bandwidth. naga's SPIR-V reader (the portable dialect) keeps the order on
-/// each atomic.
+/// `tl.atomic_add` issues two fences instead of ordering sixteen atomics. (On NVIDIA's Vulkan
+/// layernorm's backward pass ran no faster for it: its float atomics cost the same relaxed.)
+/// naga's SPIR-V reader (the portable dialect) keeps the order on each atomic.
 struct Ordering {
     /// The scope operand (an id).
     scope: u32,
@@ -606,24 +597,32 @@ impl Ordering {
             // Vulkan has no scope beyond the device for memory a kernel reaches.
             AtomicScope::Gpu | AtomicScope::Sys => device_scope(e),
         };
-        let relaxed = e.s.const_u32(0);
+        // The orders apply to storage buffers (`UniformMemory`).
+        let semantics = |e: &mut Emitter, order: MemorySemantics| {
+            let bits = if order.is_empty() { order } else { order | MemorySemantics::UNIFORM_MEMORY };
+            e.s.const_u32(bits.bits())
+        };
+        let acquire = if sem.acquires() { MemorySemantics::ACQUIRE } else { MemorySemantics::empty() };
         if e.options.mode != Mode::Vulkan {
-            let bits = match sem {
-                AtomicSem::Relaxed => 0,
-                AtomicSem::Acquire => ACQUIRE | UNIFORM_MEMORY,
-                AtomicSem::Release => RELEASE | UNIFORM_MEMORY,
-                AtomicSem::AcqRel => ACQUIRE_RELEASE | UNIFORM_MEMORY,
+            let each = match sem {
+                AtomicSem::Relaxed => MemorySemantics::empty(),
+                AtomicSem::Acquire => MemorySemantics::ACQUIRE,
+                AtomicSem::Release => MemorySemantics::RELEASE,
+                AtomicSem::AcqRel => MemorySemantics::ACQUIRE_RELEASE,
             };
             // A failed compare-and-swap wrote nothing: no release.
-            let unequal = if sem.acquires() { ACQUIRE | UNIFORM_MEMORY } else { 0 };
-            let (each, unequal) = (e.s.const_u32(bits), e.s.const_u32(unequal));
+            let (each, unequal) = (semantics(e, each), semantics(e, acquire));
             return Ordering { scope, each, unequal, before: None, after: None };
         }
         // The Vulkan memory model makes writes available and visible only where asked.
-        let (available, visible) =
-            if e.s.vulkan_memory_model { (MAKE_AVAILABLE, MAKE_VISIBLE) } else { (0, 0) };
-        let before = sem.releases().then(|| e.s.const_u32(RELEASE | UNIFORM_MEMORY | available));
-        let after = sem.acquires().then(|| e.s.const_u32(ACQUIRE | UNIFORM_MEMORY | visible));
+        let (available, visible) = if e.s.vulkan_memory_model {
+            (MemorySemantics::MAKE_AVAILABLE, MemorySemantics::MAKE_VISIBLE)
+        } else {
+            (MemorySemantics::empty(), MemorySemantics::empty())
+        };
+        let before = sem.releases().then(|| semantics(e, MemorySemantics::RELEASE | available));
+        let after = sem.acquires().then(|| semantics(e, MemorySemantics::ACQUIRE | visible));
+        let relaxed = semantics(e, MemorySemantics::empty());
         Ordering { scope, each: relaxed, unequal: relaxed, before, after }
     }
 
