@@ -13,6 +13,7 @@ use super::indexing::{AffineBases, IndexCache};
 use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Function, Module, Op, Span, Type, Value};
 use crate::layout::registers::LayoutInfo;
+use crate::passes::uses::UseCounts;
 
 pub struct Lowering<'a, R> {
     /// The module (its source file gives line info and names the kernel in diagnostics).
@@ -36,6 +37,8 @@ pub struct Lowering<'a, R> {
     /// The function's axis facts (contiguity, divisibility, constancy), which decide how wide
     /// memory accesses may be ([`Lowering::access_width`]).
     pub axis: AxisInfoMap,
+    /// The function's use counts, counted on the first question ([`Lowering::is_unused`]).
+    uses: std::cell::OnceCell<UseCounts>,
 }
 
 impl<'a, R: Copy> Lowering<'a, R> {
@@ -52,7 +55,13 @@ impl<'a, R: Copy> Lowering<'a, R> {
             layouts: HashMap::new(),
             index: IndexCache::default(),
             axis: axis_info::analyze(func),
+            uses: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Whether no op of the function reads `value` (an atomic whose old values nothing reads).
+    pub fn is_unused(&self, value: Value) -> bool {
+        self.uses.get_or_init(|| UseCounts::compute(&self.func.body, self.func.entry)).is_unused(value)
     }
 
     /// How many consecutive elements of `elem_bits` bits an access through `pointer` (masked by

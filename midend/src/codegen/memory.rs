@@ -10,7 +10,7 @@
 use super::error::Result;
 use super::isa::Isa;
 use crate::analysis::axis_info::AxisInfo;
-use crate::ir::{DType, Function, Op, Opcode, Value};
+use crate::ir::{DType, Op, Opcode};
 use crate::layout::registers::LayoutInfo;
 
 /// The target's rules for global memory (its `memory.rs`).
@@ -107,12 +107,6 @@ impl AtomicScope {
     }
 }
 
-/// Whether no op of `func` reads `value`.
-pub fn result_unused(func: &Function, value: Value) -> bool {
-    let body = &func.body;
-    body.walk(func.entry).into_iter().all(|op| !body.op(op).operands.contains(&value))
-}
-
 /// Lowers a global-memory op.
 pub fn lower<'a, B: LowerMemory<'a>>(e: &mut B, op: Op) -> Result<()> {
     let data = e.func.body.op(op);
@@ -129,7 +123,7 @@ pub fn lower<'a, B: LowerMemory<'a>>(e: &mut B, op: Op) -> Result<()> {
                 dtype: e.ty(data.results[0]).dtype(),
                 sem: AtomicSem::read(data.attrs.str("sem")),
                 scope: AtomicScope::read(data.attrs.str("scope")),
-                result_used: !result_unused(e.func, data.results[0]),
+                result_used: !e.is_unused(data.results[0]),
             };
             B::atomic(e, atomic)
         }
