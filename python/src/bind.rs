@@ -77,31 +77,32 @@ pub fn bind<'py>(
     let mut options = Options::default();
     let Some(kwargs) = kwargs else { return Ok(Bound { values, options }) };
     for (key, value) in kwargs.iter() {
-        if let Some(index) = names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
-            if values[index].is_some() {
-                return Err(PyTypeError::new_err(format!(
-                    "multiple values for argument '{}'",
-                    params[index].name
-                )));
-            }
-            values[index] = Some(value);
-            continue;
-        }
-        let name = key.cast::<PyString>()?;
-        let name = name.to_cow()?;
-        let name = name.as_ref();
-        match params.iter().position(|p| p.name == name) {
-            Some(index) => {
-                if values[index].is_some() {
-                    return Err(PyTypeError::new_err(format!("multiple values for argument '{name}'")));
-                }
-                values[index] = Some(value);
-            }
-            None if OPTIONS.contains(&name) => option(kernel, &mut options, name, &value)?,
+        // By identity first; by name for keywords built at run time, and for the options.
+        let index = match names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
+            Some(index) => index,
             None => {
-                return Err(PyTypeError::new_err(format!("got an unexpected keyword argument '{name}'")));
+                let name = key.cast::<PyString>()?;
+                let name = name.to_cow()?;
+                let name = name.as_ref();
+                match params.iter().position(|p| p.name == name) {
+                    Some(index) => index,
+                    None if OPTIONS.contains(&name) => {
+                        option(kernel, &mut options, name, &value)?;
+                        continue;
+                    }
+                    None => {
+                        return Err(PyTypeError::new_err(format!(
+                            "got an unexpected keyword argument '{name}'"
+                        )));
+                    }
+                }
             }
+        };
+        if values[index].is_some() {
+            let name = &params[index].name;
+            return Err(PyTypeError::new_err(format!("multiple values for argument '{name}'")));
         }
+        values[index] = Some(value);
     }
     Ok(Bound { values, options })
 }
