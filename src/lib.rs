@@ -230,8 +230,7 @@ pub fn lower_to_spirv(
         storage_16bit: target.storage_16bit,
         wide_accesses: target.wide_accesses,
         subgroup_size: target.subgroup_size,
-        cooperative_matrix_f16: target.cooperative_matrix_f16
-            && target.mode == trident_backend_spirv::Mode::Vulkan,
+        cooperative_matrix_f16: target.cooperative_matrix_f16,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

@@ -66,10 +66,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             storage_16bit: d.storage_16bit(),
             wide_accesses: trident_runtime::wgpu::wide_accesses_enabled(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
-            // Subgroups of one fixed size: the workgroup is then whole subgroups of it.
-            cooperative_matrix_f16: d.cooperative_matrix_f16()
-                && d.summary().subgroups
-                && d.summary().subgroup_size == d.summary().subgroup_max_size,
+            cooperative_matrix_f16: d.cooperative_matrix_f16(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),

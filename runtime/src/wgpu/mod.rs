@@ -272,7 +272,8 @@ pub struct WgpuDevice {
     storage_16bit: bool,
     /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
     timestamps: bool,
-    /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape.
+    /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape,
+    /// on subgroups of one fixed size.
     cooperative_matrix_f16: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
@@ -375,12 +376,16 @@ impl WgpuDevice {
             | wgpu::Features::SHADER_F16
             | wgpu::Features::SHADER_I16;
         // Cooperative matrices where the spirv backend can use them: the shape it takes, f16
-        // shaders, and passthrough (they enable the Vulkan memory model the modules then declare).
+        // shaders, passthrough (they enable the Vulkan memory model the modules then declare),
+        // and subgroup operations on subgroups of one fixed size (a workgroup is then whole
+        // subgroups, which a cooperative matrix needs).
         let cooperative = summary
             .cooperative_matrices
             .iter()
             .any(CooperativeMatrixShape::is_f16_16x16x16_f32)
             && adapter.features().contains(wgpu::Features::SHADER_F16 | wgpu::Features::PASSTHROUGH_SHADERS)
+            && summary.subgroups
+            && summary.subgroup_size == summary.subgroup_max_size
             && std::env::var(COOPERATIVE_MATRIX_ENV).map_or(true, |v| v.trim() != "0");
         if cooperative {
             wanted |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
