@@ -13,6 +13,7 @@ use trident_midend::codegen::control::{bind, condition, yielded, ForOp, IfOp, Wh
 use trident_midend::codegen::{Isa, LowerControl};
 use trident_midend::ir::Value;
 
+use crate::cooperative::carried;
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{Class, Reg};
 
@@ -27,7 +28,11 @@ impl Slots {
         let mut vars = Vec::new();
         for (k, &v) in values.iter().enumerate() {
             let ty = e.ty(v).clone();
-            let n = e.num_regs(&ty)?;
+            // A value carried in cooperative matrices has one register per matrix.
+            let n = match like {
+                Some(l) if l[k].first().is_some_and(|r| r.class == Class::Matrix) => l[k].len(),
+                _ => e.num_regs(&ty)?,
+            };
             let mut row = Vec::with_capacity(n);
             for i in 0..n {
                 let class = match like {
@@ -95,8 +100,16 @@ impl Slots {
 
 impl<'a> LowerControl<'a> for Emitter<'a> {
     fn scf_for(e: &mut Self, op: ForOp<Reg>) -> EResult<()> {
-        let ForOp { lower: lb, upper: ub, step, iv_type, inits, body, args, results } = op;
+        let ForOp { lower: lb, upper: ub, step, iv_type, mut inits, body, args, results } = op;
         let unsigned = iv_type.is_unsigned_int();
+        // Accumulators the loop carries in cooperative matrices: converted here, and back at
+        // the exit.
+        let mut in_matrices = Vec::new();
+        for (position, &arg) in args[1..].iter().enumerate() {
+            if let Some(plan) = carried::enter(e, arg, &mut inits[position])? {
+                in_matrices.push((position, plan));
+            }
+        }
         let mut carried = Slots::new(e, &args[1..], Some(&inits))?;
         carried.store(e, &inits)?;
         let iv_var = e.s.var(lb.class);
@@ -117,7 +130,11 @@ impl<'a> LowerControl<'a> for Emitter<'a> {
             let next = s.op(Op::IAdd, lb.class, &[iv, step]);
             s.store(iv_var, next.id);
         });
-        let out = carried.load(e)?;
+        let mut out = carried.load(e)?;
+        for (position, plan) in in_matrices {
+            let layout = e.layout(results[position])?;
+            out[position] = carried::leave(e, plan, &out[position], &layout);
+        }
         bind(e, &results, out);
         Ok(())
     }

@@ -17,7 +17,7 @@ use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
 use trident_midend::codegen::{Isa, LowerOps, Lowering};
-use trident_midend::ir::{Attr, Block, DType, Function, Module, Op as IrOp, Opcode};
+use trident_midend::ir::{Attr, Block, DType, Function, Module, Op as IrOp, Opcode, Value};
 
 use crate::spirv::{Class, Reg, Spv};
 use crate::{Artifact, AssertSite, Error, HighWindow, Mode, Options, ParamAbi, FIRST_PARAM_WORD};
@@ -79,6 +79,12 @@ pub struct Emitter<'a> {
     /// The workgroup arrays and builtins of cooperative-matrix dots, once one is lowered
     /// (`cooperative.rs`); declared at the end, sized by the largest dot.
     pub cooperative: Option<crate::cooperative::Arrays>,
+    /// The loop-carried accumulators that may stay in cooperative matrices across their loop
+    /// (the loop bodies' arguments, each with its dot: `cooperative/carried.rs`).
+    pub carried_dots: HashMap<Value, IrOp>,
+    /// The dots (by product) whose loop carries their accumulator in matrices, with the plan
+    /// the loop's entry chose.
+    pub carried_plans: HashMap<Value, crate::cooperative::carried::Carried>,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
     pub cooperative_reserve: u32,
     /// Set when the cooperative dots' staging did not fit beside the rest of the kernel: the
@@ -152,6 +158,8 @@ impl<'a> Emitter<'a> {
             assert_sites: Vec::new(),
             prints: Default::default(),
             cooperative: None,
+            carried_dots: HashMap::new(),
+            carried_plans: HashMap::new(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
             staging_overflow: Default::default(),
         }
@@ -212,6 +220,7 @@ impl<'a> Emitter<'a> {
                 self.s.select(v, one, zero)
             }
             Class::U64 | Class::F64 => unreachable!("64-bit value in one word"),
+            Class::Matrix => unreachable!("a cooperative matrix is no word"),
         }
     }
 
@@ -225,6 +234,7 @@ impl<'a> Emitter<'a> {
                 self.s.op(Op::INotEqual, Class::Bool, &[u, zero])
             }
             Class::U64 | Class::F64 => unreachable!("64-bit value from one word"),
+            Class::Matrix => unreachable!("a cooperative matrix is no word"),
         }
     }
 
@@ -659,6 +669,9 @@ impl<'a> Emitter<'a> {
         // The Vulkan memory model, for modules whose f16 dots may take cooperative matrices
         // (decided before any barrier is emitted: the model changes their semantics).
         self.s.vulkan_memory_model = crate::cooperative::may_use(self.options, func);
+        if self.s.vulkan_memory_model {
+            self.carried_dots = crate::cooperative::carried::find(func);
+        }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.
         let reduces = func.body.walk(func.entry).into_iter().any(|op| func.body.opcode(op) == Opcode::Reduce);
@@ -1020,6 +1033,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
                 }
             }
             Class::Ptr(_) => return self.unsupported("a pointer constant"),
+            Class::Matrix => unreachable!("no dtype's class is a cooperative matrix"),
         };
         Ok(r)
     }

@@ -28,6 +28,9 @@ pub enum Class {
     F64,
     /// A byte offset (u32) into the storage buffer of pointer argument `n` (its binding).
     Ptr(u32),
+    /// A 16x16 f32 accumulator cooperative matrix of the subgroup: one tile of a dot's accumulator
+    /// that a loop carries in matrices (`cooperative/carried.rs`), not an element of a thread.
+    Matrix,
 }
 
 impl Class {
@@ -39,6 +42,11 @@ impl Class {
         }
     }
 }
+
+/// `OpTypeCooperativeMatrixKHR`'s uses: the A operand, the B operand, the accumulator.
+pub const MATRIX_A_USE: u32 = 0;
+pub const MATRIX_B_USE: u32 = 1;
+pub const ACCUMULATOR_USE: u32 = 2;
 
 /// A SPIR-V value id with its class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -148,6 +156,10 @@ impl Spv {
         match class {
             Class::U64 => self.uses_int64 = true,
             Class::F64 => self.uses_float64 = true,
+            Class::Matrix => {
+                let f32 = self.ty(Class::F32);
+                return self.cooperative_matrix_ty(f32, ACCUMULATOR_USE);
+            }
             _ => {}
         }
         let key = TypeKey::Scalar(if let Class::Ptr(_) = class { Class::U32 } else { class });
@@ -160,6 +172,7 @@ impl Spv {
             Class::U64 => self.b.type_int(64, 0),
             Class::F32 => self.b.type_float(32, None),
             Class::F64 => self.b.type_float(64, None),
+            Class::Matrix => unreachable!("matrix types are not scalars"),
         };
         self.types.insert(key, id);
         id

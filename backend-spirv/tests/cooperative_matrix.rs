@@ -114,3 +114,61 @@ fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
     assert_eq!(count(&chunked, "OpCooperativeMatrixStoreKHR"), 2 * bands, "{chunked}");
     assert_eq!(count(&chunked, "OpCooperativeMatrixMulAddKHR"), 2 * bands, "{chunked}");
 }
+
+/// A GEMM's K loop (`tutorial/matmul` of the corpus at 64x64x32 on four warps, `trident compile
+/// ... --emit ttir`): `acc = tl.dot(a, b, acc)` with `acc` carried by the loop.
+const MATMUL_LOOP: &str = include_str!("matmul_loop.ttir");
+
+/// The text of the loop body: from its `OpLoopMerge` to the merge block's label.
+fn loop_body(text: &str) -> &str {
+    let start = text.find("OpLoopMerge").expect("a loop");
+    let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
+    let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
+    &text[start..start + end]
+}
+
+/// The loop carries its accumulator in the subgroups' matrices: the zero splat becomes matrices
+/// before the loop, the body multiplies into them without moving an accumulator element through
+/// workgroup memory (no matrix store, no accumulator load), and the exit stores them once.
+#[test]
+fn a_loop_carries_its_accumulator_in_matrices() {
+    let options = Options {
+        mode: Mode::Vulkan,
+        num_warps: 4,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit: 48 * 1024,
+        cooperative_matrix_f16: true,
+        ..Options::default()
+    };
+    let (artifact, text) = common::lower(MATMUL_LOOP, &options);
+    spirv_val("carried accumulator", &artifact.words);
+    let body = loop_body(&text);
+    let count = |text: &str, what: &str| text.matches(what).count();
+    // 64x64 on four subgroups: blocks of 2x2 tiles; K = 32 is two steps of 16 for each.
+    assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 2 * 4, "{body}");
+    assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2 * (2 + 2), "{body}");
+    assert_eq!(count(body, "OpCooperativeMatrixStoreKHR"), 0, "{body}");
+    // Before the loop: the zero splat becomes the matrices, without a load.
+    let before = &text[..text.find("OpLoopMerge").unwrap()];
+    assert_eq!(count(before, "OpCooperativeMatrixLoadKHR"), 0, "{before}");
+    assert!(before.contains("OpCompositeConstruct"), "{before}");
+    // The exit: each matrix stored once, in the band of rows it lies in.
+    let bands = 64 / (stage_words(&text) / 64);
+    assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 4 * bands, "{text}");
+}
+
+/// The f32 elements of the `cooperative_stage` array (from its declaration: name, variable,
+/// pointer type, array type, length constant).
+fn stage_words(text: &str) -> usize {
+    let defined = |id: &str| {
+        let line = text.lines().find(|line| line.starts_with(&format!("{id} = "))).expect(id);
+        line.split_whitespace().map(str::to_string).collect::<Vec<_>>()
+    };
+    let named = text.lines().find(|line| line.ends_with("\"cooperative_stage\"")).expect("the stage");
+    let variable = named.split_whitespace().nth(1).unwrap();
+    let pointer = defined(variable)[3].clone();
+    let array = defined(&pointer)[4].clone();
+    let length = defined(&array)[4].clone();
+    defined(&length)[4].parse().expect("a length")
+}

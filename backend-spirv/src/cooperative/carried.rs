@@ -1,0 +1,362 @@
+//! Accumulators that a loop carries in cooperative matrices.
+//!
+//! A GEMM's K loop, `acc = tl.dot(a, b, acc)`, reads and writes its whole accumulator at every
+//! iteration. On the per-dot path (`super::try_dot`) the accumulator lives in the layout's
+//! registers and every dot moves all of it through workgroup memory into the subgroups'
+//! matrices and back. Where nothing else in the loop reads the accumulator's elements, this
+//! backend keeps it in the matrices from the loop's entry to its exit instead:
+//!
+//! 1. [`find`] picks the loop-carried values that only one `tt.dot` of the loop body reads (as
+//!    its accumulator), whose product is only yielded back in the same place, of f16 operands.
+//! 2. The subgroups form a grid over the accumulator's 16x16 tiles, fixed at compile time
+//!    ([`Carried`]): each subgroup owns a block of `block_m x block_n` tiles, the block's place
+//!    given by `SubgroupId`. Per 16 of K a subgroup loads `block_m` A tiles and `block_n` B tiles
+//!    from the staged operands for `block_m * block_n` products.
+//! 3. At the loop's entry ([`enter`]) the initial value becomes the subgroup's matrices: a splat
+//!    is one `OpCompositeConstruct` per matrix; any other value goes through the accumulator
+//!    stage a band of rows at a time (`super::band_rows`). In the loop the carried value, the
+//!    body's argument and the dot's product are matrices ([`Class::Matrix`] registers, one per
+//!    tile of the subgroup's block), carried through function variables of the matrix type as any
+//!    other carried register is (`control.rs`).
+//! 4. The dot ([`product`]) stages A and B as the per-dot path does, and multiplies into the
+//!    matrices; no accumulator element moves.
+//! 5. At the loop's exit ([`leave`]) the matrices go back to the layout's registers through the
+//!    stage, band by band, and the loop's result is what the TTGIR says from there on.
+//!
+//! The TTGIR is not changed: wherever code reads the accumulator's elements, they are in the
+//! layout its type names. The matrices are how this backend stores the value in between, an
+//! instruction-level choice as register allocation is.
+//!
+//! Expects: a module that declares the Vulkan memory model (`super::may_use`) on a device whose
+//! subgroups have one fixed size ([`Options::subgroup_size`]), the workgroup whole subgroups.
+
+use std::collections::HashMap;
+
+use rspirv::spirv::{Op, Word};
+use trident_midend::codegen::dot::DotOp;
+use trident_midend::codegen::Isa;
+use trident_midend::ir::{DType, Function, Op as IrOp, Opcode, Value};
+use trident_midend::layout::registers::{Affine, LayoutInfo};
+use trident_midend::passes::uses::UseCounts;
+
+use super::{
+    band_members, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve, stage_operands,
+    takes_matrices, Staging, ROW_MAJOR, TILE,
+};
+use crate::emit::{EResult, Emitter};
+use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
+use crate::Options;
+
+/// The most matrices one subgroup carries: 16 f32 tiles are 128 registers of each invocation
+/// (on 32-wide subgroups), beside the operand tiles; more would spill.
+const MAX_MATRICES: i64 = 16;
+
+/// How a carried accumulator of `m x n` is split among the subgroups and staged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Carried {
+    m: i64,
+    n: i64,
+    /// K staged at a time.
+    chunk: i64,
+    /// Rows of the accumulator staged at a time at the loop's entry and exit.
+    band: i64,
+    /// Subgroups along N: subgroup `s` owns the block at tile row `(s / grid_n) * block_m` and
+    /// tile column `(s % grid_n) * block_n`.
+    grid_n: i64,
+    /// Tiles of a subgroup's block along M and N; its matrices are in row-major order.
+    block_m: i64,
+    block_n: i64,
+}
+
+/// The loop-carried values (the loop bodies' arguments) that only a `tt.dot` of f16 operands in
+/// the same body reads, as its accumulator, and whose product the body only yields back to the
+/// same argument; each with its dot.
+pub fn find(func: &Function) -> HashMap<Value, IrOp> {
+    let body = &func.body;
+    let uses = UseCounts::compute(body, func.entry);
+    let mut found = HashMap::new();
+    for op in body.walk(func.entry) {
+        if body.opcode(op) != Opcode::For {
+            continue;
+        }
+        let block = &body.blocks[body.op(op).regions[0]];
+        let Some(&terminator) = block.ops.last() else { continue };
+        let yielded = &body.op(terminator).operands;
+        for &dot in &block.ops {
+            let data = body.op(dot);
+            if data.opcode != Opcode::Dot {
+                continue;
+            }
+            let (acc, product) = (data.operands[2], data.results[0]);
+            let f16 = data.operands[..2].iter().all(|&operand| body.ty(operand).dtype() == DType::F16);
+            // Argument 0 is the induction variable; argument i + 1 is carried value i.
+            let Some(position) = block.args.iter().position(|&arg| arg == acc) else { continue };
+            let yielded_back = position > 0 && yielded.get(position - 1) == Some(&product);
+            if f16 && yielded_back && uses.get(acc) == 1 && uses.get(product) == 1 {
+                found.insert(acc, dot);
+            }
+        }
+    }
+    found
+}
+
+/// The split and staging of `dot`'s accumulator, where a loop can carry it in matrices.
+fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
+    if !takes_matrices(e, dot) {
+        return None;
+    }
+    let subgroups = subgroups(e.options)?;
+    let (tiles_m, tiles_n) = (dot.m / TILE, dot.n / TILE);
+    if (tiles_m * tiles_n) % subgroups != 0 || tiles_m * tiles_n / subgroups > MAX_MATRICES {
+        return None;
+    }
+    // The grid whose blocks load the fewest operand tiles per product (the squarest blocks).
+    let grid_n = (1..=subgroups)
+        .filter(|&grid_n| {
+            subgroups % grid_n == 0 && tiles_n % grid_n == 0 && tiles_m % (subgroups / grid_n) == 0
+        })
+        .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
+    let band = band_rows(dot)?;
+    let chunk = chunk_of_k(e, dot, |chunk| (dot.m * chunk, chunk * dot.n, band * dot.n))?;
+    Some(Carried {
+        m: dot.m,
+        n: dot.n,
+        chunk,
+        band,
+        grid_n,
+        block_m: tiles_m / (subgroups / grid_n),
+        block_n: tiles_n / grid_n,
+    })
+}
+
+/// The subgroups of a workgroup, where their size is fixed.
+fn subgroups(options: &Options) -> Option<i64> {
+    let threads = options.threads_per_warp * options.num_warps;
+    let size = options.subgroup_size;
+    (size > 0 && threads.is_multiple_of(size)).then(|| i64::from(threads / size))
+}
+
+/// At the entry of a loop whose body argument `arg` is carried in matrices (one [`find`]
+/// found, with a plan): records the plan for its dot and turns `init`, the initial value's
+/// registers, into the subgroup's matrices. Returns the plan ([`leave`] takes it at the exit),
+/// or `None` where the value stays in registers.
+pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option<Carried>> {
+    let Some(&dot_op) = e.carried_dots.get(&arg) else { return Ok(None) };
+    let dot = DotOp::read(e, dot_op)?;
+    let Some(carried) = plan(e, &dot) else { return Ok(None) };
+    e.carried_plans.insert(dot.result, carried);
+    let count = (carried.block_m * carried.block_n) as usize;
+    let matrix = e.s.ty(Class::Matrix);
+    if init.iter().all(|reg| reg.id == init[0].id) {
+        // A splat: every element of every matrix is the one value.
+        let id = e.s.inst(Op::CompositeConstruct, matrix, &[init[0].id]);
+        *init = vec![Reg { id, class: Class::Matrix }; count];
+        return Ok(Some(carried));
+    }
+    let staging = reserve(e, 0, 0, carried.band * carried.n);
+    let vars: Vec<Word> = (0..count).map(|_| e.s.var(Class::Matrix)).collect();
+    let layout = dot.c_layout.clone();
+    let f32 = e.s.ty(Class::F32);
+    let n_stride = e.s.const_u32(carried.n as u32);
+    for_each_band(e, carried, staging, Direction::ToMatrices, |e, step| match step {
+        Step::Rows(first_row) => write_band(e, staging, carried, &layout, init, first_row),
+        Step::Tile { index, in_band, stage_at } => {
+            let merge = e.s.begin_if(in_band);
+            let loaded = load_matrix(e, staging.stage, f32, stage_at, n_stride, matrix);
+            e.s.store(vars[index], loaded);
+            e.s.end_if(merge);
+        }
+    });
+    *init = vars.iter().map(|&var| e.s.load(Class::Matrix, var)).collect();
+    Ok(Some(carried))
+}
+
+/// At the exit of the loop: the subgroup's `matrices` back in the registers of `layout` (the
+/// loop result's), through the stage a band of rows at a time.
+pub fn leave(e: &mut Emitter, carried: Carried, matrices: &[Reg], layout: &LayoutInfo) -> Vec<Reg> {
+    let staging = reserve(e, 0, 0, carried.band * carried.n);
+    let mut out = vec![Reg { id: 0, class: Class::F32 }; layout.num_regs()];
+    let f32 = e.s.ty(Class::F32);
+    let n_stride = e.s.const_u32(carried.n as u32);
+    for_each_band(e, carried, staging, Direction::ToRegisters, |e, step| match step {
+        Step::Tile { index, in_band, stage_at } => {
+            let merge = e.s.begin_if(in_band);
+            let pointer = element_pointer(e, staging.stage, f32, stage_at);
+            let row_major = e.s.const_u32(ROW_MAJOR);
+            let access = e.s.shared_access();
+            e.s.b
+                .cooperative_matrix_store_khr(
+                    pointer,
+                    matrices[index].id,
+                    row_major,
+                    Some(n_stride),
+                    access,
+                    [],
+                )
+                .expect("a block");
+            e.s.end_if(merge);
+        }
+        Step::Rows(first_row) => read_band(e, staging, carried, layout, &mut out, first_row),
+    });
+    out
+}
+
+/// Which way [`for_each_band`] moves the accumulator.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    ToMatrices,
+    ToRegisters,
+}
+
+/// One step of [`for_each_band`]: the threads' registers of the band at this row, or one
+/// matrix of the subgroup (its index, whether its tile lies in the band, a condition uniform in
+/// the subgroup, and its first element's index in the stage).
+enum Step {
+    Rows(i64),
+    Tile { index: usize, in_band: Reg, stage_at: Reg },
+}
+
+/// Moves the accumulator through the stage a band of rows at a time. Each band: a barrier (the
+/// stage is free), then the rows' registers and the matrices, in `direction`'s order, with a
+/// barrier between them.
+fn for_each_band(
+    e: &mut Emitter,
+    carried: Carried,
+    staging: Staging,
+    direction: Direction,
+    mut visit: impl FnMut(&mut Emitter, Step),
+) {
+    let (row0, col0) = subgroup_origin(e, staging, carried);
+    let band_size = e.u32c(carried.band as u32);
+    let n = e.u32c(carried.n as u32);
+    for first_row in (0..carried.m).step_by(carried.band as usize) {
+        e.barrier();
+        if direction == Direction::ToMatrices {
+            visit(e, Step::Rows(first_row));
+            e.barrier();
+        }
+        for i in 0..carried.block_m {
+            // The tile's first row, relative to the band: in the band when below its size.
+            let row = e.add_imm(row0, i * TILE - first_row);
+            let in_band = e.s.op(Op::ULessThan, Class::Bool, &[row, band_size]);
+            let row_at = e.s.op(Op::IMul, Class::U32, &[row, n]);
+            let at = e.add_u32(row_at, col0);
+            for j in 0..carried.block_n {
+                let stage_at = e.add_imm(at, j * TILE);
+                let index = (i * carried.block_n + j) as usize;
+                visit(e, Step::Tile { index, in_band, stage_at });
+            }
+        }
+        if direction == Direction::ToRegisters {
+            e.barrier();
+            visit(e, Step::Rows(first_row));
+        }
+    }
+}
+
+/// Each thread's registers of the band at `first_row` into the stage (row-major, `n` wide).
+fn write_band(
+    e: &mut Emitter,
+    staging: Staging,
+    carried: Carried,
+    layout: &LayoutInfo,
+    regs: &[Reg],
+    first_row: i64,
+) {
+    let at = Affine { coeffs: vec![carried.n, 1], offset: -first_row * carried.n };
+    let base = e.affine_base(layout, &at);
+    let f32 = e.s.ty(Class::F32);
+    for i in band_members(layout, first_row, carried.band) {
+        let index = e.add_imm(base, at.eval(&layout.reg_coords[i]));
+        let pointer = element_pointer(e, staging.stage, f32, index);
+        e.s.store_shared(pointer, regs[i].id);
+    }
+}
+
+/// Each thread's registers of the band at `first_row` from the stage into `out`.
+fn read_band(
+    e: &mut Emitter,
+    staging: Staging,
+    carried: Carried,
+    layout: &LayoutInfo,
+    out: &mut [Reg],
+    first_row: i64,
+) {
+    let at = Affine { coeffs: vec![carried.n, 1], offset: -first_row * carried.n };
+    let base = e.affine_base(layout, &at);
+    let f32 = e.s.ty(Class::F32);
+    for i in band_members(layout, first_row, carried.band) {
+        let index = e.add_imm(base, at.eval(&layout.reg_coords[i]));
+        let pointer = element_pointer(e, staging.stage, f32, index);
+        out[i] = e.s.load_shared(Class::F32, pointer);
+    }
+}
+
+/// The first row and the first column (elements) of the subgroup's block of tiles.
+fn subgroup_origin(e: &mut Emitter, staging: Staging, carried: Carried) -> (Reg, Reg) {
+    let subgroup = e.s.load(Class::U32, staging.subgroup_id);
+    let grid_n = e.u32c(carried.grid_n as u32);
+    let grid_row = e.s.op(Op::UDiv, Class::U32, &[subgroup, grid_n]);
+    let grid_col = e.s.op(Op::UMod, Class::U32, &[subgroup, grid_n]);
+    let rows = e.u32c((carried.block_m * TILE) as u32);
+    let cols = e.u32c((carried.block_n * TILE) as u32);
+    let row0 = e.s.op(Op::IMul, Class::U32, &[grid_row, rows]);
+    let col0 = e.s.op(Op::IMul, Class::U32, &[grid_col, cols]);
+    (row0, col0)
+}
+
+/// Lowers `dot` into the matrices its loop carries, where [`enter`] planned it; `Ok(false)`
+/// for every other dot.
+pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
+    let Some(carried) = e.carried_plans.get(&dot.result).copied() else { return Ok(false) };
+    let mut matrices = e.get(dot.c)?;
+    let count = (carried.block_m * carried.block_n) as usize;
+    if matrices.len() != count || matrices.iter().any(|r| r.class != Class::Matrix) {
+        return e
+            .invalid(format!("a carried accumulator of {} registers, not {count} matrices", matrices.len()));
+    }
+    let (chunk, n) = (carried.chunk, carried.n);
+    let chunks = dot.k / chunk;
+    let (a_values, b_values, a_k, b_k) = operands(e, dot, chunks)?;
+    let staging = reserve(e, carried.m * chunk, chunk * n, carried.band * n);
+    let f16 = e.s.f16_ty();
+    let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A_USE);
+    let b_ty = e.s.cooperative_matrix_ty(f16, MATRIX_B_USE);
+    let c_ty = e.s.ty(Class::Matrix);
+    let (n_stride, chunk_stride) = (e.s.const_u32(n as u32), e.s.const_u32(chunk as u32));
+    let (row0, col0) = subgroup_origin(e, staging, carried);
+    let a_first = {
+        let stride = e.u32c(chunk as u32);
+        e.s.op(Op::IMul, Class::U32, &[row0, stride])
+    };
+    for index in 0..chunks {
+        let k0 = index * chunk;
+        // This chunk's A and B, once every subgroup is done with the previous chunk's.
+        e.barrier();
+        stage_operands(e, staging, dot, (&a_values, &b_values), (&a_k, &b_k), k0, chunk)?;
+        e.barrier();
+        for step in 0..chunk / TILE {
+            let a_tiles: Vec<Word> = (0..carried.block_m)
+                .map(|i| {
+                    let at = e.add_imm(a_first, i * TILE * chunk + step * TILE);
+                    load_matrix(e, staging.a, f16, at, chunk_stride, a_ty)
+                })
+                .collect();
+            let b_tiles: Vec<Word> = (0..carried.block_n)
+                .map(|j| {
+                    let at = e.add_imm(col0, step * TILE * n + j * TILE);
+                    load_matrix(e, staging.b, f16, at, n_stride, b_ty)
+                })
+                .collect();
+            for (i, &a) in a_tiles.iter().enumerate() {
+                for (j, &b) in b_tiles.iter().enumerate() {
+                    let c = &mut matrices[i * carried.block_n as usize + j];
+                    c.id =
+                        e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c.id, None).expect("a block");
+                }
+            }
+        }
+    }
+    e.set(dot.result, matrices);
+    Ok(true)
+}
