@@ -50,6 +50,9 @@ fn an_f16_dot_multiplies_on_cooperative_matrices() {
     let products = text.matches("OpCooperativeMatrixMulAddKHR").count();
     let loops = text.matches("OpCooperativeMatrixStoreKHR").count();
     assert_eq!(products, 2 * loops, "{text}");
+    // The accumulator is zeros: each tile starts as them, no load of it from the stage (the
+    // loads are each product's A and B tiles).
+    assert_eq!(text.matches("OpCooperativeMatrixLoadKHR").count(), 2 * products, "{text}");
 }
 
 #[test]
@@ -103,16 +106,30 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
 }
 
 /// Where A and B of the whole K do not fit beside the accumulator's band, K is staged in chunks
-/// (here two of 16): each chunk multiplies every band's tiles once, with one product per tile.
+/// (here two of 16): each chunk multiplies every band's tiles once, with one product per tile
+/// (two, for the two steps of 16 of the whole K, where it fits).
 #[test]
 fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
     let (_, whole) = lower(true, 48 * 1024);
     let (words, chunked) = lower(true, 16 * 1024);
     spirv_val("chunked", &words);
     let count = |text: &str, what: &str| text.matches(what).count();
-    let bands = count(&whole, "OpCooperativeMatrixStoreKHR");
-    assert_eq!(count(&chunked, "OpCooperativeMatrixStoreKHR"), 2 * bands, "{chunked}");
-    assert_eq!(count(&chunked, "OpCooperativeMatrixMulAddKHR"), 2 * bands, "{chunked}");
+    let bands = |text: &str| 64 / (stage_words(text) / 64);
+    assert_eq!(count(&whole, "OpCooperativeMatrixStoreKHR"), bands(&whole), "{whole}");
+    assert_eq!(count(&whole, "OpCooperativeMatrixMulAddKHR"), 2 * bands(&whole), "{whole}");
+    assert_eq!(count(&chunked, "OpCooperativeMatrixStoreKHR"), 2 * bands(&chunked), "{chunked}");
+    assert_eq!(count(&chunked, "OpCooperativeMatrixMulAddKHR"), 2 * bands(&chunked), "{chunked}");
+}
+
+/// The accumulator's bands are as tall as the workgroup memory allows: all 64 rows in one band
+/// where A, B and the whole accumulator fit (16 KiB of f32 beside 8 KiB of f16 operands), in
+/// bands of the layout's 16 rows where only that fits beside them.
+#[test]
+fn bands_grow_to_the_memory_left() {
+    let (_, roomy) = lower(true, 48 * 1024);
+    assert_eq!(stage_words(&roomy), 64 * 64);
+    let (_, tight) = lower(true, 8 * 1024 + 16 * 1024);
+    assert!(stage_words(&tight) < 64 * 64, "{tight}");
 }
 
 /// A GEMM's K loop (`tutorial/matmul` of the corpus at 64x64x32 on four warps, `trident compile

@@ -41,7 +41,7 @@ use trident_midend::passes::uses::UseCounts;
 
 use super::{
     band_members, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve, stage_operands,
-    takes_matrices, Staging, ROW_MAJOR, TILE,
+    takes_matrices, Need, Staging, ROW_MAJOR, TILE,
 };
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
@@ -117,7 +117,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
         })
         .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
     let band = band_rows(dot)?;
-    let chunk = chunk_of_k(e, dot, |chunk| (dot.m * chunk, chunk * dot.n, band * dot.n))?;
+    let chunk = chunk_of_k(e, dot, |chunk| Need { a: dot.m * chunk, b: chunk * dot.n, stage: band * dot.n })?;
     Some(Carried {
         m: dot.m,
         n: dot.n,
@@ -153,7 +153,7 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
         *init = vec![Reg { id, class: Class::Matrix }; count];
         return Ok(Some(carried));
     }
-    let staging = reserve(e, 0, 0, carried.band * carried.n);
+    let staging = reserve(e, Need { a: 0, b: 0, stage: carried.band * carried.n });
     let vars: Vec<Word> = (0..count).map(|_| e.s.var(Class::Matrix)).collect();
     let layout = dot.c_layout.clone();
     let f32 = e.s.ty(Class::F32);
@@ -174,7 +174,7 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
 /// At the exit of the loop: the subgroup's `matrices` back in the registers of `layout` (the
 /// loop result's), through the stage a band of rows at a time.
 pub fn leave(e: &mut Emitter, carried: Carried, matrices: &[Reg], layout: &LayoutInfo) -> Vec<Reg> {
-    let staging = reserve(e, 0, 0, carried.band * carried.n);
+    let staging = reserve(e, Need { a: 0, b: 0, stage: carried.band * carried.n });
     let mut out = vec![Reg { id: 0, class: Class::F32 }; layout.num_regs()];
     let f32 = e.s.ty(Class::F32);
     let n_stride = e.s.const_u32(carried.n as u32);
@@ -317,13 +317,12 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     }
     let (chunk, n) = (carried.chunk, carried.n);
     let chunks = dot.k / chunk;
-    let (a_values, b_values, a_k, b_k) = operands(e, dot, chunks)?;
-    let staging = reserve(e, carried.m * chunk, chunk * n, carried.band * n);
+    let operands = operands(e, dot, chunks)?;
+    let staging = reserve(e, Need { a: carried.m * chunk, b: chunk * n, stage: carried.band * n });
     let f16 = e.s.f16_ty();
     let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A_USE);
     let b_ty = e.s.cooperative_matrix_ty(f16, MATRIX_B_USE);
     let c_ty = e.s.ty(Class::Matrix);
-    let (n_stride, chunk_stride) = (e.s.const_u32(n as u32), e.s.const_u32(chunk as u32));
     let (row0, col0) = subgroup_origin(e, staging, carried);
     let a_first = {
         let stride = e.u32c(chunk as u32);
@@ -333,19 +332,19 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         let k0 = index * chunk;
         // This chunk's A and B, once every subgroup is done with the previous chunk's.
         e.barrier();
-        stage_operands(e, staging, dot, (&a_values, &b_values), (&a_k, &b_k), k0, chunk)?;
+        stage_operands(e, staging, dot, &operands, k0, chunk)?;
         e.barrier();
         for step in 0..chunk / TILE {
             let a_tiles: Vec<Word> = (0..carried.block_m)
                 .map(|i| {
                     let at = e.add_imm(a_first, i * TILE * chunk + step * TILE);
-                    load_matrix(e, staging.a, f16, at, chunk_stride, a_ty)
+                    staging.load_tile(e, false, at, chunk, a_ty)
                 })
                 .collect();
             let b_tiles: Vec<Word> = (0..carried.block_n)
                 .map(|j| {
                     let at = e.add_imm(col0, step * TILE * n + j * TILE);
-                    load_matrix(e, staging.b, f16, at, n_stride, b_ty)
+                    staging.load_tile(e, true, at, n, b_ty)
                 })
                 .collect();
             for (i, &a) in a_tiles.iter().enumerate() {

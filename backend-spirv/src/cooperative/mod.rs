@@ -14,7 +14,10 @@
 //!    (`OpCooperativeMatrixMulAddKHR`) and stores it back, and each thread reads its registers
 //!    back. `band` is a power of two above every row the thread and warp bits of the
 //!    accumulator's layout reach, so which band a register falls in is the same in every thread
-//!    (its row is its register's constant row XOR a thread part below `band`).
+//!    (its row is its register's constant row XOR a thread part below `band`), doubled while the
+//!    memory allows (fewer bands: fewer barriers, more tiles for the subgroups to share). An
+//!    accumulator that is a splat (a fresh product's zeros) is not written: each tile starts as
+//!    the value.
 //!
 //! So the accumulator keeps the layout the rest of the kernel uses, and `D = A B + C` adds in the
 //! tensor cores' f32. Tiles go to subgroups by `SubgroupId`, so the split is correct whatever
@@ -34,7 +37,9 @@
 //! 4096^3 matmul 20.0 -> 98.2 TFLOP/s).
 //!
 //! Not yet: bf16 and int8 shapes, and overlapping the next chunk's writes with the current
-//! products.
+//! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
+//! time (two f16 registers joined by `OpBitFieldInsert`, no conversions), loaded into matrices
+//! through the vector pointer: the matmul above went 98.2 -> 86.9 TFLOP/s on the H100.
 
 pub mod carried;
 
@@ -73,15 +78,45 @@ pub fn may_use(options: &Options, func: &Function) -> bool {
         })
 }
 
+/// The elements of each staging array: A and B (f16) and the accumulator stage (f32).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Sizes {
+    a_halves: i64,
+    b_halves: i64,
+    stage_words: i64,
+}
+
+/// What one dot stages: A and B (f16 elements), the accumulator (f32 elements).
+#[derive(Clone, Copy)]
+struct Need {
+    a: i64,
+    b: i64,
+    stage: i64,
+}
+
+impl Sizes {
+    /// These sizes grown to hold `need`.
+    fn grown(self, need: Need) -> Sizes {
+        Sizes {
+            a_halves: self.a_halves.max(need.a),
+            b_halves: self.b_halves.max(need.b),
+            stage_words: self.stage_words.max(need.stage),
+        }
+    }
+
+    fn bytes(self) -> i64 {
+        (self.a_halves + self.b_halves) * 2 + self.stage_words * 4
+    }
+}
+
 /// The workgroup arrays of the module's cooperative dots and the builtins that spread tiles.
 pub struct Arrays {
+    /// The arrays' variables, in the order of [`Sizes`]' fields.
     a: Word,
     b: Word,
     stage: Word,
     /// Elements each array needs (the largest dot's).
-    a_halves: u32,
-    b_halves: u32,
-    stage_words: u32,
+    sizes: Sizes,
     subgroup_id: Word,
     num_subgroups: Word,
 }
@@ -95,9 +130,7 @@ impl Arrays {
             a: s.b.id(),
             b: s.b.id(),
             stage: s.b.id(),
-            a_halves: 0,
-            b_halves: 0,
-            stage_words: 0,
+            sizes: Sizes::default(),
             subgroup_id,
             num_subgroups,
         }
@@ -115,18 +148,19 @@ impl Arrays {
         }
         let f16 = s.f16_ty();
         let f32 = s.ty(Class::F32);
+        let sizes = self.sizes;
         for (var, element, len, name) in [
-            (self.a, f16, self.a_halves, "cooperative_a"),
-            (self.b, f16, self.b_halves, "cooperative_b"),
-            (self.stage, f32, self.stage_words, "cooperative_stage"),
+            (self.a, f16, sizes.a_halves, "cooperative_a"),
+            (self.b, f16, sizes.b_halves, "cooperative_b"),
+            (self.stage, f32, sizes.stage_words, "cooperative_stage"),
         ] {
-            let len = s.const_u32(len);
+            let len = s.const_u32(len as u32);
             let array = s.b.type_array(element, len);
             let pointer = s.ptr_ty(StorageClass::Workgroup, array);
             s.b.variable(pointer, Some(var), StorageClass::Workgroup, None);
             s.b.name(var, name);
         }
-        self.a_halves * 2 + self.b_halves * 2 + self.stage_words * 4
+        sizes.bytes() as u32
     }
 
     /// The builtin input variables (for the entry point's interface).
@@ -146,8 +180,14 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
     if !takes_matrices(e, dot) {
         return None;
     }
-    let band = band_rows(dot)?;
-    let chunk = chunk_of_k(e, dot, |chunk| (dot.m * chunk, chunk * dot.n, band * dot.n))?;
+    let mut band = band_rows(dot)?;
+    let need = |chunk: i64, band: i64| Need { a: dot.m * chunk, b: chunk * dot.n, stage: band * dot.n };
+    let chunk = chunk_of_k(e, dot, |chunk| need(chunk, band))?;
+    // Bands as tall as the memory left allows: each band costs three barriers, and its tiles are
+    // all the work the subgroups share between two of them.
+    while dot.m % (band * 2) == 0 && fits(e, need(chunk, band * 2)) {
+        band *= 2;
+    }
     Some(Plan { band, chunk })
 }
 
@@ -181,25 +221,21 @@ fn band_rows(dot: &DotOp) -> Option<i64> {
 }
 
 /// The largest chunk of K (K halved until it fits, a multiple of a tile dividing K) whose
-/// staging fits the workgroup memory the dots may take: `needs(chunk)` gives the elements of
-/// A (f16), B (f16) and the accumulator stage (f32) it takes. The arrays are shared by the
-/// kernel's dots, each as large as the largest need.
-fn chunk_of_k(e: &Emitter, dot: &DotOp, needs: impl Fn(i64) -> (i64, i64, i64)) -> Option<i64> {
-    let budget = i64::from(e.options.workgroup_memory_limit) - i64::from(e.cooperative_reserve);
-    let reserved = e
-        .cooperative
-        .as_ref()
-        .map_or((0, 0, 0), |a| (i64::from(a.a_halves), i64::from(a.b_halves), i64::from(a.stage_words)));
-    let bytes = |chunk: i64| {
-        let (a, b, stage) = needs(chunk);
-        a.max(reserved.0) * 2 + b.max(reserved.1) * 2 + stage.max(reserved.2) * 4
-    };
+/// staging fits the workgroup memory the dots may take: `needs(chunk)` gives what it stages. The
+/// arrays are shared by the kernel's dots, each as large as the largest need.
+fn chunk_of_k(e: &Emitter, dot: &DotOp, needs: impl Fn(i64) -> Need) -> Option<i64> {
     let mut chunk = dot.k;
-    while chunk > TILE && bytes(chunk) > budget {
+    while chunk > TILE && !fits(e, needs(chunk)) {
         chunk /= 2;
     }
-    let fits = bytes(chunk) <= budget;
-    (fits && chunk % TILE == 0 && dot.k % chunk == 0).then_some(chunk)
+    (fits(e, needs(chunk)) && chunk % TILE == 0 && dot.k % chunk == 0).then_some(chunk)
+}
+
+/// Whether the staging arrays, grown to hold `need`, fit the workgroup memory the dots may take.
+fn fits(e: &Emitter, need: Need) -> bool {
+    let budget = i64::from(e.options.workgroup_memory_limit) - i64::from(e.cooperative_reserve);
+    let reserved = e.cooperative.as_ref().map_or(Sizes::default(), |arrays| arrays.sizes);
+    reserved.grown(need).bytes() <= budget
 }
 
 /// The staging arrays (`A`, `B`, the accumulator stage) and the subgroup builtins, as one
@@ -213,13 +249,21 @@ struct Staging {
     num_subgroups: Word,
 }
 
-/// The module's staging arrays, grown to hold at least `a_halves` and `b_halves` f16 and
-/// `stage_words` f32.
-fn reserve(e: &mut Emitter, a_halves: i64, b_halves: i64, stage_words: i64) -> Staging {
+impl Staging {
+    /// A 16x16 tile of A (`b == false`) or B as the cooperative matrix of type `ty`, from its
+    /// array's element `at` with rows `stride` elements apart.
+    fn load_tile(self, e: &mut Emitter, b: bool, at: Reg, stride: i64, ty: Word) -> Word {
+        let var = if b { self.b } else { self.a };
+        let f16 = e.s.f16_ty();
+        let stride = e.s.const_u32(stride as u32);
+        load_matrix(e, var, f16, at, stride, ty)
+    }
+}
+
+/// The module's staging arrays, grown to hold `need`.
+fn reserve(e: &mut Emitter, need: Need) -> Staging {
     let arrays = e.cooperative.get_or_insert_with(|| Arrays::new(&mut e.s));
-    arrays.a_halves = arrays.a_halves.max(a_halves as u32);
-    arrays.b_halves = arrays.b_halves.max(b_halves as u32);
-    arrays.stage_words = arrays.stage_words.max(stage_words as u32);
+    arrays.sizes = arrays.sizes.grown(need);
     Staging {
         a: arrays.a,
         b: arrays.b,
@@ -230,15 +274,12 @@ fn reserve(e: &mut Emitter, a_halves: i64, b_halves: i64, stage_words: i64) -> S
 }
 
 /// Writes this chunk of K of A (row-major, m x chunk) and of B (row-major, chunk x n) into the
-/// staging arrays as f16: `a_values` and `b_values` are the operands' registers widened to f32,
-/// `a_k` and `b_k` their k coordinates (empty for a single chunk).
-#[allow(clippy::too_many_arguments)]
+/// staging arrays as f16, from `operands`.
 fn stage_operands(
     e: &mut Emitter,
     staging: Staging,
     dot: &DotOp,
-    (a_values, b_values): (&[Reg], &[Reg]),
-    (a_k, b_k): (&[Reg], &[Reg]),
+    operands: &Operands,
     k0: i64,
     chunk: i64,
 ) -> EResult<()> {
@@ -251,26 +292,32 @@ fn stage_operands(
     };
     let a_write = Affine { coeffs: vec![chunk, 1], offset: -k0 };
     let b_write = Affine { coeffs: vec![dot.n, 1], offset: -k0 * dot.n };
-    crate::dot::write_chunk(e, a_values, &dot.a_layout, &a_write, a_k, k0, chunk, |e, base, offset, v| {
+    let Operands { a, b, a_k, b_k } = operands;
+    crate::dot::write_chunk(e, a, &dot.a_layout, &a_write, a_k, k0, chunk, |e, base, offset, v| {
         store_half(e, staging.a, base, offset, v)
     })?;
-    crate::dot::write_chunk(e, b_values, &dot.b_layout, &b_write, b_k, k0, chunk, |e, base, offset, v| {
+    crate::dot::write_chunk(e, b, &dot.b_layout, &b_write, b_k, k0, chunk, |e, base, offset, v| {
         store_half(e, staging.b, base, offset, v)
     })
 }
 
-/// The operands' registers widened to f32, and their k coordinates where K is staged in
-/// several chunks.
-type Operands = (Vec<Reg>, Vec<Reg>, Vec<Reg>, Vec<Reg>);
+/// A and B's registers widened to f32, and their k coordinates where K is staged in several
+/// chunks.
+struct Operands {
+    a: Vec<Reg>,
+    b: Vec<Reg>,
+    a_k: Vec<Reg>,
+    b_k: Vec<Reg>,
+}
 
 fn operands(e: &mut Emitter, dot: &DotOp, chunks: i64) -> EResult<Operands> {
     let a_regs = e.get(dot.a)?;
     let b_regs = e.get(dot.b)?;
-    let a_values = widen_operand(e, &a_regs, DType::F16, false)?;
-    let b_values = widen_operand(e, &b_regs, DType::F16, false)?;
+    let a = widen_operand(e, &a_regs, DType::F16, false)?;
+    let b = widen_operand(e, &b_regs, DType::F16, false)?;
     let a_k = if chunks > 1 { e.coord_regs(&dot.a_layout, 1) } else { Vec::new() };
     let b_k = if chunks > 1 { e.coord_regs(&dot.b_layout, 0) } else { Vec::new() };
-    Ok((a_values, b_values, a_k, b_k))
+    Ok(Operands { a, b, a_k, b_k })
 }
 
 /// Lowers `dot` on cooperative matrices when it can take them; `Ok(false)` leaves it to FMA.
@@ -282,28 +329,32 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     let DotOp { m, k, n, .. } = *dot;
     let cl = dot.c_layout.clone();
     let chunks = k / chunk;
-    let (a_values, b_values, a_k, b_k) = operands(e, dot, chunks)?;
+    let operands = operands(e, dot, chunks)?;
     let mut acc = e.get(dot.c)?;
-    let staging = reserve(e, m * chunk, chunk * n, band * n);
+    let staging = reserve(e, Need { a: m * chunk, b: chunk * n, stage: band * n });
     let f32 = e.s.ty(Class::F32);
     for index in 0..chunks {
         let k0 = index * chunk;
-        // 1. This chunk's A and B, as f16, once the previous chunk's readers are done.
+        // 1. This chunk's A and B, once the previous chunk's readers are done.
         e.barrier();
-        stage_operands(e, staging, dot, (&a_values, &b_values), (&a_k, &b_k), k0, chunk)?;
-        // 2. The accumulator, a band of rows at a time.
+        stage_operands(e, staging, dot, &operands, k0, chunk)?;
+        // 2. The accumulator, a band of rows at a time. A splat (a fresh product's zeros) needs
+        // no staging in: each tile starts as the value.
+        let splat = (index == 0 && acc.iter().all(|reg| reg.id == acc[0].id)).then(|| acc[0].id);
         for first_row in (0..m).step_by(band as usize) {
             let members = band_members(&cl, first_row, band);
             let at = Affine { coeffs: vec![n, 1], offset: -first_row * n };
             let base = e.affine_base(&cl, &at);
             e.barrier();
-            for &i in &members {
-                let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
-                let pointer = element_pointer(e, staging.stage, f32, index);
-                e.s.store_shared(pointer, acc[i].id);
+            if splat.is_none() {
+                for &i in &members {
+                    let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
+                    let pointer = element_pointer(e, staging.stage, f32, index);
+                    e.s.store_shared(pointer, acc[i].id);
+                }
+                e.barrier();
             }
-            e.barrier();
-            band_products(e, staging, first_row, band, chunk, n);
+            band_products(e, staging, first_row, band, chunk, n, splat);
             e.barrier();
             for &i in &members {
                 let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
@@ -322,9 +373,18 @@ fn band_members(cl: &LayoutInfo, first_row: i64, band: i64) -> Vec<usize> {
     (0..cl.num_regs()).filter(|&i| (i64::from(cl.reg_coords[i][0]) / band) * band == first_row).collect()
 }
 
-/// Every subgroup's tiles of the band at `first_row`: `stage += A[band rows] B` over the chunk.
-fn band_products(e: &mut Emitter, staging: Staging, first_row: i64, band: i64, chunk: i64, n: i64) {
-    let Staging { a: a_var, b: b_var, stage: stage_var, subgroup_id, num_subgroups } = staging;
+/// Every subgroup's tiles of the band at `first_row`: `stage += A[band rows] B` over the chunk,
+/// or `stage = splat + A B` where the accumulator is the splat of the value `splat`.
+fn band_products(
+    e: &mut Emitter,
+    staging: Staging,
+    first_row: i64,
+    band: i64,
+    chunk: i64,
+    n: i64,
+    splat: Option<Word>,
+) {
+    let Staging { stage: stage_var, subgroup_id, num_subgroups, .. } = staging;
     let f16 = e.s.f16_ty();
     let f32 = e.s.ty(Class::F32);
     let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A_USE);
@@ -354,13 +414,16 @@ fn band_products(e: &mut Emitter, staging: Staging, first_row: i64, band: i64, c
     let a_row_stride = e.u32c((TILE * chunk) as u32);
     let a_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, a_row_stride]);
     let a_first = e.add_imm(a_rows, first_row * chunk);
-    let (n_stride, chunk_stride) = (e.s.const_u32(n as u32), e.s.const_u32(chunk as u32));
-    let mut c = load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty);
+    let n_stride = e.s.const_u32(n as u32);
+    let mut c = match splat {
+        Some(value) => e.s.inst(Op::CompositeConstruct, c_ty, &[value]),
+        None => load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty),
+    };
     for step_k in 0..chunk / TILE {
         let a_at = e.add_imm(a_first, step_k * TILE);
         let b_at = e.add_imm(cols, step_k * TILE * n);
-        let a = load_matrix(e, a_var, f16, a_at, chunk_stride, a_ty);
-        let b = load_matrix(e, b_var, f16, b_at, n_stride, b_ty);
+        let a = staging.load_tile(e, false, a_at, chunk, a_ty);
+        let b = staging.load_tile(e, true, b_at, n, b_ty);
         c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
     }
     let pointer = element_pointer(e, stage_var, f32, stage_at);
