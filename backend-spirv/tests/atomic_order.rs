@@ -4,8 +4,8 @@
 //!
 //! Each case lowers a `tl.atomic_add` over 256 f32 elements on one warp of 64 (four elements per
 //! thread), emits SPIR-V and reads the fences and the atomics' semantics operands off the
-//! disassembly (constants resolved). A masked atomic takes one branch per group of elements that
-//! share their mask (the wide-access rule), not one per element. Every module also goes through
+//! disassembly (constants resolved). A masked atomic takes one branch per group of consecutive
+//! elements that share their mask (the wide-access rule), not one per element. Every module also goes through
 //! `spirv-val` where it is installed.
 
 mod common;
@@ -65,6 +65,11 @@ fn orders_of(name: &str, mode: Mode, ttir: &str) -> Orders {
         Options { mode, float32_atomic_add: true, num_warps: 1, threads_per_warp: 64, ..Options::default() };
     let (artifact, text) = common::lower(ttir, &options);
     spirv_val(name, &artifact.words);
+    read_orders(name, &text)
+}
+
+/// The orders of a module's disassembly.
+fn read_orders(name: &str, text: &str) -> Orders {
     let mut constants: HashMap<&str, u32> = HashMap::new();
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -126,26 +131,53 @@ fn portable_modules_order_each_atomic() {
     assert!(o.atomics.iter().all(|&s| s == RELEASE | UNIFORM_MEMORY), "{:?}", o.atomics);
 }
 
+/// [`masked_kernel`] as TTGIR whose atomic gives each thread four consecutive elements (on one
+/// warp of 64), as a hand-written layout may: the pipeline gives Vulkan's atomics one element per
+/// lane and instruction (SPIR-V has no vector atomics, and lanes side by side touch the fewest
+/// sectors), which never groups.
+fn consecutive_kernel(read: bool, mask: &str, n_attrs: &str) -> String {
+    let blocked =
+        "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>";
+    let ttir = masked_kernel("acq_rel", read, mask, n_attrs);
+    let typed = ttir
+        .replace("tensor<256xi32>", "tensor<256xi32, #blocked>")
+        .replace("tensor<256xi1>", "tensor<256xi1, #blocked>")
+        .replace("tensor<256xf32>", "tensor<256xf32, #blocked>")
+        .replace("tensor<256x!tt.ptr<f32>>", "tensor<256x!tt.ptr<f32>, #blocked>");
+    format!(
+        "module attributes {{ttg.num-warps = 1, ttg.threads-per-warp = 64}}\n#blocked = {blocked}\n\n{typed}"
+    )
+}
+
+/// Orders of TTGIR emitted as it is ([`consecutive_kernel`]).
+fn consecutive_orders(name: &str, ttgir: &str) -> Orders {
+    let options = Options {
+        mode: Mode::Vulkan,
+        float32_atomic_add: true,
+        num_warps: 1,
+        threads_per_warp: 64,
+        ..Options::default()
+    };
+    let (artifact, text) = common::emit_ttgir(ttgir, &options);
+    spirv_val(name, &artifact.words);
+    read_orders(name, &text)
+}
+
 /// `offs < n` with `n` divisible by 16 is constant over each thread's four consecutive elements:
 /// one branch guards all four atomics, as many branches as an all-true mask takes (the module
 /// has others: the grid check). Without the divisibility, each atomic has its own.
 #[test]
 fn a_mask_constant_over_a_thread_s_elements_is_one_branch() {
     let mask = "%n4 = tt.splat %n : tensor<256xi32>\n  %4 = arith.cmpi %0, %n4 {predicate = \"slt\"} : tensor<256xi1>";
-    let all_true = orders("all true", Mode::Vulkan, "acq_rel", false).branches;
-    let grouped = orders_of(
-        "divisible",
-        Mode::Vulkan,
-        &masked_kernel("acq_rel", false, mask, " {tt.divisibility = 16}"),
-    );
+    let all_true = "%4 = arith.constant {value = true} : tensor<256xi1>";
+    let all_true = consecutive_orders("all true", &consecutive_kernel(false, all_true, "")).branches;
+    let grouped =
+        consecutive_orders("divisible", &consecutive_kernel(false, mask, " {tt.divisibility = 16}"));
     assert_eq!(grouped.branches, all_true, "one branch for the four atomics");
-    let each = orders_of("not divisible", Mode::Vulkan, &masked_kernel("acq_rel", false, mask, ""));
+    let each = consecutive_orders("not divisible", &consecutive_kernel(false, mask, ""));
     assert_eq!(each.branches, all_true + 3, "one branch per atomic");
     // Old values read after the atomics still come out of their branch.
-    let read = orders_of(
-        "divisible, read",
-        Mode::Vulkan,
-        &masked_kernel("acq_rel", true, mask, " {tt.divisibility = 16}"),
-    );
+    let read =
+        consecutive_orders("divisible, read", &consecutive_kernel(true, mask, " {tt.divisibility = 16}"));
     assert_eq!(read.branches, all_true);
 }

@@ -188,7 +188,8 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     // ---- Coalesce memory accesses -------------------------------------------------------------
     // Vectorizable layouts for loads, stores and atomics, then the elementwise code around them
     // adopts those layouts so that the conversions coalesce inserted disappear.
-    if run_pass("coalesce", passes::coalesce::run, module, options)? == Continue::StopHere {
+    let coalesce = |m: &mut Module| passes::coalesce::run(m, target);
+    if run_pass_with("coalesce", &coalesce, module, options)? == Continue::StopHere {
         return Ok(());
     }
     if run_pass("remove-layout-conversions", passes::remove_layout_conversions::run, module, options)?
@@ -214,9 +215,8 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
         return Ok(());
     }
     // 2-D loads whose address computation stayed in a narrow layout: recompute it coalesced.
-    if run_pass("rematerialize-coalesced", passes::rematerialize_coalesced::run, module, options)?
-        == Continue::StopHere
-    {
+    let rematerialize = |m: &mut Module| passes::rematerialize_coalesced::run(m, target);
+    if run_pass_with("rematerialize-coalesced", &rematerialize, module, options)? == Continue::StopHere {
         return Ok(());
     }
     // ---- Software pipelining: dot operand loads run an iteration ahead -------------------------

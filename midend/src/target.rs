@@ -40,6 +40,19 @@ impl Target {
         self.compute_capability.is_some_and(|sm| sm >= 90)
     }
 
+    /// The widest atomic update one thread issues as one instruction, in bits: on sm_90 f32
+    /// additions of up to four elements (`red.global.add.v4.f32`), elsewhere, and for every other
+    /// atomic, one element (sm_80's atomics are scalar; SPIR-V has no vector atomics). A layout
+    /// giving a thread more elements than that only spreads each warp instruction over more
+    /// memory sectors.
+    pub fn atomic_vector_bits(&self, f32_add: bool) -> u64 {
+        if f32_add && self.compute_capability.is_some_and(|sm| sm >= 90) {
+            128
+        } else {
+            32
+        }
+    }
+
     pub fn threads_per_program(&self) -> u32 {
         self.threads_per_warp * self.num_warps
     }

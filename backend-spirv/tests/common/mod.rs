@@ -26,6 +26,15 @@ pub fn lower(ttir: &str, options: &Options) -> (Artifact, String) {
     (artifact, text)
 }
 
+/// Emits TTGIR as it is (its layouts written out, no pass run) and disassembles the words.
+#[allow(dead_code)]
+pub fn emit_ttgir(ttgir: &str, options: &Options) -> (Artifact, String) {
+    let module = trident_midend::ir::parser::parse_module(ttgir).expect("the test TTGIR parses");
+    let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
+    let text = disassemble(&artifact.words);
+    (artifact, text)
+}
+
 /// Runs `spirv-val` (Vulkan 1.1) on the words where it is installed (CI installs spirv-tools).
 pub fn spirv_val(name: &str, words: &[u32]) {
     let path = std::env::temp_dir().join(format!("trident-spirv-test-{name}-{}.spv", std::process::id()));

@@ -9,8 +9,11 @@
 //! of the pointer decides:
 //! 1. `order`: the dims sorted by contiguity, highest first (ties keep the row-major order);
 //! 2. the vector width along `order[0]`:
-//!    `min(divisibility_bytes / elem_bytes, contiguity[order[0]], 128 bits / elem_bits)`, at least
-//!    one, capped at `numel / threads` so that no thread is left without an element;
+//!    `min(divisibility_bytes / elem_bytes, contiguity[order[0]], max_bits / elem_bits)`, at least
+//!    one, capped at `numel / threads` so that no thread is left without an element; `max_bits`
+//!    is 128 for loads and stores, and for atomics what the target updates with one instruction
+//!    ([`Target::atomic_vector_bits`]: a thread holding more consecutive elements than that would
+//!    only make each warp instruction touch more sectors);
 //! 3. a blocked layout with that `sizePerThread` (other dims 1), built by [`Blocked::for_shape`].
 //!
 //! The op is rewritten to that layout: a `ttg.convert_layout` to the new layout before each
@@ -26,19 +29,20 @@
 use std::collections::HashMap;
 
 use crate::analysis::axis_info::{self, AxisInfoMap};
-use crate::ir::{Attrs, Block, Body, Builder, Function, Module, Op, Opcode, Type};
+use crate::ir::{Attrs, Block, Body, Builder, DType, Function, Module, Op, Opcode, Type};
 use crate::layout::{Blocked, Encoding};
+use crate::target::Target;
 
-/// The widest access one thread makes with one instruction, in bits.
-const MAX_VECTOR_BITS: u64 = 128;
+/// The widest load or store one thread makes with one instruction, in bits.
+pub(crate) const MAX_VECTOR_BITS: u64 = 128;
 
 /// Coalesces every memory op of every function of `module`.
-pub fn run(module: &mut Module) {
+pub fn run(module: &mut Module, target: &Target) {
     let num_warps = module.attrs.int("ttg.num-warps").unwrap_or(4) as u32;
     let threads_per_warp = module.attrs.int("ttg.threads-per-warp").unwrap_or(32) as u32;
     for function in &mut module.functions {
         let infos = axis_info::analyze(function);
-        let plans = plan(function, &infos, threads_per_warp, num_warps);
+        let plans = plan(function, &infos, target, threads_per_warp, num_warps);
         for (op, encoding) in plans {
             rewrite(&mut function.body, op, encoding);
         }
@@ -49,6 +53,7 @@ pub fn run(module: &mut Module) {
 fn plan(
     function: &Function,
     infos: &AxisInfoMap,
+    target: &Target,
     threads_per_warp: u32,
     num_warps: u32,
 ) -> Vec<(Op, Encoding)> {
@@ -68,7 +73,8 @@ fn plan(
             continue;
         }
         let Some(info) = infos.get(pointer) else { continue };
-        let blocked = coalesced_layout(ty, info, threads_per_warp, num_warps);
+        let max_bits = max_vector_bits(body, op, target);
+        let blocked = coalesced_layout(ty, info, max_bits, threads_per_warp, num_warps);
         let encoding = Encoding::Blocked(blocked);
         if ty.encoding() != Some(&encoding) {
             plans.push((op, encoding));
@@ -88,14 +94,28 @@ fn descriptor_plan(body: &Body, op: Op, threads_per_warp: u32, num_warps: u32) -
     let mut info = axis_info::AxisInfo::pessimistic(rank);
     info.contiguity[rank - 1] = ty.shape()[rank - 1] as u64;
     info.divisibility[rank - 1] = 16;
-    let encoding = Encoding::Blocked(coalesced_layout(ty, &info, threads_per_warp, num_warps));
+    let encoding =
+        Encoding::Blocked(coalesced_layout(ty, &info, MAX_VECTOR_BITS, threads_per_warp, num_warps));
     (ty.encoding() != Some(&encoding)).then_some((op, encoding))
 }
 
-/// The layout that vectorizes an access through pointers of type `ty` with facts `info`.
+/// The widest access memory op `op` makes with one instruction on `target`, in bits.
+pub(crate) fn max_vector_bits(body: &Body, op: Op, target: &Target) -> u64 {
+    if body.opcode(op) != Opcode::AtomicRmw {
+        return MAX_VECTOR_BITS;
+    }
+    let data = body.op(op);
+    let f32_add =
+        data.attrs.str("atomic_rmw_op") == Some("fadd") && body.ty(data.results[0]).dtype() == DType::F32;
+    target.atomic_vector_bits(f32_add)
+}
+
+/// The layout that vectorizes an access through pointers of type `ty` with facts `info`, each
+/// thread moving up to `max_bits` with one instruction.
 pub(crate) fn coalesced_layout(
     ty: &Type,
     info: &axis_info::AxisInfo,
+    max_bits: u64,
     threads_per_warp: u32,
     num_warps: u32,
 ) -> Blocked {
@@ -111,7 +131,7 @@ pub(crate) fn coalesced_layout(
     let elem_bytes = elem_bits / 8;
     let aligned = (info.divisibility[fastest] / elem_bytes).max(1);
     let contiguous = info.contiguity[fastest].min(shape[fastest] as u64);
-    let mut per_thread = aligned.min(contiguous).min(MAX_VECTOR_BITS / elem_bits).max(1);
+    let mut per_thread = aligned.min(contiguous).min(max_bits / elem_bits).max(1);
     let threads = (threads_per_warp * num_warps) as u64;
     per_thread = per_thread.min((ty.numel() / threads).max(1));
     // Vector widths are powers of two (the layout bases are).

@@ -15,10 +15,11 @@
 //! Atomics get the same treatment for another reason: remove-layout-conversions lets a
 //! `tt.atomic_rmw` follow its neighbourhood, and a layout that gives each thread more elements
 //! than one atomic vector holds (8 f16 loads beside f32 atomics) makes every warp instruction
-//! touch twice the L2 sectors, which bounds atomic throughput. An atomic whose coalesced layout
-//! vectorizes (more than one element) and differs from its layout takes it as Triton does
-//! (atomics are layout anchors there): its pointer and mask are rebuilt as above, and its value
-//! (and a mask that cannot be rebuilt) is converted through shared memory.
+//! touch twice the L2 sectors, which bounds atomic throughput. An atomic over contiguous
+//! addresses whose coalesced layout (as wide as one atomic instruction of the target updates:
+//! [`Target::atomic_vector_bits`], one element on Vulkan and sm_80) differs from its layout takes
+//! it, as Triton anchors atomics: its pointer and mask are rebuilt as above, and its value (and a
+//! mask that cannot be rebuilt) is converted through shared memory.
 //!
 //! Stores likewise, where the stored value arrives through a `ttg.convert_layout` (a matmul
 //! epilogue: the accumulator leaves the MMA layout): remove-layout-conversions gave the store
@@ -35,10 +36,11 @@ use std::collections::HashMap;
 use crate::analysis::axis_info;
 use crate::ir::{Attrs, Body, Builder, Module, Op, Opcode, Type, Value};
 use crate::layout::{Blocked, Encoding};
-use crate::passes::coalesce::coalesced_layout;
+use crate::passes::coalesce::{coalesced_layout, max_vector_bits};
 use crate::passes::uses::users_in;
+use crate::target::Target;
 
-pub fn run(module: &mut Module) {
+pub fn run(module: &mut Module, target: &Target) {
     let num_warps = module.attrs.int("ttg.num-warps").unwrap_or(4) as u32;
     let threads_per_warp = module.attrs.int("ttg.threads-per-warp").unwrap_or(32) as u32;
     for function in &mut module.functions {
@@ -56,7 +58,8 @@ pub fn run(module: &mut Module) {
             let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
                 continue;
             };
-            let wanted = coalesced_layout(&ty, info, threads_per_warp, num_warps);
+            let max_bits = max_vector_bits(body, op, target);
+            let wanted = coalesced_layout(&ty, info, max_bits, threads_per_warp, num_warps);
             let width = |b: &Blocked| b.size_per_thread.iter().product::<u32>();
             let (wider, tile) = (width(&wanted) > width(current), ty.shape().len() >= 2);
             let (take, may_convert): (bool, fn(usize) -> bool) = match body.opcode(op) {
@@ -65,7 +68,8 @@ pub fn run(module: &mut Module) {
                 }
                 // The pointer is rebuilt; the value and the mask may travel through a conversion.
                 Opcode::AtomicRmw => {
-                    (width(&wanted) > 1 && width(&wanted) != width(current), |slot| slot > 0)
+                    let contiguous = info.contiguity.iter().any(|&run| run > 1);
+                    (contiguous && width(&wanted) != width(current), |slot| slot > 0)
                 }
                 // Only a value that arrives through a conversion: converting it to the wider
                 // layout instead costs the same.
