@@ -32,8 +32,6 @@ use crate::errors;
 use crate::launch::{self, About, Copies, Loaded};
 use crate::values::Value;
 
-/// The environment variable that turns checking on.
-pub const CHECK_ENV: &str = "TRIDENT_CHECK";
 /// The test hook's environment variable.
 pub const PERTURB_ENV: &str = "TRIDENT_CHECK_PERTURB";
 
@@ -46,12 +44,11 @@ pub enum Mode {
 
 /// `TRIDENT_CHECK`: `None` when unset, empty or `0`.
 pub fn mode() -> Option<Mode> {
-    let value = std::env::var(CHECK_ENV).ok()?;
-    match value.trim() {
+    crate::env::with(crate::env::Var::Check, |value| match value?.trim() {
         "" | "0" => None,
         "warn" => Some(Mode::Warn),
         _ => Some(Mode::Raise),
-    }
+    })
 }
 
 /// The host copies of a launch's inputs, taken before it.

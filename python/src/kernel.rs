@@ -462,18 +462,19 @@ fn current_backend() -> PyResult<Backend> {
     }
 }
 
-/// `TRIDENT_BACKEND`, else `auto` (read here, per launch, rather than through Python's
-/// `os.environ`: a tenth of a repeat launch's budget; `os.environ` writes reach the process's
-/// environment).
+/// `TRIDENT_BACKEND`, else `auto`, as the environment is at this launch (`crate::env`: looked up
+/// again only when the environment changed; `os.environ` writes reach the process's environment).
 fn environment_backend() -> PyResult<Backend> {
-    let name = std::env::var("TRIDENT_BACKEND").unwrap_or_default();
-    if name.is_empty() {
-        return Ok(Backend::Auto);
-    }
-    Backend::parse(&name).ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "TRIDENT_BACKEND='{name}': auto, nvptx, spirv or interp"
-        ))
+    crate::env::with(crate::env::Var::Backend, |name| {
+        let name = name.unwrap_or_default();
+        if name.is_empty() {
+            return Ok(Backend::Auto);
+        }
+        Backend::parse(name).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "TRIDENT_BACKEND='{name}': auto, nvptx, spirv or interp"
+            ))
+        })
     })
 }
 

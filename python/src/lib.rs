@@ -29,12 +29,14 @@
 //!
 //! What this crate does not do: compile anything itself. Of the environment it reads only
 //! `TRIDENT_BACKEND` (per launch, when the program has not called `trident.set_backend`),
-//! `TRIDENT_CHECK` and its test hook `TRIDENT_CHECK_PERTURB`; the runtime reads its own
+//! `TRIDENT_CHECK` (per launch: both through [`env`], which looks them up again only when the
+//! environment changed) and its test hook `TRIDENT_CHECK_PERTURB`; the runtime reads its own
 //! variables.
 
 mod bind;
 mod buffers;
 mod check;
+mod env;
 mod errors;
 mod grid;
 mod kernel;
