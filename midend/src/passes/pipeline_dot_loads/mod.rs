@@ -111,7 +111,10 @@
 //! loop arrive on nothing, so no arrival is pending when the barriers are released. Measured on
 //! an H100 (the corpus' flash attention, d128, 8 warps, 2048 keys, same command): 435 → 473
 //! TFLOP/s (Triton 447), causal 348 either way; the same hand-over for a GEMM's loop (128x256
-//! tiles, 8 warps) was slower (fp16 704 → 693), so GEMMs keep the barrier.
+//! tiles, 8 warps) was slower (fp16 704 → 693), so GEMMs keep the barrier. Tried and dropped:
+//! issuing V's copies after the `QK^T` dot (its wait and the "empty" arrival) instead of beside
+//! K's, so that an iteration's `cp.async`s leave in two bursts (H100, same command, two rounds:
+//! d128 full 463.6 / 461.5 → 459.8 / 458.2 TFLOP/s, d128 causal 384.7 → 371.5, d64 unchanged).
 //!
 //! # Hopper: warp specialization
 //!
