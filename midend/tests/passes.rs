@@ -121,6 +121,24 @@ fn propagate_mma_layout() {
     });
 }
 
+/// Off tensor-core layouts (a Vulkan target): dots take the FMA register tile, and what is
+/// computed from their results follows it.
+#[test]
+fn dot_layouts_off_tensor_cores() {
+    let vulkan = trident_midend::target::Target {
+        threads_per_warp: 64,
+        num_warps: 4,
+        compute_capability: None,
+        shared_memory_bytes: 32 * 1024,
+        num_stages: 3,
+    };
+    check_folder("dot_layouts_off_tensor_cores", |module| {
+        passes::accelerate_matmul::run(module, &vulkan);
+        passes::propagate_mma_layout::run(module);
+        passes::dce::run(module);
+    });
+}
+
 /// Dot operand loads issued an iteration ahead (num_stages 3), then DCE of the loads they replace.
 #[test]
 fn pipeline_dot_loads() {

@@ -30,7 +30,13 @@
 //! A dot that stays on FMAs (fp32 with `input_precision = "ieee"`, shapes or types the tensor
 //! cores do not take) gets a register-tile accumulator instead ([`fma_encoding`]): 4 x 4 blocks
 //! per thread, so that each K step of the backend's outer product loads a few vectors for many
-//! FMAs.
+//! FMAs. So does every dot on targets without tensor-core layouts (Vulkan, where a backend may
+//! still multiply on cooperative matrices, staging the accumulator from any layout) whose result
+//! a conversion can move through shared memory at once ([`converts_in_scratch`]): there the
+//! tile also keeps a row of the result within a few lanes of one warp (16 for a 64-wide tile),
+//! which the row reductions of attention's softmax cross with a few shuffles, where the layout
+//! convert-to-gpu gave (one column per lane, rows split over warps) took five shuffles per row
+//! and a trip through shared memory.
 //!
 //! Second phase: an `scf.for` iter arg whose only uses are conversions to one layout `E` and
 //! whose yielded value is a conversion from `E` is carried in `E` instead: the two conversions
@@ -49,7 +55,11 @@ use crate::target::Target;
 
 /// Applies both phases to every function.
 pub fn run(module: &mut Module, target: &Target) {
-    if target.compute_capability.unwrap_or(0) < 80 {
+    // Targets without tensor-core layouts (Vulkan: cooperative matrices are the backend's choice,
+    // their operands and accumulator staged through shared memory from any layout) give every dot
+    // the FMA register tile.
+    let tensor_cores = target.compute_capability.is_some_and(|cc| cc >= 80);
+    if target.compute_capability.is_some() && !tensor_cores {
         return;
     }
     for function in &mut module.functions {
@@ -58,17 +68,42 @@ pub fn run(module: &mut Module, target: &Target) {
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::Dot).collect();
         let chains = chained_dots(body, &dots);
         let chained: HashSet<Op> = chains.iter().flatten().copied().collect();
-        let warpgroup = warpgroup_dots(body, &dots, &chains, target);
+        let warpgroup =
+            if tensor_cores { warpgroup_dots(body, &dots, &chains, target) } else { HashMap::new() };
+        // Off tensor cores, the dots of a chain share how rows spread over registers, lanes and
+        // warps (the first dot's tile), so that row statistics computed from one dot's result
+        // (attention's max and sum) meet the next dot's accumulator without a conversion.
+        let mut row_tiles: HashMap<Op, Blocked> = HashMap::new();
+        let off_tensor_cores = |body: &Body, dot: Op| {
+            register_tile(body, dot, target.threads_per_warp, target.num_warps, OFF_TENSOR_CORE_ROWS)
+        };
+        if !tensor_cores {
+            for chain in &chains {
+                let Some(Encoding::Blocked(first)) = off_tensor_cores(body, chain[0]) else {
+                    continue;
+                };
+                for &dot in chain {
+                    row_tiles.insert(dot, first.clone());
+                }
+            }
+        }
         let mut replaced = HashMap::new();
         for &dot in &dots {
             let v3 = warpgroup.get(&dot).cloned();
             if v3.is_some() {
                 body.ops[dot].opcode = Opcode::WarpGroupDot;
             }
+            let fma = || fma_encoding(body, dot, target.threads_per_warp, target.num_warps);
             let encoding = match v3 {
                 Some(mma) => Some(Encoding::Mma(mma)),
-                None => mma_encoding(body, dot, target.num_warps, chained.contains(&dot))
-                    .or_else(|| fma_encoding(body, dot, target.threads_per_warp, target.num_warps)),
+                None if tensor_cores => {
+                    mma_encoding(body, dot, target.num_warps, chained.contains(&dot)).or_else(fma)
+                }
+                None if !converts_in_scratch(body, dot, target) => None,
+                None => match row_tiles.get(&dot) {
+                    Some(rows) => same_rows(body, dot, rows),
+                    None => off_tensor_cores(body, dot),
+                },
             };
             if let Some((old, new)) = encoding.and_then(|enc| give_dot_layout(body, dot, enc)) {
                 replaced.insert(old, new);
@@ -285,6 +320,17 @@ fn mma_encoding(body: &Body, dot: Op, num_warps: u32, chained: bool) -> Option<E
 /// per thread) loads an A and a B value for nearly every FMA. `None` for shapes that are not
 /// powers of two or leave a thread under 4 elements.
 fn fma_encoding(body: &Body, dot: Op, threads_per_warp: u32, num_warps: u32) -> Option<Encoding> {
+    register_tile(body, dot, threads_per_warp, num_warps, 4)
+}
+
+/// [`fma_encoding`] with blocks of up to `max_rows` rows.
+fn register_tile(
+    body: &Body,
+    dot: Op,
+    threads_per_warp: u32,
+    num_warps: u32,
+    max_rows: u32,
+) -> Option<Encoding> {
     let ty = body.ty(body.op(dot).results[0]);
     let [m, n] = ty.shape()[..] else { return None };
     let threads = threads_per_warp * num_warps;
@@ -293,9 +339,47 @@ fn fma_encoding(body: &Body, dot: Op, threads_per_warp: u32, num_warps: u32) -> 
         return None;
     }
     let cols = 4.min(n).min(per_thread);
-    let rows = 4.min(m).min(per_thread / cols);
+    let rows = max_rows.min(m).min(per_thread / cols);
     let blocked = Blocked::for_shape(&[m, n], vec![rows, cols], vec![1, 0], threads_per_warp, num_warps);
     Some(Encoding::Blocked(blocked))
+}
+
+/// Rows of a thread's blocks off tensor-core layouts: 2, not [`fma_encoding`]'s 4. A backend
+/// staging the accumulator for cooperative matrices moves it a band of rows at a time, and a band
+/// holds every row a thread and a warp reach (8 x this on 4 warps of 32 lanes): 16-row bands of a
+/// 128x64 f32 accumulator leave the staging room for twice the K per pass of 32-row ones. H100,
+/// NVIDIA's Vulkan, the corpus' flash attention d64 full: 14.7 TFLOP/s with rows of 2, 10.9 with
+/// rows of 4, 12.7 with the layout convert-to-gpu gives (one column per lane).
+const OFF_TENSOR_CORE_ROWS: u32 = 2;
+
+/// The register tile of `dot` that spreads rows as `rows` (another dot's tile in its chain) does:
+/// the same rows per thread, lanes and warps along M, the rest of the lanes and warps along N with
+/// up to 4 columns per thread. `None` where N does not hold them whole.
+fn same_rows(body: &Body, dot: Op, rows: &Blocked) -> Option<Encoding> {
+    let ty = body.ty(body.op(dot).results[0]);
+    let [_, n] = ty.shape()[..] else { return None };
+    let lanes = rows.threads_per_warp[0] * rows.threads_per_warp[1];
+    let warps = rows.warps_per_cta[0] * rows.warps_per_cta[1];
+    let across = (lanes / rows.threads_per_warp[0]) * (warps / rows.warps_per_cta[0]);
+    if n % across != 0 {
+        return None;
+    }
+    let cols = 4.min(n / across);
+    Some(Encoding::Blocked(Blocked {
+        size_per_thread: vec![rows.size_per_thread[0], cols],
+        threads_per_warp: vec![rows.threads_per_warp[0], lanes / rows.threads_per_warp[0]],
+        warps_per_cta: vec![rows.warps_per_cta[0], warps / rows.warps_per_cta[0]],
+        order: vec![1, 0],
+    }))
+}
+
+/// Whether a conversion of `dot`'s whole result fits the target's shared memory at once (its
+/// elements as 32-bit words): off tensor-core layouts, a dot keeps the layout convert-to-gpu
+/// gave where it does not (a 128x256 f32 tile is 128 KiB; Vulkan devices allow 32 to 64), since
+/// the result leaves the register tile through such a conversion (a matmul's store).
+fn converts_in_scratch(body: &Body, dot: Op, target: &Target) -> bool {
+    let ty = body.ty(body.op(dot).results[0]);
+    ty.numel() * 4 <= u64::from(target.shared_memory_bytes)
 }
 
 /// Gives one dot the result layout `enc` (MMA, or an FMA register tile); returns (old result,

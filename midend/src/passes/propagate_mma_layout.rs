@@ -33,24 +33,56 @@ use crate::passes::rematerialize_coalesced::rebuild;
 pub fn run(module: &mut Module) {
     for function in &mut module.functions {
         let body = &mut function.body;
-        propagate_all(body, function.entry);
+        let dots = DotLayouts::of(body, function.entry);
+        propagate_all(body, function.entry, &dots);
         let loops: Vec<Op> =
             body.walk(function.entry).into_iter().filter(|&op| body.opcode(op) == Opcode::For).collect();
         for &lp in &loops {
-            rebuild_conversions_into_mma(body, lp);
+            rebuild_conversions_into_mma(body, lp, &dots);
         }
         for lp in loops {
             carry_in_converted_layout(body, lp);
         }
-        propagate_all(body, function.entry);
+        propagate_all(body, function.entry, &dots);
+    }
+}
+
+/// The layouts dots produce: MMA layouts, and the blocked register tiles accelerate-matmul gives
+/// dots that stay off tensor-core layouts (FMA, and on Vulkan the dots the backend may run on
+/// cooperative matrices, whose registers are staged through shared memory from any layout).
+struct DotLayouts(Vec<Encoding>);
+
+impl DotLayouts {
+    fn of(body: &Body, entry: crate::ir::Block) -> DotLayouts {
+        let mut layouts = Vec::new();
+        for op in body.walk(entry) {
+            if matches!(body.opcode(op), Opcode::Dot | Opcode::WarpGroupDot) {
+                if let Some(enc) = body.ty(body.op(op).results[0]).encoding() {
+                    if !layouts.contains(enc) {
+                        layouts.push(enc.clone());
+                    }
+                }
+            }
+        }
+        DotLayouts(layouts)
+    }
+
+    /// Whether the encoding comes from a dot's layout (the layout itself or a slice of it).
+    fn derived(&self, e: Option<&Encoding>) -> bool {
+        match e {
+            Some(Encoding::Mma(_)) => true,
+            Some(Encoding::Slice { parent, .. }) => self.derived(Some(parent)),
+            Some(other) => self.0.contains(other),
+            None => false,
+        }
     }
 }
 
 /// Propagates from every seed conversion until none is left.
-fn propagate_all(body: &mut Body, entry: crate::ir::Block) {
+fn propagate_all(body: &mut Body, entry: crate::ir::Block, dots: &DotLayouts) {
     // Each round removes at least one seed conversion; the bound only guards against a bug.
     for _ in 0..64 {
-        let seed = body.walk(entry).into_iter().find(|&op| is_seed(body, op));
+        let seed = body.walk(entry).into_iter().find(|&op| is_seed(body, op, dots));
         let Some(seed) = seed else { break };
         propagate(body, seed);
     }
@@ -61,7 +93,7 @@ fn propagate_all(body: &mut Body, entry: crate::ir::Block) {
 /// attention's mask `q_rows[:, None] >= kv_rows[None, :]`) is replaced by those ops recomputed in
 /// that layout, as Triton's backward rematerialization does: a few instructions instead of a trip
 /// through shared memory, with two barriers, per iteration. The conversion is left for DCE.
-fn rebuild_conversions_into_mma(body: &mut Body, lp: Op) {
+fn rebuild_conversions_into_mma(body: &mut Body, lp: Op, dots: &DotLayouts) {
     let region = body.op(lp).regions[0];
     let converts: Vec<Op> = body.blocks[region]
         .ops
@@ -69,12 +101,12 @@ fn rebuild_conversions_into_mma(body: &mut Body, lp: Op) {
         .copied()
         .filter(|&op| {
             body.opcode(op) == Opcode::ConvertLayout
-                && mma_derived(body.ty(body.op(op).results[0]).encoding())
+                && dots.derived(body.ty(body.op(op).results[0]).encoding())
         })
         .collect();
     for convert in converts {
         let (src, result) = (body.op(convert).operands[0], body.op(convert).results[0]);
-        if mma_derived(body.ty(src).encoding()) {
+        if dots.derived(body.ty(src).encoding()) {
             continue;
         }
         let index = body.position(region, convert);
@@ -89,23 +121,14 @@ fn rebuild_conversions_into_mma(body: &mut Body, lp: Op) {
     }
 }
 
-/// Whether the encoding comes from an MMA layout (the layout itself or a slice of it).
-fn mma_derived(e: Option<&Encoding>) -> bool {
-    match e {
-        Some(Encoding::Mma(_)) => true,
-        Some(Encoding::Slice { parent, .. }) => mma_derived(Some(parent)),
-        _ => false,
-    }
-}
-
 /// A conversion from an MMA-derived layout to another one, with a user that could take the
 /// MMA-derived layout instead.
-fn is_seed(body: &Body, op: Op) -> bool {
+fn is_seed(body: &Body, op: Op, dots: &DotLayouts) -> bool {
     if body.opcode(op) != Opcode::ConvertLayout {
         return false;
     }
     let (src, dst) = (body.op(op).operands[0], body.op(op).results[0]);
-    if !mma_derived(body.ty(src).encoding()) || mma_derived(body.ty(dst).encoding()) {
+    if !dots.derived(body.ty(src).encoding()) || dots.derived(body.ty(dst).encoding()) {
         return false;
     }
     let enc = body.ty(src).encoding().cloned();
