@@ -1,5 +1,7 @@
 //! Lets values computed from tensor-core results stay in the MMA layout (the part of Triton's
-//! `remove_layout_conversions` that matters for chained dots such as attention).
+//! `remove_layout_conversions` that matters for chained dots such as attention), and likewise
+//! values computed from the register tile of a dot off tensor-core layouts (an FMA dot, or any dot
+//! on Vulkan: "MMA-derived" below reads "derived from a dot's layout").
 //!
 //! After accelerate-matmul, a dot result is converted back to a blocked layout before anything
 //! else uses it, and every use in a loop pays a trip through shared memory. This pass starts from
