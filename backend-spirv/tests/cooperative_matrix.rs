@@ -109,13 +109,13 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
 }
 
 /// Where A and B of the whole K do not fit beside the accumulator's band, K is staged in chunks
-/// (here two of 16, in 24 KiB of which the store's layout conversion takes 16): each chunk
+/// (here two of 16, in 16 KiB): each chunk
 /// multiplies every band's tiles once, with one product per tile (two, for the two steps of 16
 /// of the whole K, where it fits).
 #[test]
 fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
     let (_, whole) = lower(true, 48 * 1024);
-    let (words, chunked) = lower(true, 24 * 1024);
+    let (words, chunked) = lower(true, 16 * 1024);
     spirv_val("chunked", &words);
     let count = |text: &str, what: &str| text.matches(what).count();
     let bands = |text: &str| 64 / (stage_words(text) / 64);
@@ -132,7 +132,7 @@ fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
 fn bands_grow_to_the_memory_left() {
     let (_, roomy) = lower(true, 48 * 1024);
     assert_eq!(stage_words(&roomy), 64 * 64);
-    let (_, tight) = lower(true, 32 * 1024);
+    let (_, tight) = lower(true, 24 * 1024);
     assert_eq!(stage_words(&tight), 32 * 64, "{tight}");
 }
 

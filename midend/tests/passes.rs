@@ -121,8 +121,8 @@ fn propagate_mma_layout() {
     });
 }
 
-/// Off tensor-core layouts (a Vulkan target): dots take the FMA register tile, and what is
-/// computed from their results follows it.
+/// Off tensor-core layouts (a Vulkan target): dots take the FMA register tile, what is computed
+/// from their results follows it, and the output is stored from it (no conversion).
 #[test]
 fn dot_layouts_off_tensor_cores() {
     let vulkan = trident_midend::target::Target {
@@ -135,6 +135,7 @@ fn dot_layouts_off_tensor_cores() {
     check_folder("dot_layouts_off_tensor_cores", |module| {
         passes::accelerate_matmul::run(module, &vulkan);
         passes::propagate_mma_layout::run(module);
+        passes::rematerialize_coalesced::run(module, &vulkan);
         passes::dce::run(module);
     });
 }

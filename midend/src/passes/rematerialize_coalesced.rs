@@ -58,6 +58,10 @@ pub fn run(module: &mut Module, target: &Target) {
             let (Some(Encoding::Blocked(current)), Some(info)) = (ty.encoding(), infos.get(ptr)) else {
                 continue;
             };
+            if let Some(source) = store_in_source_layout(body, op, info, target) {
+                rewrite(body, op, source, |slot| slot == 1);
+                continue;
+            }
             let max_bits = max_vector_bits(body, op, target);
             let wanted = coalesced_layout(&ty, info, max_bits, threads_per_warp, num_warps);
             let width = |b: &Blocked| b.size_per_thread.iter().product::<u32>();
@@ -88,6 +92,36 @@ pub fn run(module: &mut Module, target: &Target) {
     }
 }
 
+/// Off tensor-core layouts (Vulkan), a store whose 2-D value arrives through a conversion from a
+/// layout that still gives each thread runs of at least 4 bytes along the pointer's contiguous
+/// dim (a dot's register tile: attention's output, an FMA GEMM's tile) stores in that layout
+/// instead: the value's conversion goes, and with it the shared memory it needed (on Vulkan a
+/// kernel's workgroup arrays are all live at once, so a conversion's scratch after the loop
+/// shrinks what a cooperative dot in the loop may stage). Returns the source layout.
+fn store_in_source_layout(
+    body: &Body,
+    op: Op,
+    info: &axis_info::AxisInfo,
+    target: &Target,
+) -> Option<Encoding> {
+    if body.opcode(op) != Opcode::Store || target.compute_capability.is_some() {
+        return None;
+    }
+    let value = body.op(op).operands[1];
+    let conversion = body.def_op(value).filter(|&d| body.opcode(d) == Opcode::ConvertLayout)?;
+    let source = body.ty(body.op(conversion).operands[0]);
+    let Some(Encoding::Blocked(layout)) = source.encoding() else { return None };
+    let shape = source.shape();
+    if shape.len() != 2 {
+        return None;
+    }
+    // The pointer's contiguous dim, and the run of elements a thread holds along it.
+    let fastest = if info.contiguity[1] >= info.contiguity[0] { 1 } else { 0 };
+    let run = u64::from(layout.size_per_thread[fastest]).min(info.contiguity[fastest]);
+    let bytes = run * (u64::from(source.dtype().bits()) / 8).max(1);
+    (bytes >= 4).then(|| Encoding::Blocked(layout.clone()))
+}
+
 /// Moves memory op `op` to layout `enc`: each operand is rebuilt in `enc` from clones of its
 /// producers, or, where `may_convert(slot)`, converted when it cannot be (from the source of
 /// the conversion it arrives through, if any); the result, if any, is converted back for its
@@ -108,10 +142,15 @@ fn rewrite(body: &mut Body, op: Op, enc: Encoding, may_convert: impl Fn(usize) -
         match rebuild(&mut b, v, &want, &mut memo) {
             Some(x) => rebuilt.push(x),
             None if may_convert(slot) => {
-                // A value that arrives through a conversion is converted from its source.
+                // A value that arrives through a conversion is converted from its source (or is
+                // its source, already in the layout).
                 let conversion = b.body.def_op(v).filter(|&d| b.body.opcode(d) == Opcode::ConvertLayout);
                 let source = conversion.map_or(v, |d| b.body.op(d).operands[0]);
-                rebuilt.push(b.value(Opcode::ConvertLayout, vec![source], want, Attrs::new()))
+                if b.ty(source) == want {
+                    rebuilt.push(source);
+                } else {
+                    rebuilt.push(b.value(Opcode::ConvertLayout, vec![source], want, Attrs::new()));
+                }
             }
             None => return,
         }
