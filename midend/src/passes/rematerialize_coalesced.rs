@@ -26,7 +26,9 @@
 //! its neighbourhood's layout because the accumulator's class held the dot, but once the value
 //! is converted anyway, converting it to the coalesced layout costs the same and every thread
 //! stores whole vectors. The pointer and mask are rebuilt; the value is converted from the
-//! conversion's source.
+//! conversion's source. Off tensor-core layouts (Vulkan) such a store takes the source's layout
+//! instead where it still gives each thread runs of 4 bytes or more (a dot's register tile): the
+//! conversion goes, and the workgroup memory it would hold beside the kernel's other arrays.
 //!
 //! Expects: TTGIR after the layout passes. Guarantees: the same values; loads vectorized where
 //! the addresses allow it.
