@@ -4,8 +4,11 @@
 //! `OpCooperativeMatrixMulAddKHR`; without the option the same dot is FMA in a GLSL450 module.
 //!
 //! The kernel is the TTIR of `tests/kernels/single_dot.py` (`trident compile --emit ttir`, a
-//! 64x32 by 32x64 f16 product into f32), on four warps of 32. Every module also goes through
-//! `spirv-val` where it is installed.
+//! 64x32 by 32x64 f16 product into f32), on four warps of 32. The cases about how much the dots
+//! stage take it as TTGIR (`single_dot.ttgir`, `dot_trans.ttgir`: the TTIR files after the TTGIR
+//! pipeline for four warps of 32 and 48 KiB), so that their workgroup memory figures depend on the
+//! backend alone, not on the layouts the passes choose. Every module also goes through `spirv-val`
+//! where it is installed.
 
 mod common;
 
@@ -15,8 +18,15 @@ use trident_backend_spirv::{Mode, Options};
 /// `c = tl.dot(a, b)` over 64x32 and 32x64 f16 tiles, stored as f32.
 const SINGLE_DOT: &str = include_str!("single_dot.ttir");
 
-fn lower(cooperative: bool, workgroup_memory_limit: u32) -> (Vec<u32>, String) {
-    let options = Options {
+/// [`SINGLE_DOT`] after the TTGIR pipeline for four warps of 32 (the dot's result in a 2x4-block
+/// register tile, stored from it), written out so that the staging cases below depend only on the
+/// backend: their workgroup memory figures follow from these layouts.
+const SINGLE_DOT_TTGIR: &str = include_str!("single_dot.ttgir");
+
+/// The options of a device with cooperative matrices, 32-wide subgroups and `limit` bytes of
+/// workgroup memory (or, with `cooperative` false, without them).
+fn options(cooperative: bool, workgroup_memory_limit: u32) -> Options {
+    Options {
         mode: Mode::Vulkan,
         num_warps: 4,
         threads_per_warp: 32,
@@ -24,8 +34,18 @@ fn lower(cooperative: bool, workgroup_memory_limit: u32) -> (Vec<u32>, String) {
         workgroup_memory_limit,
         cooperative_matrix_f16: cooperative,
         ..Options::default()
-    };
-    let (artifact, text) = common::lower(SINGLE_DOT, &options);
+    }
+}
+
+/// [`SINGLE_DOT_TTGIR`] emitted on a device with cooperative matrices and `limit` bytes of
+/// workgroup memory.
+fn emit_single_dot(workgroup_memory_limit: u32) -> (Vec<u32>, String) {
+    let (artifact, text) = common::emit_ttgir(SINGLE_DOT_TTGIR, &options(true, workgroup_memory_limit));
+    (artifact.words, text)
+}
+
+fn lower(cooperative: bool, workgroup_memory_limit: u32) -> (Vec<u32>, String) {
+    let (artifact, text) = common::lower(SINGLE_DOT, &options(cooperative, workgroup_memory_limit));
     (artifact.words, text)
 }
 
@@ -68,14 +88,15 @@ fn without_the_device_feature_the_dot_is_fma() {
 /// model it chose before emission).
 #[test]
 fn a_dot_whose_staging_does_not_fit_is_fma() {
-    let (words, text) = lower(true, 12 * 1024);
+    let (words, text) = emit_single_dot(12 * 1024);
     spirv_val("small workgroup memory", &words);
     assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
 }
 
-/// [`SINGLE_DOT`] storing the transposed product: the transpose goes through workgroup memory
-/// (16 KiB for 64x64 f32), which is known only after the dot is lowered.
-const DOT_THEN_TRANSPOSE: &str = include_str!("dot_trans.ttir");
+/// [`SINGLE_DOT`] storing the transposed product (`dot_trans.ttir` after the TTGIR pipeline, as
+/// [`SINGLE_DOT_TTGIR`]): the transpose goes through workgroup memory (16 KiB for 64x64 f32),
+/// which is known only after the dot is lowered.
+const DOT_THEN_TRANSPOSE: &str = include_str!("dot_trans.ttgir");
 
 /// Where the staging fits when the dot is lowered but not beside the workgroup memory the rest of
 /// the kernel turns out to need, the module is emitted again leaving the rest more (smaller
@@ -83,16 +104,7 @@ const DOT_THEN_TRANSPOSE: &str = include_str!("dot_trans.ttir");
 #[test]
 fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
     let lower = |limit: u32| {
-        let options = Options {
-            mode: Mode::Vulkan,
-            num_warps: 4,
-            threads_per_warp: 32,
-            subgroup_size: 32,
-            workgroup_memory_limit: limit,
-            cooperative_matrix_f16: true,
-            ..Options::default()
-        };
-        let (artifact, text) = common::lower(DOT_THEN_TRANSPOSE, &options);
+        let (artifact, text) = common::emit_ttgir(DOT_THEN_TRANSPOSE, &options(true, limit));
         spirv_val("dot then transpose", &artifact.words);
         (artifact.workgroup_memory_bytes, text.contains("OpCooperativeMatrixMulAddKHR"))
     };
@@ -114,8 +126,8 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
 /// of the whole K, where it fits).
 #[test]
 fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
-    let (_, whole) = lower(true, 48 * 1024);
-    let (words, chunked) = lower(true, 16 * 1024);
+    let (_, whole) = emit_single_dot(48 * 1024);
+    let (words, chunked) = emit_single_dot(16 * 1024);
     spirv_val("chunked", &words);
     let count = |text: &str, what: &str| text.matches(what).count();
     let bands = |text: &str| 64 / (stage_words(text) / 64);
@@ -130,9 +142,9 @@ fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
 /// bands of 32 rows (twice the 16 the layout's threads reach) where only that fits beside them.
 #[test]
 fn bands_grow_to_the_memory_left() {
-    let (_, roomy) = lower(true, 48 * 1024);
+    let (_, roomy) = emit_single_dot(48 * 1024);
     assert_eq!(stage_words(&roomy), 64 * 64);
-    let (_, tight) = lower(true, 24 * 1024);
+    let (_, tight) = emit_single_dot(24 * 1024);
     assert_eq!(stage_words(&tight), 32 * 64, "{tight}");
 }
 
