@@ -5,7 +5,7 @@
 //! kept as 32-bit integers for int8 dots. Each thread then walks K once, and for every k loads the A
 //! values of its distinct rows and the B values of its distinct columns and updates all its
 //! accumulator registers with one FMA each (an outer product per k). Where the device has
-//! cooperative matrices (`VK_KHR_cooperative_matrix`), f16 dots take them (`cooperative.rs`).
+//! cooperative matrices (`VK_KHR_cooperative_matrix`), f16 dots take them (`cooperative/`).
 
 use std::collections::HashMap;
 

@@ -77,7 +77,7 @@ pub struct Emitter<'a> {
     /// The print buffer and the print sites lowered so far (`print.rs`).
     pub prints: crate::print::Prints,
     /// The workgroup arrays and builtins of cooperative-matrix dots, once one is lowered
-    /// (`cooperative.rs`); declared at the end, sized by the largest dot.
+    /// (`cooperative/`); declared at the end, sized by the largest dot.
     pub cooperative: Option<crate::cooperative::Arrays>,
     /// The loop-carried accumulators that may stay in cooperative matrices across their loop
     /// (the loop bodies' arguments, each with its dot: `cooperative/carried.rs`).

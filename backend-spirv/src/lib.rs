@@ -105,7 +105,7 @@ pub struct Options {
     pub subgroup_size: u32,
     /// The device runs `VK_KHR_cooperative_matrix` with f16 x f16 -> f32 at 16x16x16 (and the
     /// Vulkan memory model it needs) and its subgroup operations. Then an f16 `tl.dot` whose
-    /// shape and layouts allow it runs on cooperative matrices (`cooperative.rs`), and the module
+    /// shape and layouts allow it runs on cooperative matrices (`cooperative/`), and the module
     /// declares the Vulkan memory model; elsewhere the dot is FMA through workgroup memory.
     pub cooperative_matrix_f16: bool,
 }
