@@ -167,6 +167,30 @@ impl<'a> Emitter<'a> {
 
     // ---- values -------------------------------------------------------------------------------
 
+    /// Runs `body(i)` for `i = start, start + step, ...` while `i < end` (a runtime loop; `step`
+    /// may be a value known only at run time).
+    pub fn strided_loop(
+        &mut self,
+        start: Reg,
+        end: u32,
+        step: Reg,
+        body: impl FnOnce(&mut Emitter<'a>, Reg),
+    ) {
+        let i_var = self.s.var(Class::U32);
+        self.s.store(i_var, start.id);
+        let labels = self.s.begin_loop();
+        let i = self.s.load(Class::U32, i_var);
+        let end = self.u32c(end);
+        let go = self.s.op(Op::ULessThan, Class::Bool, &[i, end]);
+        self.s.loop_test(&labels, go);
+        body(self, i);
+        self.s.end_loop(&labels, |s| {
+            let i = s.load(Class::U32, i_var);
+            let next = s.op(Op::IAdd, Class::U32, &[i, step]);
+            s.store(i_var, next.id);
+        });
+    }
+
     /// Refuses 64-bit types in portable mode (naga's WGSL has no i64/f64 by default).
     pub fn check_class(&self, class: Class) -> EResult<()> {
         if self.options.mode == Mode::Portable && matches!(class, Class::U64 | Class::F64) {
@@ -670,7 +694,7 @@ impl<'a> Emitter<'a> {
         // (decided before any barrier is emitted: the model changes their semantics).
         self.s.vulkan_memory_model = crate::cooperative::may_use(self.options, func);
         if self.s.vulkan_memory_model {
-            self.carried_dots = crate::cooperative::carried::find(func);
+            self.carried_dots = crate::cooperative::carried::find(func, self.uses());
         }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.

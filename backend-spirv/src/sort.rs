@@ -26,24 +26,6 @@ fn pick<T: Copy>(regs: &[T], i: usize) -> T {
     regs[if regs.len() == 1 { 0 } else { i }]
 }
 
-/// Runs `body(i)` for `i = start, start + step, ...` while `i < end` (a runtime loop).
-fn strided_loop(e: &mut Emitter, start: Reg, end: u32, step: u32, body: impl FnOnce(&mut Emitter, Reg)) {
-    let i_var = e.s.var(Class::U32);
-    e.s.store(i_var, start.id);
-    let labels = e.s.begin_loop();
-    let i = e.s.load(Class::U32, i_var);
-    let end = e.u32c(end);
-    let go = e.s.op(Op::ULessThan, Class::Bool, &[i, end]);
-    e.s.loop_test(&labels, go);
-    body(e, i);
-    let step = e.u32c(step);
-    e.s.end_loop(&labels, |s| {
-        let i = s.load(Class::U32, i_var);
-        let next = s.op(Op::IAdd, Class::U32, &[i, step]);
-        s.store(i_var, next.id);
-    });
-}
-
 impl<'a> LowerSort<'a> for Emitter<'a> {
     fn histogram(e: &mut Self, op: IrOp) -> EResult<()> {
         let data = e.func.body.op(op);
@@ -59,7 +41,8 @@ impl<'a> LowerSort<'a> for Emitter<'a> {
         // Zero the bins: invocation t clears t, t + threads, ...
         e.barrier();
         let tid = e.tid;
-        strided_loop(e, tid, bins, threads, |e, i| {
+        let step = e.u32c(threads);
+        e.strided_loop(tid, bins, step, |e, i| {
             let zero = e.u32c(0);
             e.smem_store_word(i, zero);
         });
@@ -121,7 +104,8 @@ impl<'a> LowerSort<'a> for Emitter<'a> {
             let zero = e.u32c(0);
             e.s.store(count_var, zero.id);
             let mut failed = None;
-            strided_loop(e, zero, len, 1, |e, j| {
+            let one = e.u32c(1);
+            e.strided_loop(zero, len, one, |e, j| {
                 let element = e.add_u32(row, j);
                 let addr = e.s.op(Op::IMul, Class::U32, &[element, words_c]);
                 let w = e.ld_shared(class, addr, 0);

@@ -36,12 +36,12 @@ use rspirv::spirv::{Op, Word};
 use trident_midend::codegen::dot::DotOp;
 use trident_midend::codegen::Isa;
 use trident_midend::ir::{DType, Function, Op as IrOp, Opcode, Value};
-use trident_midend::layout::registers::{Affine, LayoutInfo};
+use trident_midend::layout::registers::LayoutInfo;
 use trident_midend::passes::uses::UseCounts;
 
 use super::{
-    band_members, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve, stage_operands,
-    takes_matrices, Need, Staging, ROW_MAJOR, TILE,
+    band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve, splat_value,
+    stage_operands, takes_matrices, Need, Staging, ROW_MAJOR, TILE,
 };
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
@@ -70,10 +70,9 @@ pub struct Carried {
 
 /// The loop-carried values (the loop bodies' arguments) that only a `tt.dot` of f16 operands in
 /// the same body reads, as its accumulator, and whose product the body only yields back to the
-/// same argument; each with its dot.
-pub fn find(func: &Function) -> HashMap<Value, IrOp> {
+/// same argument; each with its dot. `uses`: the function's use counts.
+pub fn find(func: &Function, uses: &UseCounts) -> HashMap<Value, IrOp> {
     let body = &func.body;
-    let uses = UseCounts::compute(body, func.entry);
     let mut found = HashMap::new();
     for op in body.walk(func.entry) {
         if body.opcode(op) != Opcode::For {
@@ -147,9 +146,9 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
     e.carried_plans.insert(dot.result, carried);
     let count = (carried.block_m * carried.block_n) as usize;
     let matrix = e.s.ty(Class::Matrix);
-    if init.iter().all(|reg| reg.id == init[0].id) {
+    if let Some(value) = splat_value(init) {
         // A splat: every element of every matrix is the one value.
-        let id = e.s.inst(Op::CompositeConstruct, matrix, &[init[0].id]);
+        let id = e.s.inst(Op::CompositeConstruct, matrix, &[value]);
         *init = vec![Reg { id, class: Class::Matrix }; count];
         return Ok(Some(carried));
     }
@@ -159,7 +158,12 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
     let f32 = e.s.ty(Class::F32);
     let n_stride = e.s.const_u32(carried.n as u32);
     for_each_band(e, carried, staging, Direction::ToMatrices, |e, step| match step {
-        Step::Rows(first_row) => write_band(e, staging, carried, &layout, init, first_row),
+        Step::Rows(first_row) => {
+            // The rows' registers into the stage.
+            for (i, pointer) in band_elements(e, staging, &layout, carried.n, first_row, carried.band) {
+                e.s.store_shared(pointer, init[i].id);
+            }
+        }
         Step::Tile { index, in_band, stage_at } => {
             let merge = e.s.begin_if(in_band);
             let loaded = load_matrix(e, staging.stage, f32, stage_at, n_stride, matrix);
@@ -196,7 +200,12 @@ pub fn leave(e: &mut Emitter, carried: Carried, matrices: &[Reg], layout: &Layou
                 .expect("a block");
             e.s.end_if(merge);
         }
-        Step::Rows(first_row) => read_band(e, staging, carried, layout, &mut out, first_row),
+        Step::Rows(first_row) => {
+            // The rows' registers from the stage.
+            for (i, pointer) in band_elements(e, staging, layout, carried.n, first_row, carried.band) {
+                out[i] = e.s.load_shared(Class::F32, pointer);
+            }
+        }
     });
     out
 }
@@ -251,44 +260,6 @@ fn for_each_band(
             e.barrier();
             visit(e, Step::Rows(first_row));
         }
-    }
-}
-
-/// Each thread's registers of the band at `first_row` into the stage (row-major, `n` wide).
-fn write_band(
-    e: &mut Emitter,
-    staging: Staging,
-    carried: Carried,
-    layout: &LayoutInfo,
-    regs: &[Reg],
-    first_row: i64,
-) {
-    let at = Affine { coeffs: vec![carried.n, 1], offset: -first_row * carried.n };
-    let base = e.affine_base(layout, &at);
-    let f32 = e.s.ty(Class::F32);
-    for i in band_members(layout, first_row, carried.band) {
-        let index = e.add_imm(base, at.eval(&layout.reg_coords[i]));
-        let pointer = element_pointer(e, staging.stage, f32, index);
-        e.s.store_shared(pointer, regs[i].id);
-    }
-}
-
-/// Each thread's registers of the band at `first_row` from the stage into `out`.
-fn read_band(
-    e: &mut Emitter,
-    staging: Staging,
-    carried: Carried,
-    layout: &LayoutInfo,
-    out: &mut [Reg],
-    first_row: i64,
-) {
-    let at = Affine { coeffs: vec![carried.n, 1], offset: -first_row * carried.n };
-    let base = e.affine_base(layout, &at);
-    let f32 = e.s.ty(Class::F32);
-    for i in band_members(layout, first_row, carried.band) {
-        let index = e.add_imm(base, at.eval(&layout.reg_coords[i]));
-        let pointer = element_pointer(e, staging.stage, f32, index);
-        out[i] = e.s.load_shared(Class::F32, pointer);
     }
 }
 

@@ -332,7 +332,6 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     let operands = operands(e, dot, chunks)?;
     let mut acc = e.get(dot.c)?;
     let staging = reserve(e, Need { a: m * chunk, b: chunk * n, stage: band * n });
-    let f32 = e.s.ty(Class::F32);
     for index in 0..chunks {
         let k0 = index * chunk;
         // 1. This chunk's A and B, once the previous chunk's readers are done.
@@ -340,25 +339,19 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         stage_operands(e, staging, dot, &operands, k0, chunk)?;
         // 2. The accumulator, a band of rows at a time. A splat (a fresh product's zeros) needs
         // no staging in: each tile starts as the value.
-        let splat = (index == 0 && acc.iter().all(|reg| reg.id == acc[0].id)).then(|| acc[0].id);
+        let splat = if index == 0 { splat_value(&acc) } else { None };
         for first_row in (0..m).step_by(band as usize) {
-            let members = band_members(&cl, first_row, band);
-            let at = Affine { coeffs: vec![n, 1], offset: -first_row * n };
-            let base = e.affine_base(&cl, &at);
+            let elements = band_elements(e, staging, &cl, n, first_row, band);
             e.barrier();
             if splat.is_none() {
-                for &i in &members {
-                    let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
-                    let pointer = element_pointer(e, staging.stage, f32, index);
+                for &(i, pointer) in &elements {
                     e.s.store_shared(pointer, acc[i].id);
                 }
                 e.barrier();
             }
             band_products(e, staging, first_row, band, chunk, n, splat);
             e.barrier();
-            for &i in &members {
-                let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
-                let pointer = element_pointer(e, staging.stage, f32, index);
+            for &(i, pointer) in &elements {
                 acc[i] = e.s.load_shared(Class::F32, pointer);
             }
         }
@@ -367,10 +360,32 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     Ok(true)
 }
 
-/// The accumulator registers whose row lies in the band of `band` rows at `first_row` (the same
-/// registers in every thread: [`band_rows`]).
-fn band_members(cl: &LayoutInfo, first_row: i64, band: i64) -> Vec<usize> {
-    (0..cl.num_regs()).filter(|&i| (i64::from(cl.reg_coords[i][0]) / band) * band == first_row).collect()
+/// The value every register of `regs` holds, where they are a splat (one id).
+fn splat_value(regs: &[Reg]) -> Option<Word> {
+    regs.iter().all(|reg| reg.id == regs[0].id).then(|| regs[0].id)
+}
+
+/// The accumulator registers (of layout `cl`, `n` columns) whose row lies in the band of `band`
+/// rows at `first_row` (the same registers in every thread: [`band_rows`]), each with the pointer
+/// to its element in the stage (row-major, band-relative rows).
+fn band_elements(
+    e: &mut Emitter,
+    staging: Staging,
+    cl: &LayoutInfo,
+    n: i64,
+    first_row: i64,
+    band: i64,
+) -> Vec<(usize, Word)> {
+    let at = Affine { coeffs: vec![n, 1], offset: -first_row * n };
+    let base = e.affine_base(cl, &at);
+    let f32 = e.s.ty(Class::F32);
+    (0..cl.num_regs())
+        .filter(|&i| (i64::from(cl.reg_coords[i][0]) / band) * band == first_row)
+        .map(|i| {
+            let index = e.add_imm(base, at.eval(&cl.reg_coords[i]));
+            (i, element_pointer(e, staging.stage, f32, index))
+        })
+        .collect()
 }
 
 /// Every subgroup's tiles of the band at `first_row`: `stage += A[band rows] B` over the chunk,
@@ -393,47 +408,37 @@ fn band_products(
     let tiles_per_row = (n / TILE) as u32;
     let tiles = (band / TILE) as u32 * tiles_per_row;
     // for tile = SubgroupId; tile < tiles; tile += NumSubgroups
-    let tile_var = e.s.var(Class::U32);
     let start = e.s.load(Class::U32, subgroup_id);
     let step = e.s.load(Class::U32, num_subgroups);
-    e.s.store(tile_var, start.id);
-    let labels = e.s.begin_loop();
-    let tile = e.s.load(Class::U32, tile_var);
-    let count = e.u32c(tiles);
-    let go = e.s.op(Op::ULessThan, Class::Bool, &[tile, count]);
-    e.s.loop_test(&labels, go);
-    let per_row = e.u32c(tiles_per_row);
-    let tile_row = e.s.op(Op::UDiv, Class::U32, &[tile, per_row]);
-    let tile_col = e.s.op(Op::UMod, Class::U32, &[tile, per_row]);
-    // The tile's first element in the stage (band-relative rows) and in A (absolute rows).
-    let row_stride = e.u32c((TILE * n) as u32);
-    let col_stride = e.u32c(TILE as u32);
-    let stage_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, row_stride]);
-    let cols = e.s.op(Op::IMul, Class::U32, &[tile_col, col_stride]);
-    let stage_at = e.add_u32(stage_rows, cols);
-    let a_row_stride = e.u32c((TILE * chunk) as u32);
-    let a_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, a_row_stride]);
-    let a_first = e.add_imm(a_rows, first_row * chunk);
-    let n_stride = e.s.const_u32(n as u32);
-    let mut c = match splat {
-        Some(value) => e.s.inst(Op::CompositeConstruct, c_ty, &[value]),
-        None => load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty),
-    };
-    for step_k in 0..chunk / TILE {
-        let a_at = e.add_imm(a_first, step_k * TILE);
-        let b_at = e.add_imm(cols, step_k * TILE * n);
-        let a = staging.load_tile(e, false, a_at, chunk, a_ty);
-        let b = staging.load_tile(e, true, b_at, n, b_ty);
-        c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
-    }
-    let pointer = element_pointer(e, stage_var, f32, stage_at);
-    let layout = e.s.const_u32(ROW_MAJOR);
-    let access = e.s.shared_access();
-    e.s.b.cooperative_matrix_store_khr(pointer, c, layout, Some(n_stride), access, []).expect("a block");
-    e.s.end_loop(&labels, |s| {
-        let tile = s.load(Class::U32, tile_var);
-        let next = s.op(Op::IAdd, Class::U32, &[tile, step]);
-        s.store(tile_var, next.id);
+    e.strided_loop(start, tiles, step, |e, tile| {
+        let per_row = e.u32c(tiles_per_row);
+        let tile_row = e.s.op(Op::UDiv, Class::U32, &[tile, per_row]);
+        let tile_col = e.s.op(Op::UMod, Class::U32, &[tile, per_row]);
+        // The tile's first element in the stage (band-relative rows) and in A (absolute rows).
+        let row_stride = e.u32c((TILE * n) as u32);
+        let col_stride = e.u32c(TILE as u32);
+        let stage_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, row_stride]);
+        let cols = e.s.op(Op::IMul, Class::U32, &[tile_col, col_stride]);
+        let stage_at = e.add_u32(stage_rows, cols);
+        let a_row_stride = e.u32c((TILE * chunk) as u32);
+        let a_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, a_row_stride]);
+        let a_first = e.add_imm(a_rows, first_row * chunk);
+        let n_stride = e.s.const_u32(n as u32);
+        let mut c = match splat {
+            Some(value) => e.s.inst(Op::CompositeConstruct, c_ty, &[value]),
+            None => load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty),
+        };
+        for step_k in 0..chunk / TILE {
+            let a_at = e.add_imm(a_first, step_k * TILE);
+            let b_at = e.add_imm(cols, step_k * TILE * n);
+            let a = staging.load_tile(e, false, a_at, chunk, a_ty);
+            let b = staging.load_tile(e, true, b_at, n, b_ty);
+            c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
+        }
+        let pointer = element_pointer(e, stage_var, f32, stage_at);
+        let layout = e.s.const_u32(ROW_MAJOR);
+        let access = e.s.shared_access();
+        e.s.b.cooperative_matrix_store_khr(pointer, c, layout, Some(n_stride), access, []).expect("a block");
     });
 }
 

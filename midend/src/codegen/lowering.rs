@@ -37,7 +37,7 @@ pub struct Lowering<'a, R> {
     /// The function's axis facts (contiguity, divisibility, constancy), which decide how wide
     /// memory accesses may be ([`Lowering::access_width`]).
     pub axis: AxisInfoMap,
-    /// The function's use counts, counted on the first question ([`Lowering::is_unused`]).
+    /// The function's use counts, counted on the first question ([`Lowering::uses`]).
     uses: std::cell::OnceCell<UseCounts>,
 }
 
@@ -59,9 +59,14 @@ impl<'a, R: Copy> Lowering<'a, R> {
         }
     }
 
+    /// The function's use counts (counted on the first question).
+    pub fn uses(&self) -> &UseCounts {
+        self.uses.get_or_init(|| UseCounts::compute(&self.func.body, self.func.entry))
+    }
+
     /// Whether no op of the function reads `value` (an atomic whose old values nothing reads).
     pub fn is_unused(&self, value: Value) -> bool {
-        self.uses.get_or_init(|| UseCounts::compute(&self.func.body, self.func.entry)).is_unused(value)
+        self.uses().is_unused(value)
     }
 
     /// How many consecutive elements of `elem_bits` bits an access through `pointer` (masked by
