@@ -27,12 +27,12 @@ pub enum Var {
 /// The variables' names, in the order of [`Var`].
 const NAMES: [&str; 2] = ["TRIDENT_CHECK", "TRIDENT_BACKEND"];
 
-/// What a thread last saw: the environment's entry pointers and the variables' values then.
+/// What a thread last saw: the environment's entry pointers and the variables' values then
+/// (at first, an empty environment and no values, which agree).
 #[derive(Default)]
 struct Seen {
     entries: Vec<usize>,
     values: [Option<String>; 2],
-    valid: bool,
 }
 
 thread_local! {
@@ -43,10 +43,9 @@ thread_local! {
 pub fn with<T>(var: Var, f: impl FnOnce(Option<&str>) -> T) -> T {
     SEEN.with(|seen| {
         let mut seen = seen.borrow_mut();
-        if !seen.valid || !unchanged(&seen.entries) {
+        if !unchanged(&seen.entries) {
             seen.entries = entries();
             seen.values = NAMES.map(|name| std::env::var(name).ok());
-            seen.valid = cfg!(target_os = "linux");
         }
         f(seen.values[var as usize].as_deref())
     })
