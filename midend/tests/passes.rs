@@ -103,6 +103,20 @@ fn rematerialize_coalesced() {
     });
 }
 
+/// The same cleanup for a target whose atomics update one element per instruction (Vulkan,
+/// sm_80): the f32 atomic beside 8-wide f16 loads takes one element per lane, lanes side by side.
+#[test]
+fn rematerialize_coalesced_scalar_atomics() {
+    let vulkan = vulkan(32, 48, 1);
+    check_folder("rematerialize_coalesced_scalar_atomics", |module| {
+        passes::coalesce::run(module, &vulkan);
+        passes::remove_layout_conversions::run(module);
+        passes::rematerialize_loop_pointers::run(module);
+        passes::rematerialize_coalesced::run(module, &vulkan);
+        passes::dce::run(module);
+    });
+}
+
 /// Tensor-core layouts for dots on sm_90a with 4 warps.
 #[test]
 fn accelerate_matmul() {
@@ -125,13 +139,7 @@ fn propagate_mma_layout() {
 /// from their results follows it, and the output is stored from it (no conversion).
 #[test]
 fn dot_layouts_off_tensor_cores() {
-    let vulkan = trident_midend::target::Target {
-        threads_per_warp: 64,
-        num_warps: 4,
-        compute_capability: None,
-        shared_memory_bytes: 32 * 1024,
-        num_stages: 3,
-    };
+    let vulkan = vulkan(64, 32, 3);
     check_folder("dot_layouts_off_tensor_cores", |module| {
         passes::accelerate_matmul::run(module, &vulkan);
         passes::propagate_mma_layout::run(module);
@@ -196,32 +204,25 @@ fn pipeline() {
     });
 }
 
-/// Runs `pass` on every case of `tests/passes/<folder>/` and fails listing every case whose
-/// output differs from its expected text.
-/// The same cleanup for a target whose atomics update one element per instruction (Vulkan,
-/// sm_80): the f32 atomic beside 8-wide f16 loads takes one element per lane, lanes side by side.
-#[test]
-fn rematerialize_coalesced_scalar_atomics() {
-    let vulkan = trident_midend::target::Target {
-        threads_per_warp: 32,
-        num_warps: 4,
-        compute_capability: None,
-        shared_memory_bytes: 48 * 1024,
-        num_stages: 1,
-    };
-    check_folder("rematerialize_coalesced_scalar_atomics", |module| {
-        passes::coalesce::run(module, &vulkan);
-        passes::remove_layout_conversions::run(module);
-        passes::rematerialize_loop_pointers::run(module);
-        passes::rematerialize_coalesced::run(module, &vulkan);
-        passes::dce::run(module);
-    });
-}
-
 /// The Hopper target the layout passes' cases are written for.
 fn sm90() -> trident_midend::target::Target {
     trident_midend::target::Target::nvidia(90, 4)
 }
+
+/// A Vulkan target (no tensor-core layouts, scalar atomics) of four warps of `threads_per_warp`,
+/// with `shared_kib` KiB of workgroup memory, pipelining `num_stages` deep.
+fn vulkan(threads_per_warp: u32, shared_kib: u32, num_stages: u32) -> trident_midend::target::Target {
+    trident_midend::target::Target {
+        threads_per_warp,
+        num_warps: 4,
+        compute_capability: None,
+        shared_memory_bytes: shared_kib * 1024,
+        num_stages,
+    }
+}
+
+/// Runs `pass` on every case of `tests/passes/<folder>/` and fails listing every case whose
+/// output differs from its expected text.
 
 fn check_folder(folder: &str, pass: impl Fn(&mut Module)) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes").join(folder);
