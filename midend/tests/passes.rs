@@ -223,7 +223,6 @@ fn vulkan(threads_per_warp: u32, shared_kib: u32, num_stages: u32) -> trident_mi
 
 /// Runs `pass` on every case of `tests/passes/<folder>/` and fails listing every case whose
 /// output differs from its expected text.
-
 fn check_folder(folder: &str, pass: impl Fn(&mut Module)) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes").join(folder);
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
