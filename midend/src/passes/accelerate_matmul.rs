@@ -56,8 +56,8 @@ use crate::target::Target;
 /// Applies both phases to every function.
 pub fn run(module: &mut Module, target: &Target) {
     // Targets without tensor-core layouts (Vulkan: cooperative matrices are the backend's choice,
-    // their operands and accumulator staged through shared memory from any layout) give every dot
-    // the FMA register tile.
+    // their operands and accumulator staged through shared memory from any layout) give a dot a
+    // register tile of OFF_TENSOR_CORE_ROWS-row blocks where its result converts in scratch.
     let tensor_cores = target.compute_capability.is_some_and(|cc| cc >= 80);
     if target.compute_capability.is_some() && !tensor_cores {
         return;
