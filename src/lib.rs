@@ -231,6 +231,7 @@ pub fn lower_to_spirv(
         wide_accesses: target.wide_accesses,
         subgroup_size: target.subgroup_size,
         cooperative_matrix_f16: target.cooperative_matrix_f16,
+        cooperative_matrix_bf16: target.cooperative_matrix_bf16,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

@@ -79,6 +79,9 @@ pub struct Emitter<'a> {
     /// The workgroup arrays and builtins of cooperative-matrix dots, once one is lowered
     /// (`cooperative/`); declared at the end, sized by the largest dot.
     pub cooperative: Option<crate::cooperative::Arrays>,
+    /// The operand type (f16 or bf16) of the dots that may take cooperative matrices in this
+    /// kernel (`cooperative::operand_type`); `None`: every dot is FMA.
+    pub cooperative_operand: Option<DType>,
     /// The loop-carried accumulators that may stay in cooperative matrices across their loop
     /// (the loop bodies' arguments, each with its dot: `cooperative/carried.rs`).
     pub carried_dots: HashMap<Value, IrOp>,
@@ -158,6 +161,7 @@ impl<'a> Emitter<'a> {
             assert_sites: Vec::new(),
             prints: Default::default(),
             cooperative: None,
+            cooperative_operand: None,
             carried_dots: HashMap::new(),
             carried_plans: HashMap::new(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
@@ -690,11 +694,12 @@ impl<'a> Emitter<'a> {
             [Operand::BuiltIn(spirv::BuiltIn::LocalInvocationIndex)],
         );
 
-        // The Vulkan memory model, for modules whose f16 dots may take cooperative matrices
-        // (decided before any barrier is emitted: the model changes their semantics).
-        self.s.vulkan_memory_model = crate::cooperative::may_use(self.options, func);
-        if self.s.vulkan_memory_model {
-            self.carried_dots = crate::cooperative::carried::find(func, self.uses());
+        // The Vulkan memory model, for modules whose f16 or bf16 dots may take cooperative
+        // matrices (decided before any barrier is emitted: the model changes their semantics).
+        self.cooperative_operand = crate::cooperative::operand_type(self.options, func);
+        self.s.vulkan_memory_model = self.cooperative_operand.is_some();
+        if let Some(operand) = self.cooperative_operand {
+            self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand);
         }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.
@@ -871,6 +876,11 @@ impl<'a> Emitter<'a> {
         uses(self.s.uses_int64, &[Capability::Int64], None);
         uses(self.s.uses_float64, &[Capability::Float64], None);
         uses(self.s.uses_float16, &[Capability::Float16], None);
+        uses(
+            self.s.uses_bfloat16,
+            &[Capability::BFloat16TypeKHR, Capability::BFloat16CooperativeMatrixKHR],
+            Some("SPV_KHR_bfloat16"),
+        );
         uses(
             self.s.uses_atomic_float32_add,
             &[Capability::AtomicFloat32AddEXT],

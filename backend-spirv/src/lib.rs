@@ -108,6 +108,12 @@ pub struct Options {
     /// shape and layouts allow it runs on cooperative matrices (`cooperative/`), and the module
     /// declares the Vulkan memory model; elsewhere the dot is FMA through workgroup memory.
     pub cooperative_matrix_f16: bool,
+    /// The device runs bf16 x bf16 -> f32 at 16x16x16 (`VK_KHR_shader_bfloat16` with its
+    /// cooperative-matrix feature, beside what [`Options::cooperative_matrix_f16`] needs): a bf16
+    /// `tl.dot` takes the same path, its operands staged and multiplied as `OpTypeFloat 16
+    /// BFloat16KHR`. (One kernel's cooperative dots share one operand type: f16 where it has f16
+    /// dots.)
+    pub cooperative_matrix_bf16: bool,
 }
 
 impl Options {
@@ -150,6 +156,7 @@ impl Default for Options {
             wide_accesses: false,
             subgroup_size: 0,
             cooperative_matrix_f16: false,
+            cooperative_matrix_bf16: false,
         }
     }
 }
@@ -279,7 +286,8 @@ pub fn emit(module: &trident_midend::ir::Module, options: &Options) -> Result<Ar
     };
     match emitted(options, rest_bytes) {
         (Err(_), Some(_)) => {
-            let fma = Options { cooperative_matrix_f16: false, ..options.clone() };
+            let fma =
+                Options { cooperative_matrix_f16: false, cooperative_matrix_bf16: false, ..options.clone() };
             emitted(&fma, 0).0
         }
         (result, _) => result,

@@ -103,6 +103,8 @@ enum TypeKey {
     U16,
     /// The 16-bit float (cooperative matrices' operands and their workgroup arrays).
     F16,
+    /// bfloat16 (`SPV_KHR_bfloat16`: bf16 cooperative matrices' operands and their arrays).
+    BF16,
     /// A 16x16 cooperative matrix of a component type, by its use (A, B, accumulator).
     CooperativeMatrix(Word, u32),
 }
@@ -125,6 +127,9 @@ pub struct Spv {
     pub uses_16bit_storage: bool,
     /// Whether the f16 type was used (the `Float16` capability at the end).
     pub uses_float16: bool,
+    /// Whether the bfloat16 type was used (`BFloat16TypeKHR` and, since it is only used for
+    /// them, `BFloat16CooperativeMatrixKHR` at the end).
+    pub uses_bfloat16: bool,
     /// The module declares the Vulkan memory model (cooperative matrices need it): barriers and
     /// fences then also make their writes available and visible (`MakeAvailable`,
     /// `MakeVisible`), which that model does not do implicitly.
@@ -146,6 +151,7 @@ impl Spv {
             uses_atomic_float32_add: false,
             uses_16bit_storage: false,
             uses_float16: false,
+            uses_bfloat16: false,
             vulkan_memory_model: false,
         }
     }
@@ -203,6 +209,27 @@ impl Spv {
         let id = self.b.type_float(16, None);
         self.types.insert(TypeKey::F16, id);
         id
+    }
+
+    /// The bfloat16 type (`OpTypeFloat 16 BFloat16KHR`), which only converts, moves through
+    /// memory and feeds cooperative matrices.
+    pub fn bf16_ty(&mut self) -> Word {
+        self.uses_bfloat16 = true;
+        if let Some(&id) = self.types.get(&TypeKey::BF16) {
+            return id;
+        }
+        let id = self.b.type_float(16, Some(spirv::FPEncoding::BFloat16KHR));
+        self.types.insert(TypeKey::BF16, id);
+        id
+    }
+
+    /// The 16-bit float type of a cooperative dot's operands: f16, or bf16.
+    pub fn half_ty(&mut self, dtype: trident_midend::ir::DType) -> Word {
+        if dtype == trident_midend::ir::DType::BF16 {
+            self.bf16_ty()
+        } else {
+            self.f16_ty()
+        }
     }
 
     /// A 16x16 cooperative matrix of `component` at subgroup scope, for `usage` (0: A, 1: B, 2:

@@ -1,5 +1,5 @@
 //! f16 `tl.dot` on cooperative matrices in the SPIR-V, where the device has them
-//! (`Options::cooperative_matrix_f16`): the module declares the Vulkan memory model and the
+//! (`Options::cooperative_matrix_f16`; bf16 likewise with `Options::cooperative_matrix_bf16`): the module declares the Vulkan memory model and the
 //! cooperative-matrix capability, stages A and B as f16 in workgroup arrays, and multiplies with
 //! `OpCooperativeMatrixMulAddKHR`; without the option the same dot is FMA in a GLSL450 module.
 //!
@@ -73,6 +73,42 @@ fn an_f16_dot_multiplies_on_cooperative_matrices() {
     // The accumulator is zeros: each tile starts as them, no load of it from the stage (the
     // loads are each product's A and B tiles).
     assert_eq!(text.matches("OpCooperativeMatrixLoadKHR").count(), 2 * products, "{text}");
+}
+
+/// [`SINGLE_DOT_TTGIR`] with bf16 operands, emitted on a device with f16 matrices and, where
+/// `bfloat16`, bf16 ones (`VK_KHR_shader_bfloat16`).
+fn emit_bf16_dot(bfloat16: bool) -> String {
+    let ttgir = SINGLE_DOT_TTGIR.replace("f16", "bf16");
+    let options = Options { cooperative_matrix_bf16: bfloat16, ..options(true, 48 * 1024) };
+    let (artifact, text) = common::emit_ttgir(&ttgir, &options);
+    // Debian's spirv-val predates SPV_KHR_bfloat16 as it does cooperative matrices (it says SKIP).
+    spirv_val("bf16 dot", &artifact.words);
+    text
+}
+
+#[test]
+fn a_bf16_dot_multiplies_on_bf16_matrices_where_the_device_has_them() {
+    let text = emit_bf16_dot(true);
+    for wanted in [
+        "OpCapability BFloat16TypeKHR",
+        "OpCapability BFloat16CooperativeMatrixKHR",
+        "OpExtension \"SPV_KHR_bfloat16\"",
+        "OpTypeFloat 16 BFloat16KHR",
+        "OpCooperativeMatrixMulAddKHR",
+    ] {
+        assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
+    }
+    // A and B are staged as bf16 (converted from the f32 the operands were widened to), and
+    // nothing is f16.
+    assert!(text.contains("OpFConvert"), "{text}");
+    assert!(!text.contains("OpCapability Float16"), "{text}");
+}
+
+#[test]
+fn a_bf16_dot_is_fma_on_a_device_with_f16_matrices_only() {
+    let text = emit_bf16_dot(false);
+    assert!(!text.contains("Cooperative"), "{text}");
+    assert!(!text.contains("BFloat16"), "{text}");
 }
 
 #[test]

@@ -184,7 +184,7 @@ pub fn print_devices() {
             println!(
                 "        vulkan:{} {} ({}, {}): subgroup size {subgroup}, {} KiB workgroup memory, {} MiB per \
                  binding, passthrough {}, f32 atomic add {}, subgroup operations {}, f16 and 16-bit storage {}, \
-                 cooperative matrices {}",
+                 cooperative matrices {}{}",
                 a.index,
                 a.name,
                 a.device_type,
@@ -195,7 +195,8 @@ pub fn print_devices() {
                 yes_no(a.float32_atomic_add),
                 yes_no(a.subgroups),
                 yes_no(a.float16),
-                if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") }
+                if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") },
+                if a.bfloat16_cooperative_matrices { " (bf16 through VK_KHR_shader_bfloat16)" } else { "" }
             );
         }
     }

@@ -67,6 +67,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             wide_accesses: trident_runtime::wgpu::wide_accesses_enabled(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
             cooperative_matrix_f16: d.cooperative_matrix_f16(),
+            cooperative_matrix_bf16: d.cooperative_matrix_bf16(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -79,6 +80,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             wide_accesses: false,
             subgroup_size: 0,
             cooperative_matrix_f16: false,
+            cooperative_matrix_bf16: false,
         },
     }
 }

@@ -7,7 +7,8 @@
 //! backend keeps it in the matrices from the loop's entry to its exit instead:
 //!
 //! 1. [`find`] picks the loop-carried values that only one `tt.dot` of the loop body reads (as
-//!    its accumulator), whose product is only yielded back in the same place, of f16 operands.
+//!    its accumulator), whose product is only yielded back in the same place, of f16 (or bf16)
+//!    operands (the kernel's cooperative operand type).
 //! 2. The subgroups form a grid over the accumulator's 16x16 tiles, fixed at compile time
 //!    ([`Carried`]): each subgroup owns a block of `block_m x block_n` tiles, the block's place
 //!    given by `SubgroupId`. Per 16 of K a subgroup loads `block_m` A tiles and `block_n` B tiles
@@ -68,10 +69,11 @@ pub struct Carried {
     block_n: i64,
 }
 
-/// The loop-carried values (the loop bodies' arguments) that only a `tt.dot` of f16 operands in
-/// the same body reads, as its accumulator, and whose product the body only yields back to the
-/// same argument; each with its dot. `uses`: the function's use counts.
-pub fn find(func: &Function, uses: &UseCounts) -> HashMap<Value, IrOp> {
+/// The loop-carried values (the loop bodies' arguments) that only a `tt.dot` of `operand`s (the
+/// kernel's cooperative operand type) in the same body reads, as its accumulator, and whose
+/// product the body only yields back to the same argument; each with its dot. `uses`: the
+/// function's use counts.
+pub fn find(func: &Function, uses: &UseCounts, operand: DType) -> HashMap<Value, IrOp> {
     let body = &func.body;
     let mut found = HashMap::new();
     for op in body.walk(func.entry) {
@@ -87,11 +89,11 @@ pub fn find(func: &Function, uses: &UseCounts) -> HashMap<Value, IrOp> {
                 continue;
             }
             let (acc, product) = (data.operands[2], data.results[0]);
-            let f16 = data.operands[..2].iter().all(|&operand| body.ty(operand).dtype() == DType::F16);
+            let takes = data.operands[..2].iter().all(|&value| body.ty(value).dtype() == operand);
             // Argument 0 is the induction variable; argument i + 1 is carried value i.
             let Some(position) = block.args.iter().position(|&arg| arg == acc) else { continue };
             let yielded_back = position > 0 && yielded.get(position - 1) == Some(&product);
-            if f16 && yielded_back && uses.get(acc) == 1 && uses.get(product) == 1 {
+            if takes && yielded_back && uses.get(acc) == 1 && uses.get(product) == 1 {
                 found.insert(acc, dot);
             }
         }
@@ -290,9 +292,8 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     let chunks = dot.k / chunk;
     let operands = operands(e, dot, chunks)?;
     let staging = reserve(e, Need { a: carried.m * chunk, b: chunk * n, stage: carried.band * n });
-    let f16 = e.s.f16_ty();
-    let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A_USE);
-    let b_ty = e.s.cooperative_matrix_ty(f16, MATRIX_B_USE);
+    let a_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_A_USE);
+    let b_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_B_USE);
     let c_ty = e.s.ty(Class::Matrix);
     let (row0, col0) = subgroup_origin(e, staging, carried);
     let a_first = {

@@ -1,10 +1,11 @@
-//! `tt.dot` of f16 on cooperative matrices (`VK_KHR_cooperative_matrix`), where the device has
-//! f16 x f16 -> f32 at 16x16x16 ([`crate::Options::cooperative_matrix_f16`]).
+//! `tt.dot` of f16 or bf16 on cooperative matrices (`VK_KHR_cooperative_matrix`), where the
+//! device has f16 x f16 -> f32 at 16x16x16 ([`crate::Options::cooperative_matrix_f16`]), or bf16
+//! likewise ([`crate::Options::cooperative_matrix_bf16`], `SPV_KHR_bfloat16`).
 //!
 //! A cooperative matrix belongs to a whole subgroup and its element-to-invocation mapping is the
 //! driver's: values move in and out of one only through memory. So the dot goes through
 //! workgroup memory, as the FMA path does (`dot.rs`), with tensor cores doing the products:
-//! 1. A (m x k) and B (k x n) are written row-major as f16 into two workgroup arrays, a chunk of K
+//! 1. A (m x k) and B (k x n) are written row-major as f16 (bf16) into two workgroup arrays, a chunk of K
 //!    at a time when both do not fit (each thread writes the elements it holds; a thread holding
 //!    several k tests each at run time, as the FMA path does).
 //! 2. The accumulator goes through a staging array of `band` rows x n f32, one band of rows at a
@@ -36,7 +37,10 @@
 //! instead of staging it at every dot ([`carried`]; H100, NVIDIA's Vulkan: the corpus' fp16
 //! 4096^3 matmul 20.0 -> 98.2 TFLOP/s).
 //!
-//! Not yet: bf16 and int8 shapes, and overlapping the next chunk's writes with the current
+//! One kernel's cooperative dots share their staging arrays, so they share one operand type
+//! ([`operand_type`]): a kernel with f16 and bf16 dots runs its bf16 ones on FMA.
+//!
+//! Not yet: int8 and fp8 shapes, and overlapping the next chunk's writes with the current
 //! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
 //! time (two f16 registers joined by `OpBitFieldInsert`, no conversions), loaded into matrices
 //! through the vector pointer: the matmul above went 98.2 -> 86.9 TFLOP/s on the H100.
@@ -63,22 +67,30 @@ pub const RESERVED_BYTES: u32 = 8 * 1024;
 /// `OpCooperativeMatrixLoadKHR`'s row-major layout.
 const ROW_MAJOR: u32 = 0;
 
-/// Whether a kernel may lower a dot on cooperative matrices: the device has them, the workgroup
-/// is whole subgroups (a cooperative matrix needs every invocation of its subgroup), and the
-/// kernel has an f16 dot (its module then declares the Vulkan memory model, decided before
-/// emission).
-pub fn may_use(options: &Options, func: &Function) -> bool {
-    options.cooperative_matrix_f16
-        && options.mode == Mode::Vulkan
-        && options.subgroup_size > 0
-        && (options.threads_per_warp * options.num_warps).is_multiple_of(options.subgroup_size)
-        && func.body.walk(func.entry).into_iter().any(|op| {
-            func.body.opcode(op) == Opcode::Dot
-                && func.body.ty(func.body.op(op).operands[0]).dtype() == DType::F16
+/// The operand type of the dots a kernel may lower on cooperative matrices: f16 where the device
+/// has f16 matrices and the kernel an f16 dot, else bf16 likewise; `None` where no dot may
+/// (then no matrices, and no Vulkan memory model). Matrices also need a workgroup of whole
+/// subgroups (a cooperative matrix needs every invocation of its subgroup). A module that may
+/// use them declares the Vulkan memory model, decided before emission.
+pub fn operand_type(options: &Options, func: &Function) -> Option<DType> {
+    if options.mode != Mode::Vulkan
+        || options.subgroup_size == 0
+        || !(options.threads_per_warp * options.num_warps).is_multiple_of(options.subgroup_size)
+    {
+        return None;
+    }
+    let has_dot_of = |dtype: DType| {
+        func.body.walk(func.entry).into_iter().any(|op| {
+            func.body.opcode(op) == Opcode::Dot && func.body.ty(func.body.op(op).operands[0]).dtype() == dtype
         })
+    };
+    [(DType::F16, options.cooperative_matrix_f16), (DType::BF16, options.cooperative_matrix_bf16)]
+        .into_iter()
+        .find(|&(dtype, device_has)| device_has && has_dot_of(dtype))
+        .map(|(dtype, _)| dtype)
 }
 
-/// The elements of each staging array: A and B (f16) and the accumulator stage (f32).
+/// The elements of each staging array: A and B (16-bit floats) and the accumulator stage (f32).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Sizes {
     a_halves: i64,
@@ -86,7 +98,7 @@ struct Sizes {
     stage_words: i64,
 }
 
-/// What one dot stages: A and B (f16 elements), the accumulator (f32 elements).
+/// What one dot stages: A and B (16-bit elements), the accumulator (f32 elements).
 #[derive(Clone, Copy)]
 struct Need {
     a: i64,
@@ -117,6 +129,8 @@ pub struct Arrays {
     stage: Word,
     /// Elements each array needs (the largest dot's).
     sizes: Sizes,
+    /// The type id of A's and B's elements (f16 or bf16: the kernel's [`operand_type`]).
+    half: Word,
     subgroup_id: Word,
     num_subgroups: Word,
 }
@@ -124,9 +138,10 @@ pub struct Arrays {
 impl Arrays {
     /// Reserves the ids; the variables are declared at the end ([`Arrays::declare`]), outside
     /// the function (a builder inside a block would put them in it).
-    fn new(s: &mut Spv) -> Arrays {
+    fn new(s: &mut Spv, operand: DType) -> Arrays {
         let (subgroup_id, num_subgroups) = (s.b.id(), s.b.id());
         Arrays {
+            half: s.half_ty(operand),
             a: s.b.id(),
             b: s.b.id(),
             stage: s.b.id(),
@@ -146,12 +161,11 @@ impl Arrays {
             s.b.variable(input, Some(var), StorageClass::Input, None);
             s.b.decorate(var, Decoration::BuiltIn, [rspirv::dr::Operand::BuiltIn(which)]);
         }
-        let f16 = s.f16_ty();
         let f32 = s.ty(Class::F32);
         let sizes = self.sizes;
         for (var, element, len, name) in [
-            (self.a, f16, sizes.a_halves, "cooperative_a"),
-            (self.b, f16, sizes.b_halves, "cooperative_b"),
+            (self.a, self.half, sizes.a_halves, "cooperative_a"),
+            (self.b, self.half, sizes.b_halves, "cooperative_b"),
             (self.stage, f32, sizes.stage_words, "cooperative_stage"),
         ] {
             let len = s.const_u32(len as u32);
@@ -191,13 +205,12 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
     Some(Plan { band, chunk })
 }
 
-/// Whether `dot`'s types and shape fit 16x16x16 f16 tiles, in a module with the memory model
-/// cooperative matrices need.
+/// Whether `dot`'s types and shape fit 16x16x16 tiles of the kernel's cooperative operand type
+/// (which implies the memory model cooperative matrices need).
 fn takes_matrices(e: &Emitter, dot: &DotOp) -> bool {
     let DotOp { a_type, b_type, integer, rank, batch, m, k, n, .. } = *dot;
-    e.s.vulkan_memory_model
-        && a_type == DType::F16
-        && b_type == DType::F16
+    e.cooperative_operand == Some(a_type)
+        && b_type == a_type
         && !integer
         && rank == 2
         && batch == 1
@@ -247,6 +260,8 @@ struct Staging {
     stage: Word,
     subgroup_id: Word,
     num_subgroups: Word,
+    /// The type id of A's and B's elements.
+    half: Word,
 }
 
 impl Staging {
@@ -254,17 +269,19 @@ impl Staging {
     /// array's element `at` with rows `stride` elements apart.
     fn load_tile(self, e: &mut Emitter, b: bool, at: Reg, stride: i64, ty: Word) -> Word {
         let var = if b { self.b } else { self.a };
-        let f16 = e.s.f16_ty();
         let stride = e.s.const_u32(stride as u32);
-        load_matrix(e, var, f16, at, stride, ty)
+        load_matrix(e, var, self.half, at, stride, ty)
     }
 }
 
 /// The module's staging arrays, grown to hold `need`.
 fn reserve(e: &mut Emitter, need: Need) -> Staging {
-    let arrays = e.cooperative.get_or_insert_with(|| Arrays::new(&mut e.s));
+    let operand =
+        e.cooperative_operand.expect("a cooperative dot in a kernel with a cooperative operand type");
+    let arrays = e.cooperative.get_or_insert_with(|| Arrays::new(&mut e.s, operand));
     arrays.sizes = arrays.sizes.grown(need);
     Staging {
+        half: arrays.half,
         a: arrays.a,
         b: arrays.b,
         stage: arrays.stage,
@@ -274,7 +291,7 @@ fn reserve(e: &mut Emitter, need: Need) -> Staging {
 }
 
 /// Writes this chunk of K of A (row-major, m x chunk) and of B (row-major, chunk x n) into the
-/// staging arrays as f16, from `operands`.
+/// staging arrays as their 16-bit type, from `operands`.
 fn stage_operands(
     e: &mut Emitter,
     staging: Staging,
@@ -283,11 +300,12 @@ fn stage_operands(
     k0: i64,
     chunk: i64,
 ) -> EResult<()> {
-    let f16 = e.s.f16_ty();
+    let element = staging.half;
     let store_half = |e: &mut Emitter, var: Word, base: Reg, offset: i64, value: Reg| {
         let index = e.add_imm(base, offset);
-        let half = e.s.inst(Op::FConvert, f16, &[value.id]);
-        let pointer = element_pointer(e, var, f16, index);
+        // Exact: the value was widened from this type.
+        let half = e.s.inst(Op::FConvert, element, &[value.id]);
+        let pointer = element_pointer(e, var, element, index);
         e.s.store_shared(pointer, half);
     };
     let a_write = Affine { coeffs: vec![chunk, 1], offset: -k0 };
@@ -313,8 +331,8 @@ struct Operands {
 fn operands(e: &mut Emitter, dot: &DotOp, chunks: i64) -> EResult<Operands> {
     let a_regs = e.get(dot.a)?;
     let b_regs = e.get(dot.b)?;
-    let a = widen_operand(e, &a_regs, DType::F16, false)?;
-    let b = widen_operand(e, &b_regs, DType::F16, false)?;
+    let a = widen_operand(e, &a_regs, dot.a_type, false)?;
+    let b = widen_operand(e, &b_regs, dot.b_type, false)?;
     let a_k = if chunks > 1 { e.coord_regs(&dot.a_layout, 1) } else { Vec::new() };
     let b_k = if chunks > 1 { e.coord_regs(&dot.b_layout, 0) } else { Vec::new() };
     Ok(Operands { a, b, a_k, b_k })
@@ -399,11 +417,10 @@ fn band_products(
     n: i64,
     splat: Option<Word>,
 ) {
-    let Staging { stage: stage_var, subgroup_id, num_subgroups, .. } = staging;
-    let f16 = e.s.f16_ty();
+    let Staging { stage: stage_var, subgroup_id, num_subgroups, half, .. } = staging;
     let f32 = e.s.ty(Class::F32);
-    let a_ty = e.s.cooperative_matrix_ty(f16, MATRIX_A_USE);
-    let b_ty = e.s.cooperative_matrix_ty(f16, MATRIX_B_USE);
+    let a_ty = e.s.cooperative_matrix_ty(half, MATRIX_A_USE);
+    let b_ty = e.s.cooperative_matrix_ty(half, MATRIX_B_USE);
     let c_ty = e.s.cooperative_matrix_ty(f32, ACCUMULATOR_USE);
     let tiles_per_row = (n / TILE) as u32;
     let tiles = (band / TILE) as u32 * tiles_per_row;

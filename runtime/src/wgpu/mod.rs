@@ -32,6 +32,7 @@
 mod naga_tools;
 mod print;
 mod target;
+mod vulkan_extensions;
 
 use std::cell::RefCell;
 use std::collections::hash_map::DefaultHasher;
@@ -95,6 +96,9 @@ pub struct AdapterSummary {
     /// The matrix shapes of `VK_KHR_cooperative_matrix` the adapter lists, when wgpu offers the
     /// feature (`EXPERIMENTAL_COOPERATIVE_MATRIX`); empty otherwise.
     pub cooperative_matrices: Vec<CooperativeMatrixShape>,
+    /// bf16 cooperative matrices can be enabled (`VK_KHR_shader_bfloat16` with its type and
+    /// cooperative-matrix features), which wgpu does not do itself (`vulkan_extensions.rs`).
+    pub bfloat16_cooperative_matrices: bool,
 }
 
 /// One shape of `VK_KHR_cooperative_matrix`: `D (m x n) = A (m x k) * B (k x n) + C (m x n)`, A
@@ -104,8 +108,8 @@ pub struct CooperativeMatrixShape {
     pub m: u32,
     pub n: u32,
     pub k: u32,
-    pub ab: &'static str,
-    pub cr: &'static str,
+    pub ab: String,
+    pub cr: String,
 }
 
 impl std::fmt::Display for CooperativeMatrixShape {
@@ -117,37 +121,18 @@ impl std::fmt::Display for CooperativeMatrixShape {
 impl CooperativeMatrixShape {
     /// The shape the spirv backend's cooperative dot takes: f16 x f16 -> f32, 16 x 16 x 16.
     pub fn is_f16_16x16x16_f32(&self) -> bool {
-        (self.m, self.n, self.k, self.ab, self.cr) == (16, 16, 16, "f16", "f32")
+        self.is_16x16x16("f16", "f32")
+    }
+
+    /// Whether this is the 16 x 16 x 16 shape of `ab` x `ab` -> `cr`.
+    pub fn is_16x16x16(&self, ab: &str, cr: &str) -> bool {
+        (self.m, self.n, self.k, self.ab.as_str(), self.cr.as_str()) == (16, 16, 16, ab, cr)
     }
 }
 
 /// `0` keeps `tl.dot` on the FMA path where the adapter has cooperative matrices (for comparing
 /// the two paths); they are used by default where the adapter lists f16 x f16 -> f32 at 16x16x16.
 pub const COOPERATIVE_MATRIX_ENV: &str = "TRIDENT_VULKAN_COOPERATIVE_MATRIX";
-
-/// The cooperative matrix shapes of `adapter`, in the order it lists them.
-fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixShape> {
-    if !adapter.features().contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX) {
-        return Vec::new();
-    }
-    let name = |t: wgpu::CooperativeScalarType| match t {
-        wgpu::CooperativeScalarType::F16 => "f16",
-        wgpu::CooperativeScalarType::F32 => "f32",
-        wgpu::CooperativeScalarType::I32 => "i32",
-        wgpu::CooperativeScalarType::U32 => "u32",
-    };
-    adapter
-        .cooperative_matrix_properties()
-        .into_iter()
-        .map(|p| CooperativeMatrixShape {
-            m: p.m_size,
-            n: p.n_size,
-            k: p.k_size,
-            ab: name(p.ab_type),
-            cr: name(p.cr_type),
-        })
-        .collect()
-}
 
 fn instance() -> wgpu::Instance {
     static QUIET_WAYLAND: std::sync::Once = std::sync::Once::new();
@@ -211,7 +196,8 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         subgroup_max_size: info.subgroup_max_size.max(info.subgroup_min_size).max(1),
         subgroups: adapter.features().contains(wgpu::Features::SUBGROUP),
         float16: adapter.features().contains(wgpu::Features::SHADER_F16),
-        cooperative_matrices: cooperative_matrices(adapter),
+        cooperative_matrices: vulkan_extensions::cooperative_matrices(adapter),
+        bfloat16_cooperative_matrices: vulkan_extensions::bfloat16_cooperative_matrices(adapter),
     }
 }
 
@@ -275,6 +261,7 @@ pub struct WgpuDevice {
     /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape,
     /// on subgroups of one fixed size.
     cooperative_matrix_f16: bool,
+    cooperative_matrix_bf16: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -390,6 +377,11 @@ impl WgpuDevice {
         if cooperative {
             wanted |= wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX;
         }
+        // bf16 dots take the same path where the adapter lists bf16 x bf16 -> f32 at 16x16x16 and
+        // the device can be opened with VK_KHR_shader_bfloat16, which trident adds itself.
+        let bfloat16 = cooperative
+            && summary.bfloat16_cooperative_matrices
+            && summary.cooperative_matrices.iter().any(|shape| shape.is_16x16x16("bf16", "f32"));
         let features = adapter.features() & wanted;
         let mut limits = adapter.limits();
         if let Some(cap) = std::env::var(MAX_BINDING_ENV).ok().and_then(|v| v.trim().parse::<u64>().ok()) {
@@ -410,7 +402,7 @@ impl WgpuDevice {
             },
             ..Default::default()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+        let (device, queue) = vulkan_extensions::open_device(adapter, &descriptor, bfloat16)
             .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
         Ok(Some(WgpuDevice {
             passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
@@ -419,6 +411,7 @@ impl WgpuDevice {
                 && std::env::var(STORAGE_16BIT_ENV).is_ok_and(|v| v.trim() == "1"),
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             cooperative_matrix_f16: features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
+            cooperative_matrix_bf16: bfloat16,
             summary,
             device,
             queue,
@@ -493,6 +486,12 @@ impl WgpuDevice {
     /// `trident_backend_spirv::Options::cooperative_matrix_f16`).
     pub fn cooperative_matrix_f16(&self) -> bool {
         self.cooperative_matrix_f16
+    }
+
+    /// Whether `tl.dot` of bf16 may run on cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_bf16`).
+    pub fn cooperative_matrix_bf16(&self) -> bool {
+        self.cooperative_matrix_bf16
     }
 
     pub fn storage_16bit(&self) -> bool {
@@ -1066,7 +1065,7 @@ mod tests {
 
     #[test]
     fn a_cooperative_matrix_shape_reads_m_n_k_then_types() {
-        let shape = CooperativeMatrixShape { m: 16, n: 8, k: 16, ab: "f16", cr: "f32" };
+        let shape = CooperativeMatrixShape { m: 16, n: 8, k: 16, ab: "f16".into(), cr: "f32".into() };
         assert_eq!(shape.to_string(), "16x8x16 f16->f32");
     }
 }

@@ -66,6 +66,9 @@ pub struct SpirvTarget {
     /// `tl.dot` of f16 through cooperative matrices (see
     /// `trident_backend_spirv::Options::cooperative_matrix_f16`); Vulkan dialect only.
     pub cooperative_matrix_f16: bool,
+    /// `tl.dot` of bf16 through cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_bf16`); Vulkan dialect only.
+    pub cooperative_matrix_bf16: bool,
 }
 
 impl SpirvTarget {
