@@ -119,12 +119,12 @@ fn without_the_device_feature_the_dot_is_fma() {
     assert!(text.contains("OpMemoryModel Logical GLSL450"), "{text}");
 }
 
-/// Where A, B and a band of the accumulator do not fit next to the rest of the kernel's
-/// workgroup memory, the dot stays on the FMA path (in a module that still declares the memory
-/// model it chose before emission).
+/// Where A, B and a band of the accumulator do not fit in the workgroup memory even at their
+/// smallest (a chunk of 16 of K, 16 rows: 9.5 KiB), the dot stays on the FMA path (in a module
+/// that still declares the memory model it chose before emission).
 #[test]
 fn a_dot_whose_staging_does_not_fit_is_fma() {
-    let (words, text) = emit_single_dot(12 * 1024);
+    let (words, text) = emit_single_dot(9 * 1024);
     spirv_val("small workgroup memory", &words);
     assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
 }
@@ -144,29 +144,30 @@ fn a_kernel_whose_workgroup_memory_overflows_with_the_staging_takes_fma() {
         spirv_val("dot then transpose", &artifact.words);
         (artifact.workgroup_memory_bytes, text.contains("OpCooperativeMatrixMulAddKHR"))
     };
-    // 40 KiB: the staging (24 KiB: A, B, and all 64 rows of the accumulator in one band) and the
-    // transpose (16 KiB) fit together.
-    assert_eq!(lower(40 * 1024), (40 * 1024, true));
-    // 24 KiB: the dot's own check passes (with 8 KiB to spare), the kernel's total does not;
-    // emitted again leaving 16 KiB, the dot stages K in two chunks and bands of 16 rows (8 KiB)
-    // and fits.
-    assert_eq!(lower(24 * 1024), (24 * 1024, true));
-    // 20 KiB: nothing smaller leaves the transpose its 16 KiB (a band holds at least the 16 rows
+    // Rows of A, B and the stage are padded by 16 bytes (bank spread for matrix loads).
+    // 44 KiB: the staging (26.5 KiB: A 64x(32+8) and B 32x(64+8) f16, all 64 rows of the
+    // accumulator at 64+4 f32) and the transpose (16 KiB) fit together.
+    assert_eq!(lower(44 * 1024), (43520, true));
+    // 26 KiB: the dot's own check passes (K whole, bands of 32 rows: 18 KiB; the first try
+    // leaves nothing to the rest of the kernel), the kernel's total does not; emitted again leaving 16 KiB, the dot stages K in two chunks and
+    // bands of 16 rows (9.5 KiB) and fits.
+    assert_eq!(lower(26 * 1024), (16 * 1024 + 9728, true));
+    // 24 KiB: nothing smaller leaves the transpose its 16 KiB (a band holds at least the 16 rows
     // the accumulator's threads reach): the dot is FMA.
-    assert_eq!(lower(20 * 1024), (16 * 1024, false));
+    assert_eq!(lower(24 * 1024), (16 * 1024, false));
 }
 
 /// Where A and B of the whole K do not fit beside the accumulator's band, K is staged in chunks
-/// (here two of 16, in 16 KiB): each chunk
+/// (here two of 16, in 12 KiB): each chunk
 /// multiplies every band's tiles once, with one product per tile (two, for the two steps of 16
 /// of the whole K, where it fits).
 #[test]
 fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
     let (_, whole) = emit_single_dot(48 * 1024);
-    let (words, chunked) = emit_single_dot(16 * 1024);
+    let (words, chunked) = emit_single_dot(12 * 1024);
     spirv_val("chunked", &words);
     let count = |text: &str, what: &str| text.matches(what).count();
-    let bands = |text: &str| 64 / (stage_words(text) / 64);
+    let bands = |text: &str| 64 / stage_rows(text, 64);
     assert_eq!(count(&whole, "OpCooperativeMatrixStoreKHR"), bands(&whole), "{whole}");
     assert_eq!(count(&whole, "OpCooperativeMatrixMulAddKHR"), 2 * bands(&whole), "{whole}");
     assert_eq!(count(&chunked, "OpCooperativeMatrixStoreKHR"), 2 * bands(&chunked), "{chunked}");
@@ -174,14 +175,15 @@ fn k_is_staged_in_chunks_where_it_does_not_fit_whole() {
 }
 
 /// The accumulator's bands are as tall as the workgroup memory allows: all 64 rows in one band
-/// where A, B and the whole accumulator fit (16 KiB of f32 beside 8 KiB of f16 operands), in
-/// bands of 32 rows (twice the 16 the layout's threads reach) where only that fits beside them.
+/// where A, B and the whole accumulator fit (17 KiB of f32 beside 9.5 KiB of f16 operands, rows
+/// padded), in bands of 32 rows (twice the 16 the layout's threads reach) where only that fits
+/// beside them (20 KiB).
 #[test]
 fn bands_grow_to_the_memory_left() {
     let (_, roomy) = emit_single_dot(48 * 1024);
-    assert_eq!(stage_words(&roomy), 64 * 64);
-    let (_, tight) = emit_single_dot(24 * 1024);
-    assert_eq!(stage_words(&tight), 32 * 64, "{tight}");
+    assert_eq!(stage_rows(&roomy, 64), 64);
+    let (_, tight) = emit_single_dot(20 * 1024);
+    assert_eq!(stage_rows(&tight, 64), 32, "{tight}");
 }
 
 /// A GEMM's K loop (`tutorial/matmul` of the corpus at 64x64x32 on four warps, `trident compile
@@ -223,8 +225,16 @@ fn a_loop_carries_its_accumulator_in_matrices() {
     assert_eq!(count(before, "OpCooperativeMatrixLoadKHR"), 0, "{before}");
     assert!(before.contains("OpCompositeConstruct"), "{before}");
     // The exit: each matrix stored once, in the band of rows it lies in.
-    let bands = 64 / (stage_words(&text) / 64);
+    let bands = 64 / stage_rows(&text, 64);
     assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 4 * bands, "{text}");
+}
+
+/// The rows of `n` columns the `cooperative_stage` array holds: each is padded by 4 f32 (16 bytes,
+/// to spread a matrix load's rows over the banks), so its elements are a multiple of `n + 4`.
+fn stage_rows(text: &str, n: usize) -> usize {
+    let words = stage_words(text);
+    assert_eq!(words % (n + 4), 0, "a stage of {words} f32 is not whole padded rows of {n}");
+    words / (n + 4)
 }
 
 /// The f32 elements of the `cooperative_stage` array (from its declaration: name, variable,

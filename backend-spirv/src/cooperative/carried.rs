@@ -41,8 +41,8 @@ use trident_midend::layout::registers::LayoutInfo;
 use trident_midend::passes::uses::UseCounts;
 
 use super::{
-    band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve, splat_value,
-    stage_operands, takes_matrices, Need, Staging, ROW_MAJOR, TILE,
+    a_stride, b_stride, band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands,
+    reserve, splat_value, stage_operands, stage_stride, takes_matrices, Need, Staging, ROW_MAJOR, TILE,
 };
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
@@ -118,7 +118,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
         })
         .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
     let band = band_rows(dot)?;
-    let chunk = chunk_of_k(e, dot, |chunk| Need { a: dot.m * chunk, b: chunk * dot.n, stage: band * dot.n })?;
+    let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, dot.n, chunk, band))?;
     Some(Carried {
         m: dot.m,
         n: dot.n,
@@ -154,11 +154,11 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
         *init = vec![Reg { id, class: Class::Matrix }; count];
         return Ok(Some(carried));
     }
-    let staging = reserve(e, Need { a: 0, b: 0, stage: carried.band * carried.n });
+    let staging = reserve(e, Need::stage_only(carried.n, carried.band));
     let vars: Vec<Word> = (0..count).map(|_| e.s.var(Class::Matrix)).collect();
     let layout = dot.c_layout.clone();
     let f32 = e.s.ty(Class::F32);
-    let n_stride = e.s.const_u32(carried.n as u32);
+    let n_stride = e.s.const_u32(stage_stride(carried.n) as u32);
     for_each_band(e, carried, staging, Direction::ToMatrices, |e, step| match step {
         Step::Rows(first_row) => {
             // The rows' registers into the stage.
@@ -180,10 +180,10 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
 /// At the exit of the loop: the subgroup's `matrices` back in the registers of `layout` (the
 /// loop result's), through the stage a band of rows at a time.
 pub fn leave(e: &mut Emitter, carried: Carried, matrices: &[Reg], layout: &LayoutInfo) -> Vec<Reg> {
-    let staging = reserve(e, Need { a: 0, b: 0, stage: carried.band * carried.n });
+    let staging = reserve(e, Need::stage_only(carried.n, carried.band));
     let mut out = vec![Reg { id: 0, class: Class::F32 }; layout.num_regs()];
     let f32 = e.s.ty(Class::F32);
-    let n_stride = e.s.const_u32(carried.n as u32);
+    let n_stride = e.s.const_u32(stage_stride(carried.n) as u32);
     for_each_band(e, carried, staging, Direction::ToRegisters, |e, step| match step {
         Step::Tile { index, in_band, stage_at } => {
             let merge = e.s.begin_if(in_band);
@@ -239,7 +239,7 @@ fn for_each_band(
 ) {
     let (row0, col0) = subgroup_origin(e, staging, carried);
     let band_size = e.u32c(carried.band as u32);
-    let n = e.u32c(carried.n as u32);
+    let n = e.u32c(stage_stride(carried.n) as u32);
     for first_row in (0..carried.m).step_by(carried.band as usize) {
         e.barrier();
         if direction == Direction::ToMatrices {
@@ -291,13 +291,13 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     let (chunk, n) = (carried.chunk, carried.n);
     let chunks = dot.k / chunk;
     let operands = operands(e, dot, chunks)?;
-    let staging = reserve(e, Need { a: carried.m * chunk, b: chunk * n, stage: carried.band * n });
+    let staging = reserve(e, Need::of(carried.m, n, chunk, carried.band));
     let a_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_A_USE);
     let b_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_B_USE);
     let c_ty = e.s.ty(Class::Matrix);
     let (row0, col0) = subgroup_origin(e, staging, carried);
     let a_first = {
-        let stride = e.u32c(chunk as u32);
+        let stride = e.u32c(a_stride(chunk) as u32);
         e.s.op(Op::IMul, Class::U32, &[row0, stride])
     };
     for index in 0..chunks {
@@ -309,14 +309,14 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         for step in 0..chunk / TILE {
             let a_tiles: Vec<Word> = (0..carried.block_m)
                 .map(|i| {
-                    let at = e.add_imm(a_first, i * TILE * chunk + step * TILE);
-                    staging.load_tile(e, false, at, chunk, a_ty)
+                    let at = e.add_imm(a_first, i * TILE * a_stride(chunk) + step * TILE);
+                    staging.load_tile(e, false, at, a_stride(chunk), a_ty)
                 })
                 .collect();
             let b_tiles: Vec<Word> = (0..carried.block_n)
                 .map(|j| {
-                    let at = e.add_imm(col0, step * TILE * n + j * TILE);
-                    staging.load_tile(e, true, at, n, b_ty)
+                    let at = e.add_imm(col0, step * TILE * b_stride(n) + j * TILE);
+                    staging.load_tile(e, true, at, b_stride(n), b_ty)
                 })
                 .collect();
             for (i, &a) in a_tiles.iter().enumerate() {
