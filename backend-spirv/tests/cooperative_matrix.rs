@@ -75,6 +75,27 @@ fn an_f16_dot_multiplies_on_cooperative_matrices() {
     assert_eq!(text.matches("OpCooperativeMatrixLoadKHR").count(), 2 * products, "{text}");
 }
 
+/// The TTGIR kernel's loads give each thread 8 consecutive elements of a staged row (A: 64x32
+/// over 128 threads, 16 each; B: 32x64, 16 each): A and B are written as `f16vec4`, one 8-byte
+/// store per 4 elements packed from the loaded bits (two `OpBitFieldInsert` pairs), with no f16
+/// element converted or stored alone.
+#[test]
+fn f16_operands_are_staged_four_elements_a_store() {
+    let (words, text) = emit_single_dot(48 * 1024);
+    spirv_val("vector staging", &words);
+    let id_of = |definition: &str| {
+        let line =
+            text.lines().find(|line| line.ends_with(definition)).unwrap_or_else(|| panic!("{definition}"));
+        line.split(' ').next().unwrap().to_string()
+    };
+    let f16 = id_of("OpTypeFloat 16");
+    let f16vec4 = id_of(&format!("OpTypeVector {f16} 4"));
+    // 32 elements per thread: 8 vectors.
+    assert_eq!(text.matches(&format!("OpBitcast  {f16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches("OpBitFieldInsert").count(), 16, "{text}");
+    assert_eq!(text.matches(&format!("OpFConvert  {f16} ")).count(), 0, "{text}");
+}
+
 /// [`SINGLE_DOT_TTGIR`] with bf16 operands, emitted on a device with f16 matrices and, where
 /// `bfloat16`, bf16 ones (`VK_KHR_shader_bfloat16`).
 fn emit_bf16_dot(bfloat16: bool) -> String {

@@ -48,9 +48,12 @@
 //! through the vector pointer: the matmul above went 98.2 -> 86.9 TFLOP/s on the H100.
 
 pub mod carried;
+mod staging;
+
+use staging::{operands, stage_operands};
 
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
-use trident_midend::codegen::dot::{widen_operand, DotOp};
+use trident_midend::codegen::dot::DotOp;
 use trident_midend::codegen::Isa;
 use trident_midend::ir::{DType, Function, Opcode};
 use trident_midend::layout::registers::{Affine, LayoutInfo};
@@ -174,6 +177,11 @@ pub struct Arrays {
     sizes: Sizes,
     /// The type id of A's and B's elements (f16 or bf16: the kernel's [`operand_type`]).
     half: Word,
+    /// The components of the arrays' elements: [`staging::VECTOR_LANES`] for f16 (arrays of
+    /// `f16vec4`, written a vector at a time), 1 for bf16.
+    lanes: i64,
+    /// The type id of the arrays' elements (`half`, or a vector of `lanes` of them).
+    element: Word,
     subgroup_id: Word,
     num_subgroups: Word,
 }
@@ -183,8 +191,12 @@ impl Arrays {
     /// the function (a builder inside a block would put them in it).
     fn new(s: &mut Spv, operand: DType) -> Arrays {
         let (subgroup_id, num_subgroups) = (s.b.id(), s.b.id());
+        let half = s.half_ty(operand);
+        let lanes = if operand == DType::F16 { staging::VECTOR_LANES } else { 1 };
         Arrays {
-            half: s.half_ty(operand),
+            half,
+            lanes,
+            element: if lanes > 1 { s.vector_ty(half, lanes as u32) } else { half },
             a: s.b.id(),
             b: s.b.id(),
             stage: s.b.id(),
@@ -207,8 +219,8 @@ impl Arrays {
         let f32 = s.ty(Class::F32);
         let sizes = self.sizes;
         for (var, element, len, name) in [
-            (self.a, self.half, sizes.a_halves, "cooperative_a"),
-            (self.b, self.half, sizes.b_halves, "cooperative_b"),
+            (self.a, self.element, sizes.a_halves / self.lanes, "cooperative_a"),
+            (self.b, self.element, sizes.b_halves / self.lanes, "cooperative_b"),
             (self.stage, f32, sizes.stage_words, "cooperative_stage"),
         ] {
             let len = s.const_u32(len as u32);
@@ -305,15 +317,43 @@ struct Staging {
     num_subgroups: Word,
     /// The type id of A's and B's elements.
     half: Word,
+    /// The components of the A and B arrays' elements ([`Arrays::lanes`]), and their type.
+    lanes: i64,
+    element: Word,
 }
 
 impl Staging {
     /// A 16x16 tile of A (`b == false`) or B as the cooperative matrix of type `ty`, from its
-    /// array's element `at` with rows `stride` elements apart.
+    /// array's 16-bit element `at` with rows `stride` elements apart (both multiples of the
+    /// arrays' vector width: the load counts in vectors).
     fn load_tile(self, e: &mut Emitter, b: bool, at: Reg, stride: i64, ty: Word) -> Word {
         let var = if b { self.b } else { self.a };
-        let stride = e.s.const_u32(stride as u32);
-        load_matrix(e, var, self.half, at, stride, ty)
+        let at = self.vector_index(e, at);
+        let stride = e.s.const_u32((stride / self.lanes) as u32);
+        load_matrix(e, var, self.element, at, stride, ty)
+    }
+
+    /// The index of the array element holding 16-bit element `index` (a multiple of the vector
+    /// width where the array holds vectors).
+    fn vector_index(self, e: &mut Emitter, index: Reg) -> Reg {
+        if self.lanes == 1 {
+            return index;
+        }
+        let shift = e.u32c(self.lanes.trailing_zeros());
+        e.s.op(Op::ShiftRightLogical, Class::U32, &[index, shift])
+    }
+
+    /// A pointer to 16-bit element `index` of the A or B array `var`: the element, or its
+    /// component of the vector holding it.
+    fn scalar_pointer(self, e: &mut Emitter, var: Word, index: Reg) -> Word {
+        if self.lanes == 1 {
+            return element_pointer(e, var, self.half, index);
+        }
+        let vector = self.vector_index(e, index);
+        let mask = e.u32c(self.lanes as u32 - 1);
+        let component = e.s.op(Op::BitwiseAnd, Class::U32, &[index, mask]);
+        let pointer = e.s.ptr_ty(StorageClass::Workgroup, self.half);
+        e.s.inst(Op::AccessChain, pointer, &[var, vector.id, component.id])
     }
 }
 
@@ -325,61 +365,14 @@ fn reserve(e: &mut Emitter, need: Need) -> Staging {
     arrays.sizes = arrays.sizes.grown(need);
     Staging {
         half: arrays.half,
+        lanes: arrays.lanes,
+        element: arrays.element,
         a: arrays.a,
         b: arrays.b,
         stage: arrays.stage,
         subgroup_id: arrays.subgroup_id,
         num_subgroups: arrays.num_subgroups,
     }
-}
-
-/// Writes this chunk of K of A (row-major, m x chunk) and of B (row-major, chunk x n), rows padded
-/// ([`a_stride`], [`b_stride`]), into the
-/// staging arrays as their 16-bit type, from `operands`.
-fn stage_operands(
-    e: &mut Emitter,
-    staging: Staging,
-    dot: &DotOp,
-    operands: &Operands,
-    k0: i64,
-    chunk: i64,
-) -> EResult<()> {
-    let element = staging.half;
-    let store_half = |e: &mut Emitter, var: Word, base: Reg, offset: i64, value: Reg| {
-        let index = e.add_imm(base, offset);
-        // Exact: the value was widened from this type.
-        let half = e.s.inst(Op::FConvert, element, &[value.id]);
-        let pointer = element_pointer(e, var, element, index);
-        e.s.store_shared(pointer, half);
-    };
-    let a_write = Affine { coeffs: vec![a_stride(chunk), 1], offset: -k0 };
-    let b_write = Affine { coeffs: vec![b_stride(dot.n), 1], offset: -k0 * b_stride(dot.n) };
-    let Operands { a, b, a_k, b_k } = operands;
-    crate::dot::write_chunk(e, a, &dot.a_layout, &a_write, a_k, k0, chunk, |e, base, offset, v| {
-        store_half(e, staging.a, base, offset, v)
-    })?;
-    crate::dot::write_chunk(e, b, &dot.b_layout, &b_write, b_k, k0, chunk, |e, base, offset, v| {
-        store_half(e, staging.b, base, offset, v)
-    })
-}
-
-/// A and B's registers widened to f32, and their k coordinates where K is staged in several
-/// chunks.
-struct Operands {
-    a: Vec<Reg>,
-    b: Vec<Reg>,
-    a_k: Vec<Reg>,
-    b_k: Vec<Reg>,
-}
-
-fn operands(e: &mut Emitter, dot: &DotOp, chunks: i64) -> EResult<Operands> {
-    let a_regs = e.get(dot.a)?;
-    let b_regs = e.get(dot.b)?;
-    let a = widen_operand(e, &a_regs, dot.a_type, false)?;
-    let b = widen_operand(e, &b_regs, dot.b_type, false)?;
-    let a_k = if chunks > 1 { e.coord_regs(&dot.a_layout, 1) } else { Vec::new() };
-    let b_k = if chunks > 1 { e.coord_regs(&dot.b_layout, 0) } else { Vec::new() };
-    Ok(Operands { a, b, a_k, b_k })
 }
 
 /// Lowers `dot` on cooperative matrices when it can take them; `Ok(false)` leaves it to FMA.

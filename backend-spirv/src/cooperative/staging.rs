@@ -1,0 +1,252 @@
+//! Writing a chunk of K of a cooperative dot's A and B into the workgroup staging arrays.
+//!
+//! Each thread writes the operand elements it holds, at their row-major place in the padded rows
+//! (`super::a_stride`, `super::b_stride`). f16 staging arrays are arrays of `f16vec4`, and a
+//! thread whose layout gives it four consecutive elements of a staged row (the loads' layouts
+//! do: their registers run along the contiguous dim, which is the staged rows' dim for A, m x k,
+//! and for B, k x n) writes them with one 8-byte store: the four registers' f16 bits are packed
+//! into two words (`OpBitFieldInsert`) and bitcast to `f16vec4`, instead of four 2-byte stores of
+//! values widened to f32 and narrowed back. Matrix loads read the arrays through `f16vec4`
+//! pointers, their element index and row stride counted in vectors (everything a tile starts at
+//! is a multiple of 16 elements).
+//!
+//! Elsewhere (a layout without such runs, or bf16, whose conversions SPV_KHR_bfloat16 allows but
+//! whose bitcasts it does not promise) each element is converted and stored alone, into the
+//! vector's component where the array is one of vectors.
+//!
+//! Where K is staged in several chunks, a thread holding elements of several chunks tests each
+//! group's k at run time (one test per run of four: a run never straddles chunks, which are
+//! multiples of 16 long and start at multiples of 16).
+
+use std::collections::HashMap;
+
+use rspirv::spirv::{Op, Word};
+use trident_midend::codegen::dot::{widen_operand, DotOp};
+use trident_midend::codegen::Isa;
+use trident_midend::ir::DType;
+use trident_midend::layout::registers::{Affine, LayoutInfo};
+
+use super::{a_stride, b_stride, element_pointer, Staging};
+use crate::emit::{EResult, Emitter};
+use crate::spirv::{Class, Reg};
+
+/// Elements one vector store writes, and the components of an f16 staging array's elements.
+pub(super) const VECTOR_LANES: i64 = 4;
+
+/// A and B's registers as the dot holds them (16-bit floats' bits in the low half of a word),
+/// and their k coordinates where K is staged in several chunks.
+pub(super) struct Operands {
+    a: Vec<Reg>,
+    b: Vec<Reg>,
+    a_k: Vec<Reg>,
+    b_k: Vec<Reg>,
+}
+
+pub(super) fn operands(e: &mut Emitter, dot: &DotOp, chunks: i64) -> EResult<Operands> {
+    let a = e.get(dot.a)?;
+    let b = e.get(dot.b)?;
+    let a_k = if chunks > 1 { e.coord_regs(&dot.a_layout, 1) } else { Vec::new() };
+    let b_k = if chunks > 1 { e.coord_regs(&dot.b_layout, 0) } else { Vec::new() };
+    Ok(Operands { a, b, a_k, b_k })
+}
+
+/// One operand's registers and where they go.
+struct Operand<'a> {
+    /// The staging array's variable.
+    var: Word,
+    regs: &'a [Reg],
+    dtype: DType,
+    layout: &'a LayoutInfo,
+    /// Each register's element index in the array (its thread part comes from the layout).
+    write: Affine,
+    k_coords: &'a [Reg],
+}
+
+/// Writes this chunk of K of A (row-major, m x chunk) and of B (row-major, chunk x n), rows
+/// padded, into the staging arrays.
+pub(super) fn stage_operands(
+    e: &mut Emitter,
+    staging: Staging,
+    dot: &DotOp,
+    operands: &Operands,
+    k0: i64,
+    chunk: i64,
+) -> EResult<()> {
+    let a = Operand {
+        var: staging.a,
+        regs: &operands.a,
+        dtype: dot.a_type,
+        layout: &dot.a_layout,
+        write: Affine { coeffs: vec![a_stride(chunk), 1], offset: -k0 },
+        k_coords: &operands.a_k,
+    };
+    let b = Operand {
+        var: staging.b,
+        regs: &operands.b,
+        dtype: dot.b_type,
+        layout: &dot.b_layout,
+        write: Affine { coeffs: vec![b_stride(dot.n), 1], offset: -k0 * b_stride(dot.n) },
+        k_coords: &operands.b_k,
+    };
+    for operand in [a, b] {
+        let runs = if staging.lanes == VECTOR_LANES {
+            vector_runs(operand.layout, &operand.write, VECTOR_LANES)
+        } else {
+            None
+        };
+        match runs {
+            Some(runs) => write_runs(e, staging, &operand, &runs, k0, chunk),
+            None => write_elements(e, staging, &operand, k0, chunk)?,
+        }
+    }
+    Ok(())
+}
+
+/// Every register the thread owns of layout `l` (a register another thread also holds is written
+/// by one of them), in runs of `lanes` whose elements are consecutive under `write` from a
+/// multiple of `lanes`, in every thread (each lane's and warp's part of the offset is a multiple
+/// of `lanes` too): each run's registers in element order. `None` where some owned register is
+/// in no such run.
+pub(super) fn vector_runs(l: &LayoutInfo, write: &Affine, lanes: i64) -> Option<Vec<Vec<usize>>> {
+    if !l.additive {
+        return None;
+    }
+    let linear = |basis: &[u32]| write.coeffs.iter().zip(basis).map(|(k, &x)| k * i64::from(x)).sum::<i64>();
+    if l.lane_bases.iter().chain(&l.warp_bases).any(|basis| linear(basis) % lanes != 0) {
+        return None;
+    }
+    let unique = l.unique_registers();
+    let owned: Vec<usize> = (0..l.num_regs()).filter(|&i| unique[i]).collect();
+    let at: HashMap<i64, usize> = owned.iter().map(|&i| (write.eval(&l.reg_coords[i]), i)).collect();
+    if at.len() != owned.len() {
+        return None;
+    }
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut starts: Vec<i64> = at.keys().copied().filter(|offset| offset.rem_euclid(lanes) == 0).collect();
+    starts.sort_unstable();
+    for start in starts {
+        let run: Option<Vec<usize>> = (0..lanes).map(|j| at.get(&(start + j)).copied()).collect();
+        runs.push(run?);
+    }
+    (runs.len() as i64 * lanes == owned.len() as i64).then_some(runs)
+}
+
+/// Writes `operand`'s runs ([`vector_runs`]) a vector at a time.
+fn write_runs(
+    e: &mut Emitter,
+    staging: Staging,
+    operand: &Operand<'_>,
+    runs: &[Vec<usize>],
+    k0: i64,
+    chunk: i64,
+) {
+    let base = e.affine_base(operand.layout, &operand.write);
+    let shift = e.u32c(VECTOR_LANES.trailing_zeros());
+    let base = e.s.op(Op::ShiftRightLogical, Class::U32, &[base, shift]);
+    let words = {
+        let u32t = e.s.u32_ty();
+        e.s.vector_ty(u32t, 2)
+    };
+    let (sixteen, bits) = (e.s.const_u32(16), e.s.const_u32(16));
+    // Runs grouped by their first element's k (a run's elements share the chunk it is in).
+    let mut groups: Vec<(Option<Reg>, Vec<&Vec<usize>>)> = Vec::new();
+    for run in runs {
+        let k = operand.k_coords.get(run[0]).copied();
+        match groups.iter_mut().find(|(key, _)| *key == k) {
+            Some((_, members)) => members.push(run),
+            None => groups.push((k, vec![run])),
+        }
+    }
+    for (k, members) in groups {
+        let merge = k.map(|k| {
+            let relative = e.add_imm(k, -k0);
+            let size = e.u32c(chunk as u32);
+            let inside = e.s.op(Op::ULessThan, Class::Bool, &[relative, size]);
+            e.s.begin_if(inside)
+        });
+        for run in members {
+            let u32t = e.s.u32_ty();
+            let pairs: Vec<Word> = run
+                .chunks(2)
+                .map(|pair| {
+                    let (low, high) = (operand.regs[pair[0]].id, operand.regs[pair[1]].id);
+                    e.s.inst(Op::BitFieldInsert, u32t, &[low, high, sixteen, bits])
+                })
+                .collect();
+            let packed = e.s.inst(Op::CompositeConstruct, words, &pairs);
+            let vector = e.s.inst(Op::Bitcast, staging.element, &[packed]);
+            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / VECTOR_LANES;
+            let index = e.add_imm(base, offset);
+            let pointer = element_pointer(e, operand.var, staging.element, index);
+            e.s.store_shared(pointer, vector);
+        }
+        if let Some(merge) = merge {
+            e.s.end_if(merge);
+        }
+    }
+}
+
+/// Writes `operand` an element at a time: each register widened to f32 and converted to the
+/// array's 16-bit type (exactly: it was that type), stored alone (into its vector's component
+/// where the array holds vectors).
+fn write_elements(
+    e: &mut Emitter,
+    staging: Staging,
+    operand: &Operand<'_>,
+    k0: i64,
+    chunk: i64,
+) -> EResult<()> {
+    let widened = widen_operand(e, operand.regs, operand.dtype, false)?;
+    let half = staging.half;
+    let store = |e: &mut Emitter, base: Reg, offset: i64, value: Reg| {
+        let index = e.add_imm(base, offset);
+        let converted = e.s.inst(Op::FConvert, half, &[value.id]);
+        let pointer = staging.scalar_pointer(e, operand.var, index);
+        e.s.store_shared(pointer, converted);
+    };
+    crate::dot::write_chunk(e, &widened, operand.layout, &operand.write, operand.k_coords, k0, chunk, store)
+}
+
+#[cfg(test)]
+mod tests {
+    use trident_midend::layout::registers::{Affine, LayoutInfo};
+    use trident_midend::layout::{InDim, LinearLayout};
+
+    use super::vector_runs;
+
+    /// A 2-D layout of `shape` from register, lane and warp bases (coordinates per dim).
+    fn layout(shape: [u32; 2], regs: &[[u32; 2]], lanes: &[[u32; 2]], warps: &[[u32; 2]]) -> LayoutInfo {
+        let bases = |b: &[[u32; 2]]| b.iter().map(|v| v.to_vec()).collect::<Vec<_>>();
+        let linear = LinearLayout::new(
+            vec![
+                (InDim::Register, bases(regs)),
+                (InDim::Lane, bases(lanes)),
+                (InDim::Warp, bases(warps)),
+                (InDim::Block, Vec::new()),
+            ],
+            shape.to_vec(),
+        )
+        .expect("a layout");
+        LayoutInfo::new(linear)
+    }
+
+    /// 8 consecutive columns per thread (a load's `sizePerThread = [1, 8]`), 4 lanes along the
+    /// columns and 8 along the rows, rows 40 elements apart: two runs of four per row.
+    #[test]
+    fn eight_consecutive_columns_are_two_runs() {
+        let l = layout([8, 32], &[[0, 1], [0, 2], [0, 4]], &[[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], &[]);
+        let runs = vector_runs(&l, &Affine { coeffs: vec![40, 1], offset: -32 }, 4).expect("runs");
+        assert_eq!(runs, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+    }
+
+    /// A lane whose part of the offset is not a multiple of four (two columns per thread) makes
+    /// no runs, nor do rows an odd number of elements apart.
+    #[test]
+    fn misaligned_threads_or_rows_make_no_runs() {
+        let pairs = layout([8, 16], &[[0, 1]], &[[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], &[[4, 0]]);
+        assert_eq!(vector_runs(&pairs, &Affine { coeffs: vec![24, 1], offset: 0 }, 4), None);
+        let eights =
+            layout([8, 32], &[[0, 1], [0, 2], [0, 4]], &[[0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], &[]);
+        assert_eq!(vector_runs(&eights, &Affine { coeffs: vec![42, 1], offset: 0 }, 4), None);
+    }
+}
