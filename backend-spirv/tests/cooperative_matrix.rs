@@ -119,9 +119,17 @@ fn a_bf16_dot_multiplies_on_bf16_matrices_where_the_device_has_them() {
     ] {
         assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
     }
-    // A and B are staged as bf16 (converted from the f32 the operands were widened to), and
-    // nothing is f16.
-    assert!(text.contains("OpFConvert"), "{text}");
+    // A and B are staged as bf16vec4, four values converted from the f32 the operands were
+    // widened to and stored at once (32 elements per thread: 8 vectors), and nothing is f16.
+    let id_of = |definition: &str| {
+        let line =
+            text.lines().find(|line| line.ends_with(definition)).unwrap_or_else(|| panic!("{definition}"));
+        line.split(' ').next().unwrap().to_string()
+    };
+    let bf16 = id_of("OpTypeFloat 16 BFloat16KHR");
+    let bf16vec4 = id_of(&format!("OpTypeVector {bf16} 4"));
+    assert_eq!(text.matches(&format!("OpCompositeConstruct  {bf16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches(&format!("OpFConvert  {bf16} ")).count(), 32, "{text}");
     assert!(!text.contains("OpCapability Float16"), "{text}");
 }
 

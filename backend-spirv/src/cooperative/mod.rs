@@ -177,8 +177,8 @@ pub struct Arrays {
     sizes: Sizes,
     /// The type id of A's and B's elements (f16 or bf16: the kernel's [`operand_type`]).
     half: Word,
-    /// The components of the arrays' elements: [`staging::VECTOR_LANES`] for f16 (arrays of
-    /// `f16vec4`, written a vector at a time), 1 for bf16.
+    /// The components of the arrays' elements: [`staging::VECTOR_LANES`] (arrays of `f16vec4`
+    /// or `bf16vec4`, written a vector at a time where the layouts allow).
     lanes: i64,
     /// The type id of the arrays' elements (`half`, or a vector of `lanes` of them).
     element: Word,
@@ -192,7 +192,7 @@ impl Arrays {
     fn new(s: &mut Spv, operand: DType) -> Arrays {
         let (subgroup_id, num_subgroups) = (s.b.id(), s.b.id());
         let half = s.half_ty(operand);
-        let lanes = if operand == DType::F16 { staging::VECTOR_LANES } else { 1 };
+        let lanes = staging::VECTOR_LANES;
         Arrays {
             half,
             lanes,

@@ -1,18 +1,18 @@
 //! Writing a chunk of K of a cooperative dot's A and B into the workgroup staging arrays.
 //!
 //! Each thread writes the operand elements it holds, at their row-major place in the padded rows
-//! (`super::a_stride`, `super::b_stride`). f16 staging arrays are arrays of `f16vec4`, and a
-//! thread whose layout gives it four consecutive elements of a staged row (the loads' layouts
-//! do: their registers run along the contiguous dim, which is the staged rows' dim for A, m x k,
-//! and for B, k x n) writes them with one 8-byte store: the four registers' f16 bits are packed
-//! into two words (`OpBitFieldInsert`) and bitcast to `f16vec4`, instead of four 2-byte stores of
-//! values widened to f32 and narrowed back. Matrix loads read the arrays through `f16vec4`
-//! pointers, their element index and row stride counted in vectors (everything a tile starts at
-//! is a multiple of 16 elements).
+//! (`super::a_stride`, `super::b_stride`). The staging arrays are arrays of `f16vec4` (or
+//! `bf16vec4`), and a thread whose layout gives it four consecutive elements of a staged row (the
+//! loads' layouts do: their registers run along the contiguous dim, which is the staged rows' dim
+//! for A, m x k, and for B, k x n) writes them with one 8-byte store: f16 registers' bits are
+//! packed into two words (`OpBitFieldInsert`) and bitcast to `f16vec4`, instead of four 2-byte
+//! stores of values widened to f32 and narrowed back; bf16 ones are converted from f32 one by one
+//! (SPV_KHR_bfloat16 promises conversions, not bitcasts) and put together. Matrix loads read the
+//! arrays through vector pointers, their element index and row stride counted in vectors
+//! (everything a tile starts at is a multiple of 16 elements).
 //!
-//! Elsewhere (a layout without such runs, or bf16, whose conversions SPV_KHR_bfloat16 allows but
-//! whose bitcasts it does not promise) each element is converted and stored alone, into the
-//! vector's component where the array is one of vectors.
+//! Elsewhere (a layout without such runs) each element is converted and stored alone, into its
+//! vector's component.
 //!
 //! Where K is staged in several chunks, a thread holding elements of several chunks tests each
 //! group's k at run time (one test per run of four: a run never straddles chunks, which are
@@ -89,13 +89,8 @@ pub(super) fn stage_operands(
         k_coords: &operands.b_k,
     };
     for operand in [a, b] {
-        let runs = if staging.lanes == VECTOR_LANES {
-            vector_runs(operand.layout, &operand.write, VECTOR_LANES)
-        } else {
-            None
-        };
-        match runs {
-            Some(runs) => write_runs(e, staging, &operand, &runs, k0, chunk),
+        match vector_runs(operand.layout, &operand.write, staging.lanes) {
+            Some(runs) => write_runs(e, staging, &operand, &runs, k0, chunk)?,
             None => write_elements(e, staging, &operand, k0, chunk)?,
         }
     }
@@ -139,15 +134,10 @@ fn write_runs(
     runs: &[Vec<usize>],
     k0: i64,
     chunk: i64,
-) {
+) -> EResult<()> {
     let base = e.affine_base(operand.layout, &operand.write);
-    let shift = e.u32c(VECTOR_LANES.trailing_zeros());
+    let shift = e.u32c(staging.lanes.trailing_zeros());
     let base = e.s.op(Op::ShiftRightLogical, Class::U32, &[base, shift]);
-    let words = {
-        let u32t = e.s.u32_ty();
-        e.s.vector_ty(u32t, 2)
-    };
-    let (sixteen, bits) = (e.s.const_u32(16), e.s.const_u32(16));
     // Runs grouped by their first element's k (a run's elements share the chunk it is in).
     let mut groups: Vec<(Option<Reg>, Vec<&Vec<usize>>)> = Vec::new();
     for run in runs {
@@ -165,17 +155,9 @@ fn write_runs(
             e.s.begin_if(inside)
         });
         for run in members {
-            let u32t = e.s.u32_ty();
-            let pairs: Vec<Word> = run
-                .chunks(2)
-                .map(|pair| {
-                    let (low, high) = (operand.regs[pair[0]].id, operand.regs[pair[1]].id);
-                    e.s.inst(Op::BitFieldInsert, u32t, &[low, high, sixteen, bits])
-                })
-                .collect();
-            let packed = e.s.inst(Op::CompositeConstruct, words, &pairs);
-            let vector = e.s.inst(Op::Bitcast, staging.element, &[packed]);
-            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / VECTOR_LANES;
+            let registers: Vec<Reg> = run.iter().map(|&i| operand.regs[i]).collect();
+            let vector = vector_of(e, staging, operand.dtype, &registers)?;
+            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / staging.lanes;
             let index = e.add_imm(base, offset);
             let pointer = element_pointer(e, operand.var, staging.element, index);
             e.s.store_shared(pointer, vector);
@@ -184,6 +166,27 @@ fn write_runs(
             e.s.end_if(merge);
         }
     }
+    Ok(())
+}
+
+/// The staging arrays' vector of the 16-bit elements in `registers` (in order): f16 bits packed
+/// in pairs and bitcast, bf16 values converted one by one.
+fn vector_of(e: &mut Emitter, staging: Staging, dtype: DType, registers: &[Reg]) -> EResult<Word> {
+    if dtype == DType::F16 {
+        let u32t = e.s.u32_ty();
+        let words = e.s.vector_ty(u32t, registers.len() as u32 / 2);
+        let sixteen = e.s.const_u32(16);
+        let pairs: Vec<Word> = registers
+            .chunks(2)
+            .map(|pair| e.s.inst(Op::BitFieldInsert, u32t, &[pair[0].id, pair[1].id, sixteen, sixteen]))
+            .collect();
+        let packed = e.s.inst(Op::CompositeConstruct, words, &pairs);
+        return Ok(e.s.inst(Op::Bitcast, staging.element, &[packed]));
+    }
+    let widened = widen_operand(e, registers, dtype, false)?;
+    let halves: Vec<Word> =
+        widened.iter().map(|value| e.s.inst(Op::FConvert, staging.half, &[value.id])).collect();
+    Ok(e.s.inst(Op::CompositeConstruct, staging.element, &halves))
 }
 
 /// Writes `operand` an element at a time: each register widened to f32 and converted to the
