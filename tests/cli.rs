@@ -245,6 +245,42 @@ fn wide_reductions_agree_with_interp() {
     spirv_agrees_exactly("spirv wide reductions", &launch, &args, &[], &compared);
 }
 
+/// `tl.maximum` / `tl.minimum` and the max and min reductions with NaN operands (the non-NaN
+/// operand wins; NaN only where both are) agree with interp element for element on spirv, where
+/// the Vulkan dialect uses GLSL's NMax/NMin.
+#[test]
+fn nan_max_min_agree_with_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-nan-max-min");
+    let (rows, n) = (3usize, 256usize);
+    // Every fifth x and every seventh y is NaN; row 2 of x is NaN but for one element.
+    let value = |i: usize, scale: f32| ((i * 7919) % 101) as f32 * scale - 50.0;
+    let x: Vec<f32> = (0..rows * n)
+        .map(|i| if i % 5 == 0 || (i / n == 2 && i % n != 17) { f32::NAN } else { value(i, 1.0) })
+        .collect();
+    let y: Vec<f32> = (0..rows * n).map(|i| if i % 7 == 0 { f32::NAN } else { value(i, 0.5) }).collect();
+    let bytes = |v: &[f32]| v.iter().flat_map(|f| f.to_le_bytes()).collect::<Vec<u8>>();
+    let args = [
+        write_npy(&dir, "x_ptr", DType::F32, bytes(&x)),
+        write_npy(&dir, "y_ptr", DType::F32, bytes(&y)),
+        write_npy(&dir, "max_ptr", DType::F32, vec![0; rows * n * 4]),
+        write_npy(&dir, "min_ptr", DType::F32, vec![0; rows * n * 4]),
+        write_npy(&dir, "row_max_ptr", DType::F32, vec![0; rows * 4]),
+        write_npy(&dir, "row_min_ptr", DType::F32, vec![0; rows * 4]),
+    ];
+    let launch = [
+        "tests/kernels/nan_max_min.py",
+        "--kernel",
+        "nan_max_min_kernel",
+        "--grid",
+        "3",
+        "--const",
+        "BLOCK=256",
+    ];
+    let compared = ["max_ptr", "min_ptr", "row_max_ptr", "row_min_ptr"];
+    spirv_agrees_exactly("spirv NaN max and min", &launch, &args, &[], &compared);
+}
+
 /// Runs `trident check --backend spirv` on `launch` plus the buffer `args` with zero tolerance
 /// (and `env`): every output must match interp exactly, and each buffer of `compared` must have
 /// been compared. Without a Vulkan adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES`

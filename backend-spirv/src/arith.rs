@@ -346,6 +346,12 @@ impl<'a> LowerElementwise<'a> for Emitter<'a> {
             MulF => e.s.op(Op::FMul, w, &[x, y]),
             DivF | PreciseDivF => e.s.op(Op::FDiv, w, &[x, y]),
             RemF => e.s.op(Op::FRem, w, &[x, y]),
+            MaxNumF | MinNumF if e.options.mode == crate::Mode::Vulkan => {
+                // NMax/NMin are maxNum/minNum (the non-NaN operand wins) in one instruction; naga's
+                // SPIR-V reader, which the portable mode goes through, reads them as plain max/min
+                // and would lose the NaN rule.
+                e.s.ext(if opcode == MaxNumF { glsl::NMAX } else { glsl::NMIN }, w, &[x, y])
+            }
             MaxNumF | MinNumF => {
                 // The non-NaN operand wins.
                 let m = e.s.ext(if opcode == MaxNumF { glsl::FMAX } else { glsl::FMIN }, w, &[x, y]);

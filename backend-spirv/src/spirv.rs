@@ -78,6 +78,9 @@ pub mod glsl {
     pub const UMAX: u32 = 41;
     pub const SMAX: u32 = 42;
     pub const FMA: u32 = 50;
+    /// IEEE 754 minNum / maxNum: the non-NaN operand where one is NaN.
+    pub const NMIN: u32 = 79;
+    pub const NMAX: u32 = 80;
     pub const PACK_HALF_2X16: u32 = 58;
     pub const UNPACK_HALF_2X16: u32 = 62;
 }
