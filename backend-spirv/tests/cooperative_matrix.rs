@@ -158,6 +158,35 @@ fn a_dot_whose_staging_does_not_fit_is_fma() {
     assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
 }
 
+/// [`SINGLE_DOT_TTGIR`] with B loaded along K (its layout gives a thread 8 consecutive rows of
+/// B, none of a row): B is staged column-major, still four elements a store, and its tiles are
+/// loaded as column-major matrices (A's stay row-major).
+#[test]
+fn a_b_operand_held_along_k_is_staged_column_major() {
+    let rows = "sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]";
+    let columns = "sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]";
+    assert!(SINGLE_DOT_TTGIR.contains(rows), "B's layout in the TTGIR changed");
+    let ttgir = SINGLE_DOT_TTGIR.replace(rows, columns);
+    let (artifact, text) = common::emit_ttgir(&ttgir, &options(true, 48 * 1024));
+    spirv_val("column-major B", &artifact.words);
+    let id_of = |definition: &str| {
+        let line =
+            text.lines().find(|line| line.ends_with(definition)).unwrap_or_else(|| panic!("{definition}"));
+        line.split(' ').next().unwrap().to_string()
+    };
+    let (uint, f16) = (id_of("OpTypeInt 32 0"), id_of("OpTypeFloat 16"));
+    let f16vec4 = id_of(&format!("OpTypeVector {f16} 4"));
+    let (row_major, column_major) =
+        (id_of(&format!("OpConstant  {uint}  0")), id_of(&format!("OpConstant  {uint}  1")));
+    let loads: Vec<&str> = text.lines().filter(|line| line.contains("OpCooperativeMatrixLoadKHR")).collect();
+    let layout = |line: &str| line.split_whitespace().nth(5).unwrap().to_string();
+    let columns = loads.iter().filter(|line| layout(line) == column_major).count();
+    let rows = loads.iter().filter(|line| layout(line) == row_major).count();
+    // K = 32: each of the tile loops' products loads one A tile (row-major) and one B tile.
+    assert_eq!((rows, columns), (loads.len() / 2, loads.len() / 2), "{text}");
+    assert_eq!(text.matches(&format!("OpBitcast  {f16vec4} ")).count(), 8, "{text}");
+}
+
 /// [`SINGLE_DOT`] storing the transposed product (`dot_trans.ttir` after the TTGIR pipeline, as
 /// [`SINGLE_DOT_TTGIR`]): the transpose goes through workgroup memory (16 KiB for 64x64 f32),
 /// which is known only after the dot is lowered.

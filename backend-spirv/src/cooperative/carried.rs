@@ -41,8 +41,8 @@ use trident_midend::layout::registers::LayoutInfo;
 use trident_midend::passes::uses::UseCounts;
 
 use super::{
-    a_stride, b_stride, band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands,
-    reserve, splat_value, stage_operands, stage_stride, takes_matrices, Need, Staging, ROW_MAJOR, TILE,
+    a_stride, band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve,
+    splat_value, stage_operands, stage_stride, takes_matrices, BStaging, Need, Staging, ROW_MAJOR, TILE,
 };
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
@@ -118,7 +118,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
         })
         .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
     let band = band_rows(dot)?;
-    let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, dot.n, chunk, band))?;
+    let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, BStaging::new(dot, chunk), band))?;
     Some(Carried {
         m: dot.m,
         n: dot.n,
@@ -288,10 +288,11 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         return e
             .invalid(format!("a carried accumulator of {} registers, not {count} matrices", matrices.len()));
     }
-    let (chunk, n) = (carried.chunk, carried.n);
+    let chunk = carried.chunk;
     let chunks = dot.k / chunk;
     let operands = operands(e, dot, chunks)?;
-    let staging = reserve(e, Need::of(carried.m, n, chunk, carried.band));
+    let b_staging = BStaging::new(dot, chunk);
+    let staging = reserve(e, Need::of(carried.m, b_staging, carried.band));
     let a_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_A_USE);
     let b_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_B_USE);
     let c_ty = e.s.ty(Class::Matrix);
@@ -304,19 +305,19 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         let k0 = index * chunk;
         // This chunk's A and B, once every subgroup is done with the previous chunk's.
         e.barrier();
-        stage_operands(e, staging, dot, &operands, k0, chunk)?;
+        stage_operands(e, staging, dot, b_staging, &operands, k0)?;
         e.barrier();
         for step in 0..chunk / TILE {
             let a_tiles: Vec<Word> = (0..carried.block_m)
                 .map(|i| {
                     let at = e.add_imm(a_first, i * TILE * a_stride(chunk) + step * TILE);
-                    staging.load_tile(e, false, at, a_stride(chunk), a_ty)
+                    staging.load_a_tile(e, at, a_stride(chunk), a_ty)
                 })
                 .collect();
             let b_tiles: Vec<Word> = (0..carried.block_n)
                 .map(|j| {
-                    let at = e.add_imm(col0, step * TILE * b_stride(n) + j * TILE);
-                    staging.load_tile(e, true, at, b_stride(n), b_ty)
+                    let col = e.add_imm(col0, j * TILE);
+                    staging.load_b_tile(e, b_staging, col, step * TILE, b_ty)
                 })
                 .collect();
             for (i, &a) in a_tiles.iter().enumerate() {

@@ -86,9 +86,69 @@ fn a_stride(chunk: i64) -> i64 {
     chunk + ROW_PAD_HALVES
 }
 
-/// Elements between staged rows of B of `n` columns.
-fn b_stride(n: i64) -> i64 {
-    n + ROW_PAD_HALVES
+/// How B (k x n) is staged for a chunk of `chunk` of K: row-major (a padded row per k), or
+/// column-major (a padded column per n) where B's layout gives a thread consecutive k but not
+/// consecutive n (attention's `K^T`, loaded along the head dim), so that it too is written four
+/// elements a store (`staging.rs`) and loaded as a column-major matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BStaging {
+    column_major: bool,
+    n: i64,
+    chunk: i64,
+}
+
+impl BStaging {
+    fn new(dot: &DotOp, chunk: i64) -> BStaging {
+        let column_major = staging::runs_only_along_k(&dot.b_layout, dot.n, chunk);
+        BStaging { column_major, n: dot.n, chunk }
+    }
+
+    /// Elements between the first elements of consecutive staged rows (or columns).
+    fn stride(self) -> i64 {
+        if self.column_major {
+            self.chunk + ROW_PAD_HALVES
+        } else {
+            self.n + ROW_PAD_HALVES
+        }
+    }
+
+    /// The elements the chunk takes.
+    fn elements(self) -> i64 {
+        if self.column_major {
+            self.n * self.stride()
+        } else {
+            self.chunk * self.stride()
+        }
+    }
+
+    /// Where element (k, n) of the chunk at `k0` goes.
+    fn write(self, k0: i64) -> Affine {
+        if self.column_major {
+            Affine { coeffs: vec![1, self.stride()], offset: -k0 }
+        } else {
+            Affine { coeffs: vec![self.stride(), 1], offset: -k0 * self.stride() }
+        }
+    }
+
+    /// The first element of the 16x16 tile at chunk-relative row `k` and column `col`.
+    fn tile_at(self, e: &mut Emitter, col: Reg, k: i64) -> Reg {
+        if self.column_major {
+            let stride = e.u32c(self.stride() as u32);
+            let columns = e.s.op(Op::IMul, Class::U32, &[col, stride]);
+            e.add_imm(columns, k)
+        } else {
+            e.add_imm(col, k * self.stride())
+        }
+    }
+
+    /// `OpCooperativeMatrixLoadKHR`'s layout for the tiles.
+    fn layout(self) -> u32 {
+        if self.column_major {
+            COLUMN_MAJOR
+        } else {
+            ROW_MAJOR
+        }
+    }
 }
 
 /// Elements between rows of the accumulator stage of `n` columns.
@@ -96,8 +156,9 @@ fn stage_stride(n: i64) -> i64 {
     n + ROW_PAD_WORDS
 }
 
-/// `OpCooperativeMatrixLoadKHR`'s row-major layout.
+/// `OpCooperativeMatrixLoadKHR`'s row-major and column-major layouts.
 const ROW_MAJOR: u32 = 0;
+const COLUMN_MAJOR: u32 = 1;
 
 /// The operand type of the dots a kernel may lower on cooperative matrices: f16 where the device
 /// has f16 matrices and the kernel an f16 dot, else bf16 likewise; `None` where no dot may
@@ -139,10 +200,10 @@ struct Need {
 }
 
 impl Need {
-    /// What an `m x n` dot stages for a chunk of `chunk` of K and `band` accumulator rows (rows
-    /// padded: [`ROW_PAD_HALVES`]).
-    fn of(m: i64, n: i64, chunk: i64, band: i64) -> Need {
-        Need { a: m * a_stride(chunk), b: chunk * b_stride(n), stage: band * stage_stride(n) }
+    /// What an `m x n` dot stages for a chunk of K (B staged as `b` says) and `band` accumulator
+    /// rows (rows padded: [`ROW_PAD_HALVES`]).
+    fn of(m: i64, b: BStaging, band: i64) -> Need {
+        Need { a: m * a_stride(b.chunk), b: b.elements(), stage: band * stage_stride(b.n) }
     }
 
     /// What only the accumulator's trips through the stage need (a carried accumulator's entry
@@ -250,7 +311,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
         return None;
     }
     let mut band = band_rows(dot)?;
-    let need = |chunk: i64, band: i64| Need::of(dot.m, dot.n, chunk, band);
+    let need = |chunk: i64, band: i64| Need::of(dot.m, BStaging::new(dot, chunk), band);
     let chunk = chunk_of_k(e, dot, |chunk| need(chunk, band))?;
     // Bands as tall as the memory left allows: each band costs three barriers, and its tiles are
     // all the work the subgroups share between two of them.
@@ -323,14 +384,22 @@ struct Staging {
 }
 
 impl Staging {
-    /// A 16x16 tile of A (`b == false`) or B as the cooperative matrix of type `ty`, from its
-    /// array's 16-bit element `at` with rows `stride` elements apart (both multiples of the
-    /// arrays' vector width: the load counts in vectors).
-    fn load_tile(self, e: &mut Emitter, b: bool, at: Reg, stride: i64, ty: Word) -> Word {
-        let var = if b { self.b } else { self.a };
+    /// A 16x16 tile of A as the cooperative matrix of type `ty`, from its array's 16-bit
+    /// element `at` with rows `stride` elements apart (both multiples of the arrays' vector
+    /// width: the load counts in vectors).
+    fn load_a_tile(self, e: &mut Emitter, at: Reg, stride: i64, ty: Word) -> Word {
         let at = self.vector_index(e, at);
         let stride = e.s.const_u32((stride / self.lanes) as u32);
-        load_matrix(e, var, self.element, at, stride, ty)
+        load_matrix(e, self.a, self.element, at, stride, ty)
+    }
+
+    /// The 16x16 tile of B at chunk-relative row `k` and column `col`, staged as `b` says, as
+    /// the cooperative matrix of type `ty`.
+    fn load_b_tile(self, e: &mut Emitter, b: BStaging, col: Reg, k: i64, ty: Word) -> Word {
+        let at = b.tile_at(e, col, k);
+        let at = self.vector_index(e, at);
+        let stride = e.s.const_u32((b.stride() / self.lanes) as u32);
+        load_matrix_in(e, self.b, self.element, at, stride, ty, b.layout())
     }
 
     /// The index of the array element holding 16-bit element `index` (a multiple of the vector
@@ -386,12 +455,13 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     let chunks = k / chunk;
     let operands = operands(e, dot, chunks)?;
     let mut acc = e.get(dot.c)?;
-    let staging = reserve(e, Need::of(m, n, chunk, band));
+    let b_staging = BStaging::new(dot, chunk);
+    let staging = reserve(e, Need::of(m, b_staging, band));
     for index in 0..chunks {
         let k0 = index * chunk;
         // 1. This chunk's A and B, once the previous chunk's readers are done.
         e.barrier();
-        stage_operands(e, staging, dot, &operands, k0, chunk)?;
+        stage_operands(e, staging, dot, b_staging, &operands, k0)?;
         // 2. The accumulator, a band of rows at a time. A splat (a fresh product's zeros) needs
         // no staging in: each tile starts as the value.
         let splat = if index == 0 { splat_value(&acc) } else { None };
@@ -404,7 +474,7 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
                 }
                 e.barrier();
             }
-            band_products(e, staging, first_row, band, chunk, n, splat);
+            band_products(e, staging, b_staging, first_row, band, splat);
             e.barrier();
             for &(i, pointer) in &elements {
                 acc[i] = e.s.load_shared(Class::F32, pointer);
@@ -448,12 +518,12 @@ fn band_elements(
 fn band_products(
     e: &mut Emitter,
     staging: Staging,
+    b_staging: BStaging,
     first_row: i64,
     band: i64,
-    chunk: i64,
-    n: i64,
     splat: Option<Word>,
 ) {
+    let BStaging { chunk, n, .. } = b_staging;
     let Staging { stage: stage_var, subgroup_id, num_subgroups, half, .. } = staging;
     let f32 = e.s.ty(Class::F32);
     let a_ty = e.s.cooperative_matrix_ty(half, MATRIX_A_USE);
@@ -484,9 +554,8 @@ fn band_products(
         };
         for step_k in 0..chunk / TILE {
             let a_at = e.add_imm(a_first, step_k * TILE);
-            let b_at = e.add_imm(cols, step_k * TILE * b_stride(n));
-            let a = staging.load_tile(e, false, a_at, a_stride(chunk), a_ty);
-            let b = staging.load_tile(e, true, b_at, b_stride(n), b_ty);
+            let a = staging.load_a_tile(e, a_at, a_stride(chunk), a_ty);
+            let b = staging.load_b_tile(e, b_staging, cols, step_k * TILE, b_ty);
             c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
         }
         let pointer = element_pointer(e, stage_var, f32, stage_at);
@@ -505,8 +574,21 @@ fn element_pointer(e: &mut Emitter, var: Word, element: Word, index: Reg) -> Wor
 /// Loads a 16x16 cooperative matrix of type `ty`, row-major with `stride` elements between rows,
 /// from element `index` of the workgroup array `var`.
 fn load_matrix(e: &mut Emitter, var: Word, element: Word, index: Reg, stride: Word, ty: Word) -> Word {
+    load_matrix_in(e, var, element, index, stride, ty, ROW_MAJOR)
+}
+
+/// [`load_matrix`] with the memory `layout` (row- or column-major) given.
+fn load_matrix_in(
+    e: &mut Emitter,
+    var: Word,
+    element: Word,
+    index: Reg,
+    stride: Word,
+    ty: Word,
+    layout: u32,
+) -> Word {
     let pointer = element_pointer(e, var, element, index);
-    let layout = e.s.const_u32(ROW_MAJOR);
+    let layout = e.s.const_u32(layout);
     let access = e.s.shared_access();
     e.s.b.cooperative_matrix_load_khr(ty, None, pointer, layout, Some(stride), access, []).expect("a block")
 }

@@ -26,7 +26,7 @@ use trident_midend::codegen::Isa;
 use trident_midend::ir::DType;
 use trident_midend::layout::registers::{Affine, LayoutInfo};
 
-use super::{a_stride, b_stride, element_pointer, Staging};
+use super::{a_stride, element_pointer, BStaging, Staging};
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg};
 
@@ -68,10 +68,11 @@ pub(super) fn stage_operands(
     e: &mut Emitter,
     staging: Staging,
     dot: &DotOp,
+    b_staging: BStaging,
     operands: &Operands,
     k0: i64,
-    chunk: i64,
 ) -> EResult<()> {
+    let chunk = b_staging.chunk;
     let a = Operand {
         var: staging.a,
         regs: &operands.a,
@@ -85,7 +86,7 @@ pub(super) fn stage_operands(
         regs: &operands.b,
         dtype: dot.b_type,
         layout: &dot.b_layout,
-        write: Affine { coeffs: vec![b_stride(dot.n), 1], offset: -k0 * b_stride(dot.n) },
+        write: b_staging.write(k0),
         k_coords: &operands.b_k,
     };
     for operand in [a, b] {
@@ -95,6 +96,17 @@ pub(super) fn stage_operands(
         }
     }
     Ok(())
+}
+
+/// Whether B's layout `l` (k x n) gives runs of four only along K: staged column-major, it is
+/// written a vector at a time, row-major it would not be (see `super::BStaging`). The padded
+/// strides' remainders mod 4 do not depend on the chunk, so any chunk of 16 answers for all.
+pub(super) fn runs_only_along_k(l: &LayoutInfo, n: i64, chunk: i64) -> bool {
+    let pad = super::ROW_PAD_HALVES;
+    let row_major = Affine { coeffs: vec![n + pad, 1], offset: 0 };
+    let column_major = Affine { coeffs: vec![1, chunk + pad], offset: 0 };
+    vector_runs(l, &row_major, VECTOR_LANES).is_none()
+        && vector_runs(l, &column_major, VECTOR_LANES).is_some()
 }
 
 /// Every register the thread owns of layout `l` (a register another thread also holds is written
