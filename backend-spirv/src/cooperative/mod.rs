@@ -42,6 +42,12 @@
 //! One kernel's cooperative dots share their staging arrays, so they share one operand type
 //! ([`operand_type`]): a kernel with f16 and bf16 dots runs its bf16 ones on FMA.
 //!
+//! Tried and dropped (H100, NVIDIA's Vulkan): the accumulator's stage as `f32vec4`, registers
+//! stored and loaded four at a time (attention 54.7 -> 54.6 TFLOP/s, d128 51.1 -> 50.4: the
+//! driver already merges the scalar accesses); twice the warps per program for the dot kernels
+//! (matmul 179 -> 119, attention d64 44 -> 52, d128 40 -> 35: not a rule); loads of the next K
+//! step in registers (`pipeline-dot-loads` past its register budget: matmul 180 -> 152).
+//!
 //! Not yet: int8 and fp8 shapes, and overlapping the next chunk's writes with the current
 //! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
 //! time (two f16 registers joined by `OpBitFieldInsert`, no conversions), loaded into matrices
