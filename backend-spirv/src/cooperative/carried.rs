@@ -89,7 +89,9 @@ pub fn find(func: &Function, uses: &UseCounts, operand: DType) -> HashMap<Value,
                 continue;
             }
             let (acc, product) = (data.operands[2], data.results[0]);
-            let takes = data.operands[..2].iter().all(|&value| body.ty(value).dtype() == operand);
+            let takes = data.operands[..2]
+                .iter()
+                .all(|&value| super::matrix_type(body.ty(value).dtype()) == Some(operand));
             // Argument 0 is the induction variable; argument i + 1 is carried value i.
             let Some(position) = block.args.iter().position(|&arg| arg == acc) else { continue };
             let yielded_back = position > 0 && yielded.get(position - 1) == Some(&product);

@@ -1,6 +1,7 @@
 //! `tt.dot` of f16 or bf16 on cooperative matrices (`VK_KHR_cooperative_matrix`), where the
 //! device has f16 x f16 -> f32 at 16x16x16 ([`crate::Options::cooperative_matrix_f16`]), or bf16
-//! likewise ([`crate::Options::cooperative_matrix_bf16`], `SPV_KHR_bfloat16`).
+//! likewise ([`crate::Options::cooperative_matrix_bf16`], `SPV_KHR_bfloat16`); fp8 dots run on
+//! the f16 matrices, their operands converted exactly while staged ([`matrix_type`]).
 //!
 //! A cooperative matrix belongs to a whole subgroup and its element-to-invocation mapping is the
 //! driver's: values move in and out of one only through memory. So the dot goes through
@@ -48,7 +49,7 @@
 //! (matmul 179 -> 119, attention d64 44 -> 52, d128 40 -> 35: not a rule); loads of the next K
 //! step in registers (`pipeline-dot-loads` past its register budget: matmul 180 -> 152).
 //!
-//! Not yet: int8 and fp8 shapes, and overlapping the next chunk's writes with the current
+//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current
 //! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
 //! time (two f16 registers joined by `OpBitFieldInsert`, no conversions), loaded into matrices
 //! through the vector pointer: the matmul above went 98.2 -> 86.9 TFLOP/s on the H100.
@@ -166,11 +167,23 @@ fn stage_stride(n: i64) -> i64 {
 const ROW_MAJOR: u32 = 0;
 const COLUMN_MAJOR: u32 = 1;
 
-/// The operand type of the dots a kernel may lower on cooperative matrices: f16 where the device
-/// has f16 matrices and the kernel an f16 dot, else bf16 likewise; `None` where no dot may
-/// (then no matrices, and no Vulkan memory model). Matrices also need a workgroup of whole
-/// subgroups (a cooperative matrix needs every invocation of its subgroup). A module that may
-/// use them declares the Vulkan memory model, decided before emission.
+/// The 16-bit type a dot of `dtype` operands is staged and multiplied in: f16 for f16, and for
+/// fp8 (e4m3 and e5m2 values are all f16 values, so the products are the exact ones and the
+/// tensor cores' f32 accumulates them, as an fp8 dot does; no driver here lists fp8 matrices),
+/// bf16 for bf16; `None` for other types.
+pub fn matrix_type(dtype: DType) -> Option<DType> {
+    match dtype {
+        DType::F16 | DType::F8E4M3 | DType::F8E5M2 => Some(DType::F16),
+        DType::BF16 => Some(DType::BF16),
+        _ => None,
+    }
+}
+
+/// The matrix type ([`matrix_type`]) of the dots a kernel may lower on cooperative matrices: f16
+/// where the device has f16 matrices and the kernel an f16 or fp8 dot, else bf16 likewise;
+/// `None` where no dot may (then no matrices, and no Vulkan memory model). Matrices also need a
+/// workgroup of whole subgroups (a cooperative matrix needs every invocation of its subgroup). A
+/// module that may use them declares the Vulkan memory model, decided before emission.
 pub fn operand_type(options: &Options, func: &Function) -> Option<DType> {
     if options.mode != Mode::Vulkan
         || options.subgroup_size == 0
@@ -180,7 +193,8 @@ pub fn operand_type(options: &Options, func: &Function) -> Option<DType> {
     }
     let has_dot_of = |dtype: DType| {
         func.body.walk(func.entry).into_iter().any(|op| {
-            func.body.opcode(op) == Opcode::Dot && func.body.ty(func.body.op(op).operands[0]).dtype() == dtype
+            func.body.opcode(op) == Opcode::Dot
+                && matrix_type(func.body.ty(func.body.op(op).operands[0]).dtype()) == Some(dtype)
         })
     };
     [(DType::F16, options.cooperative_matrix_f16), (DType::BF16, options.cooperative_matrix_bf16)]
@@ -331,7 +345,8 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
 /// (which implies the memory model cooperative matrices need).
 fn takes_matrices(e: &Emitter, dot: &DotOp) -> bool {
     let DotOp { a_type, b_type, integer, rank, batch, m, k, n, .. } = *dot;
-    e.cooperative_operand == Some(a_type)
+    e.cooperative_operand.is_some()
+        && matrix_type(a_type) == e.cooperative_operand
         && b_type == a_type
         && !integer
         && rank == 2

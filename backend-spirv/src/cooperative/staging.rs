@@ -181,8 +181,8 @@ fn write_runs(
     Ok(())
 }
 
-/// The staging arrays' vector of the 16-bit elements in `registers` (in order): f16 bits packed
-/// in pairs and bitcast, bf16 values converted one by one.
+/// The staging arrays' vector of the elements of type `dtype` in `registers` (in order): f16 bits
+/// packed in pairs and bitcast, other values (bf16, fp8 staged as f16) converted one by one.
 fn vector_of(e: &mut Emitter, staging: Staging, dtype: DType, registers: &[Reg]) -> EResult<Word> {
     if dtype == DType::F16 {
         let u32t = e.s.u32_ty();
