@@ -47,7 +47,10 @@
 //! stored and loaded four at a time (attention 54.7 -> 54.6 TFLOP/s, d128 51.1 -> 50.4: the
 //! driver already merges the scalar accesses); twice the warps per program for the dot kernels
 //! (matmul 179 -> 119, attention d64 44 -> 52, d128 40 -> 35: not a rule); loads of the next K
-//! step in registers (`pipeline-dot-loads` past its register budget: matmul 180 -> 152).
+//! step in registers (`pipeline-dot-loads` past its register budget: matmul 180 -> 152); a
+//! carried dot's last chunk of K multiplied at the start of the next iteration, after that
+//! iteration's loads are issued (matmul fp16 179.5 -> 177.3, bf16 pointer-cast GEMM 164 -> 147:
+//! the loads' latency is not what bounds it).
 //!
 //! Not yet: int8 shapes, and overlapping the next chunk's writes with the current
 //! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
