@@ -37,7 +37,11 @@ pub fn emit_ttgir(ttgir: &str, options: &Options) -> (Artifact, String) {
 
 /// Runs `spirv-val` (Vulkan 1.1) on the words where it is installed (CI installs spirv-tools).
 pub fn spirv_val(name: &str, words: &[u32]) {
-    let path = std::env::temp_dir().join(format!("trident-spirv-test-{name}-{}.spv", std::process::id()));
+    // One file per call: tests run in parallel threads of one process and may share a name.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = format!("trident-spirv-test-{name}-{}-{call}.spv", std::process::id());
+    let path = std::env::temp_dir().join(file);
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).unwrap();
     let result = Command::new("spirv-val").args(["--target-env", "vulkan1.1"]).arg(&path).output();
