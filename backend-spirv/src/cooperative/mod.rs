@@ -50,7 +50,10 @@
 //! step in registers (`pipeline-dot-loads` past its register budget: matmul 180 -> 152); a
 //! carried dot's last chunk of K multiplied at the start of the next iteration, after that
 //! iteration's loads are issued (matmul fp16 179.5 -> 177.3, bf16 pointer-cast GEMM 164 -> 147:
-//! the loads' latency is not what bounds it).
+//! the loads' latency is not what bounds it); dots outside carried loops on the carried path's
+//! subgroup blocks (accumulator into matrices, block products sharing A and B tiles, back into
+//! registers) instead of the tile loop per band (attention d64 full 54.6 -> 33.3 TFLOP/s, d128
+//! 51.0 -> 48.6: the blocks' matrices beside the registers cost more than the loads saved).
 //!
 //! Not yet: int8 shapes, and overlapping the next chunk's writes with the current
 //! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
