@@ -176,3 +176,24 @@ pub fn open_device(
     // features (and one extension wgpu does not know of).
     unsafe { adapter.create_device_from_hal::<Vulkan>(opened, descriptor) }.map_err(|e| e.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use ash::vk;
+
+    use super::component_name;
+
+    #[test]
+    fn component_types_take_tritons_names() {
+        let name = |raw: i32| component_name(vk::ComponentTypeKHR::from_raw(raw));
+        assert_eq!(name(0), "f16");
+        assert_eq!(name(1), "f32");
+        assert_eq!(name(3), "i8");
+        assert_eq!(name(9), "u32");
+        assert_eq!(name(1_000_141_000), "bf16");
+        assert_eq!(name(1_000_491_002), "fp8e4nv");
+        assert_eq!(name(1_000_491_003), "fp8e5");
+        // A type this table does not know keeps its Vulkan number.
+        assert_eq!(name(1_000_491_000), "component type 1000491000");
+    }
+}
