@@ -127,7 +127,8 @@ fn a_bf16_dot_multiplies_on_bf16_matrices_where_the_device_has_them() {
 
 /// [`SINGLE_DOT_TTGIR`] with fp8 (e4m3) operands, on a device with f16 matrices only (no driver
 /// here lists fp8 ones): the dot is staged as f16 (every e4m3 value is one) and multiplied on f16
-/// matrices, four values converted and stored at once.
+/// matrices. The codes become f16 bits in integer operations, four at a time: an `f16vec4`
+/// scaled by 256 with its NaN lanes selected, without a conversion through f32.
 #[test]
 fn an_fp8_dot_multiplies_on_f16_matrices() {
     let ttgir = SINGLE_DOT_TTGIR.replace("f16", "f8E4M3FN");
@@ -136,8 +137,24 @@ fn an_fp8_dot_multiplies_on_f16_matrices() {
     assert!(text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
     let f16 = id_of(&text, "OpTypeFloat 16");
     let f16vec4 = id_of(&text, &format!("OpTypeVector {f16} 4"));
-    assert_eq!(text.matches(&format!("OpCompositeConstruct  {f16vec4} ")).count(), 8, "{text}");
-    assert_eq!(text.matches(&format!("OpFConvert  {f16} ")).count(), 32, "{text}");
+    // 32 elements per thread: 8 vectors, each bitcast from packed bits, scaled, NaNs selected.
+    assert_eq!(text.matches(&format!("OpBitcast  {f16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches(&format!("OpFMul  {f16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches(&format!("OpSelect  {f16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches(&format!("OpFConvert  {f16} ")).count(), 0, "{text}");
+}
+
+/// e5m2 codes are the top bytes of the same f16s: shifted into place, bitcast, nothing scaled.
+#[test]
+fn an_fp8e5_dot_stages_its_codes_as_f16_top_bytes() {
+    let ttgir = SINGLE_DOT_TTGIR.replace("f16", "f8E5M2");
+    let (artifact, text) = common::emit_ttgir(&ttgir, &options(true, 48 * 1024));
+    spirv_val("fp8e5 dot", &artifact.words);
+    let f16 = id_of(&text, "OpTypeFloat 16");
+    let f16vec4 = id_of(&text, &format!("OpTypeVector {f16} 4"));
+    assert_eq!(text.matches(&format!("OpBitcast  {f16vec4} ")).count(), 8, "{text}");
+    assert_eq!(text.matches(&format!("OpFMul  {f16vec4} ")).count(), 0, "{text}");
+    assert!(text.contains("OpCooperativeMatrixMulAddKHR"), "{text}");
 }
 
 #[test]

@@ -184,21 +184,80 @@ fn write_runs(
 /// The staging arrays' vector of the elements of type `dtype` in `registers` (in order): f16 bits
 /// packed in pairs and bitcast, other values (bf16, fp8 staged as f16) converted one by one.
 fn vector_of(e: &mut Emitter, staging: Staging, dtype: DType, registers: &[Reg]) -> EResult<Word> {
-    if dtype == DType::F16 {
-        let u32t = e.s.u32_ty();
-        let words = e.s.vector_ty(u32t, registers.len() as u32 / 2);
-        let sixteen = e.s.const_u32(16);
-        let pairs: Vec<Word> = registers
-            .chunks(2)
-            .map(|pair| e.s.inst(Op::BitFieldInsert, u32t, &[pair[0].id, pair[1].id, sixteen, sixteen]))
-            .collect();
-        let packed = e.s.inst(Op::CompositeConstruct, words, &pairs);
-        return Ok(e.s.inst(Op::Bitcast, staging.element, &[packed]));
+    match dtype {
+        DType::F16 => return Ok(packed_halves(e, staging, registers)),
+        DType::F8E4M3 | DType::F8E5M2 => return Ok(fp8_as_f16(e, staging, dtype, registers)),
+        _ => {}
     }
     let widened = widen_operand(e, registers, dtype, false)?;
     let halves: Vec<Word> =
         widened.iter().map(|value| e.s.inst(Op::FConvert, staging.half, &[value.id])).collect();
     Ok(e.s.inst(Op::CompositeConstruct, staging.element, &halves))
+}
+
+/// The `f16vec4` whose lanes' bits are the low halves of `registers`, packed in pairs.
+fn packed_halves(e: &mut Emitter, staging: Staging, registers: &[Reg]) -> Word {
+    let u32t = e.s.u32_ty();
+    let words = e.s.vector_ty(u32t, registers.len() as u32 / 2);
+    let sixteen = e.s.const_u32(16);
+    let pairs: Vec<Word> = registers
+        .chunks(2)
+        .map(|pair| e.s.inst(Op::BitFieldInsert, u32t, &[pair[0].id, pair[1].id, sixteen, sixteen]))
+        .collect();
+    let packed = e.s.inst(Op::CompositeConstruct, words, &pairs);
+    e.s.inst(Op::Bitcast, staging.element, &[packed])
+}
+
+/// The fp8 codes in `registers` (their low bytes) as an `f16vec4`, exactly, in a few integer
+/// operations per element instead of the general widening to f32: an e5m2 code is the top byte
+/// of the same f16 (infinities and NaNs included). An e4m3 code's sign, exponent and mantissa
+/// moved into f16's places make an f16 2^-8 times the e4m3 value (subnormals too: both formats'
+/// subnormals scale by the same power of two), so the vector is multiplied by 256; the one e4m3fn
+/// NaN magnitude (0x7f) would read 480 there and is made a NaN.
+fn fp8_as_f16(e: &mut Emitter, staging: Staging, dtype: DType, registers: &[Reg]) -> Word {
+    let byte = e.u32c(0xff);
+    let f16_bits: Vec<Reg> = registers
+        .iter()
+        .map(|&code| {
+            let code = e.s.op(Op::BitwiseAnd, Class::U32, &[code, byte]);
+            if dtype == DType::F8E5M2 {
+                let eight = e.u32c(8);
+                return e.s.op(Op::ShiftLeftLogical, Class::U32, &[code, eight]);
+            }
+            let (sign_mask, magnitude_mask) = (e.u32c(0x80), e.u32c(0x7f));
+            let (eight, seven) = (e.u32c(8), e.u32c(7));
+            let sign = e.s.op(Op::BitwiseAnd, Class::U32, &[code, sign_mask]);
+            let sign = e.s.op(Op::ShiftLeftLogical, Class::U32, &[sign, eight]);
+            let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[code, magnitude_mask]);
+            let magnitude = e.s.op(Op::ShiftLeftLogical, Class::U32, &[magnitude, seven]);
+            e.s.op(Op::BitwiseOr, Class::U32, &[sign, magnitude])
+        })
+        .collect();
+    let vector = packed_halves(e, staging, &f16_bits);
+    if dtype == DType::F8E5M2 {
+        return vector;
+    }
+    let lanes = registers.len();
+    let splat = |e: &mut Emitter, bits: u32| {
+        let scalar = e.s.b.constant_bit32(staging.half, bits);
+        e.s.b.constant_composite(staging.element, vec![scalar; lanes])
+    };
+    let (scale, nan) = (splat(e, 0x5c00), splat(e, 0x7e00));
+    let scaled = e.s.inst(Op::FMul, staging.element, &[vector, scale]);
+    let magnitude_mask = e.u32c(0x7f);
+    let is_nan: Vec<Word> = registers
+        .iter()
+        .map(|&code| {
+            let magnitude = e.s.op(Op::BitwiseAnd, Class::U32, &[code, magnitude_mask]);
+            e.s.op(Op::IEqual, Class::Bool, &[magnitude, magnitude_mask]).id
+        })
+        .collect();
+    let bools = {
+        let bool_ty = e.s.ty(Class::Bool);
+        e.s.vector_ty(bool_ty, lanes as u32)
+    };
+    let is_nan = e.s.inst(Op::CompositeConstruct, bools, &is_nan);
+    e.s.inst(Op::Select, staging.element, &[is_nan, nan, scaled])
 }
 
 /// Writes `operand` an element at a time: each register widened to f32 and converted to the
