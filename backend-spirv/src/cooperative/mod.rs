@@ -63,7 +63,7 @@
 pub mod carried;
 mod staging;
 
-use staging::{operands, stage_operands};
+use staging::{operands, stage_operands, VECTOR_LANES};
 
 use rspirv::spirv::{BuiltIn, Decoration, Op, StorageClass, Word};
 use trident_midend::codegen::dot::DotOp;
@@ -264,10 +264,8 @@ pub struct Arrays {
     sizes: Sizes,
     /// The type id of A's and B's elements (f16 or bf16: the kernel's [`operand_type`]).
     half: Word,
-    /// The components of the arrays' elements: [`staging::VECTOR_LANES`] (arrays of `f16vec4`
-    /// or `bf16vec4`, written a vector at a time where the layouts allow).
-    lanes: i64,
-    /// The type id of the arrays' elements (`half`, or a vector of `lanes` of them).
+    /// The type id of the arrays' elements: vectors of [`VECTOR_LANES`] halves (`f16vec4` or
+    /// `bf16vec4`, written a vector at a time where the layouts allow).
     element: Word,
     subgroup_id: Word,
     num_subgroups: Word,
@@ -279,11 +277,9 @@ impl Arrays {
     fn new(s: &mut Spv, operand: DType) -> Arrays {
         let (subgroup_id, num_subgroups) = (s.b.id(), s.b.id());
         let half = s.half_ty(operand);
-        let lanes = staging::VECTOR_LANES;
         Arrays {
             half,
-            lanes,
-            element: if lanes > 1 { s.vector_ty(half, lanes as u32) } else { half },
+            element: s.vector_ty(half, VECTOR_LANES as u32),
             a: s.b.id(),
             b: s.b.id(),
             stage: s.b.id(),
@@ -306,8 +302,8 @@ impl Arrays {
         let f32 = s.ty(Class::F32);
         let sizes = self.sizes;
         for (var, element, len, name) in [
-            (self.a, self.element, sizes.a_halves / self.lanes, "cooperative_a"),
-            (self.b, self.element, sizes.b_halves / self.lanes, "cooperative_b"),
+            (self.a, self.element, sizes.a_halves / VECTOR_LANES, "cooperative_a"),
+            (self.b, self.element, sizes.b_halves / VECTOR_LANES, "cooperative_b"),
             (self.stage, f32, sizes.stage_words, "cooperative_stage"),
         ] {
             let len = s.const_u32(len as u32);
@@ -405,8 +401,7 @@ struct Staging {
     num_subgroups: Word,
     /// The type id of A's and B's elements.
     half: Word,
-    /// The components of the A and B arrays' elements ([`Arrays::lanes`]), and their type.
-    lanes: i64,
+    /// The A and B arrays' element type ([`Arrays::element`]).
     element: Word,
 }
 
@@ -416,7 +411,7 @@ impl Staging {
     /// width: the load counts in vectors).
     fn load_a_tile(self, e: &mut Emitter, at: Reg, stride: i64, ty: Word) -> Word {
         let at = self.vector_index(e, at);
-        let stride = e.s.const_u32((stride / self.lanes) as u32);
+        let stride = e.s.const_u32((stride / VECTOR_LANES) as u32);
         load_matrix(e, self.a, self.element, at, stride, ty)
     }
 
@@ -425,28 +420,21 @@ impl Staging {
     fn load_b_tile(self, e: &mut Emitter, b: BStaging, col: Reg, k: i64, ty: Word) -> Word {
         let at = b.tile_at(e, col, k);
         let at = self.vector_index(e, at);
-        let stride = e.s.const_u32((b.stride() / self.lanes) as u32);
+        let stride = e.s.const_u32((b.stride() / VECTOR_LANES) as u32);
         load_matrix_in(e, self.b, self.element, at, stride, ty, b.layout())
     }
 
-    /// The index of the array element holding 16-bit element `index` (a multiple of the vector
-    /// width where the array holds vectors).
+    /// The index of the vector holding 16-bit element `index` of the A or B array.
     fn vector_index(self, e: &mut Emitter, index: Reg) -> Reg {
-        if self.lanes == 1 {
-            return index;
-        }
-        let shift = e.u32c(self.lanes.trailing_zeros());
+        let shift = e.u32c(VECTOR_LANES.trailing_zeros());
         e.s.op(Op::ShiftRightLogical, Class::U32, &[index, shift])
     }
 
-    /// A pointer to 16-bit element `index` of the A or B array `var`: the element, or its
-    /// component of the vector holding it.
+    /// A pointer to 16-bit element `index` of the A or B array `var`: its component of the
+    /// vector holding it.
     fn scalar_pointer(self, e: &mut Emitter, var: Word, index: Reg) -> Word {
-        if self.lanes == 1 {
-            return element_pointer(e, var, self.half, index);
-        }
         let vector = self.vector_index(e, index);
-        let mask = e.u32c(self.lanes as u32 - 1);
+        let mask = e.u32c(VECTOR_LANES as u32 - 1);
         let component = e.s.op(Op::BitwiseAnd, Class::U32, &[index, mask]);
         let pointer = e.s.ptr_ty(StorageClass::Workgroup, self.half);
         e.s.inst(Op::AccessChain, pointer, &[var, vector.id, component.id])
@@ -461,7 +449,6 @@ fn reserve(e: &mut Emitter, need: Need) -> Staging {
     arrays.sizes = arrays.sizes.grown(need);
     Staging {
         half: arrays.half,
-        lanes: arrays.lanes,
         element: arrays.element,
         a: arrays.a,
         b: arrays.b,

@@ -90,7 +90,7 @@ pub(super) fn stage_operands(
         k_coords: &operands.b_k,
     };
     for operand in [a, b] {
-        match vector_runs(operand.layout, &operand.write, staging.lanes) {
+        match vector_runs(operand.layout, &operand.write, VECTOR_LANES) {
             Some(runs) => write_runs(e, staging, &operand, &runs, k0, chunk)?,
             None => write_elements(e, staging, &operand, k0, chunk)?,
         }
@@ -148,7 +148,7 @@ fn write_runs(
     chunk: i64,
 ) -> EResult<()> {
     let base = e.affine_base(operand.layout, &operand.write);
-    let shift = e.u32c(staging.lanes.trailing_zeros());
+    let shift = e.u32c(VECTOR_LANES.trailing_zeros());
     let base = e.s.op(Op::ShiftRightLogical, Class::U32, &[base, shift]);
     // Runs grouped by their first element's k (a run's elements share the chunk it is in).
     let mut groups: Vec<(Option<Reg>, Vec<&Vec<usize>>)> = Vec::new();
@@ -169,7 +169,7 @@ fn write_runs(
         for run in members {
             let registers: Vec<Reg> = run.iter().map(|&i| operand.regs[i]).collect();
             let vector = vector_of(e, staging, operand.dtype, &registers)?;
-            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / staging.lanes;
+            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / VECTOR_LANES;
             let index = e.add_imm(base, offset);
             let pointer = element_pointer(e, operand.var, staging.element, index);
             e.s.store_shared(pointer, vector);
