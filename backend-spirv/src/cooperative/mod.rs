@@ -6,11 +6,13 @@
 //! A cooperative matrix belongs to a whole subgroup and its element-to-invocation mapping is the
 //! driver's: values move in and out of one only through memory. So the dot goes through
 //! workgroup memory, as the FMA path does (`dot.rs`), with tensor cores doing the products:
-//! 1. A (m x k) and B (k x n) are written row-major as f16 (bf16) into two workgroup arrays, a chunk of K
-//!    at a time when both do not fit (each thread writes the elements it holds; a thread holding
-//!    several k tests each at run time, as the FMA path does). Rows are padded by 16 bytes, here
-//!    and in the accumulator's stage, so that a matrix load's rows fall in different banks (H100,
-//!    NVIDIA's Vulkan: fp16 matmul 98 -> 139 TFLOP/s, flash attention d64 19 -> 43).
+//! 1. A (m x k) and B (k x n) are written as f16 (bf16) into two workgroup arrays, a chunk of K
+//!    at a time when both do not fit: each thread writes the elements it holds, four at a time
+//!    where it holds four consecutive ones (`staging.rs`), B column-major where its layout holds
+//!    it along K ([`BStaging`]); a thread holding several k tests each at run time, as the FMA
+//!    path does. Rows are padded by 16 bytes, here and in the accumulator's stage, so that a
+//!    matrix load's rows fall in different banks (H100, NVIDIA's Vulkan: fp16 matmul 98 -> 139
+//!    TFLOP/s, flash attention d64 19 -> 43).
 //! 2. The accumulator goes through a staging array of `band` rows x n f32, one band of rows at a
 //!    time: each thread writes its accumulator registers of the band, each subgroup takes 16x16
 //!    tiles of the band in turn (`SubgroupId`, then every `NumSubgroups`-th), loads the tile as an
@@ -55,10 +57,10 @@
 //! registers) instead of the tile loop per band (attention d64 full 54.6 -> 33.3 TFLOP/s, d128
 //! 51.0 -> 48.6: the blocks' matrices beside the registers cost more than the loads saved).
 //!
-//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current
-//! products. Tried and reverted: staging A and B as `f16vec2` pairs written a 32-bit word at a
-//! time (two f16 registers joined by `OpBitFieldInsert`, no conversions), loaded into matrices
-//! through the vector pointer: the matmul above went 98.2 -> 86.9 TFLOP/s on the H100.
+//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products.
+//! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
+//! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
+//! packing into `f16vec4` gains, 159 -> 179.)
 
 pub mod carried;
 mod staging;
