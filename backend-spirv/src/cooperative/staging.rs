@@ -1,15 +1,16 @@
 //! Writing a chunk of K of a cooperative dot's A and B into the workgroup staging arrays.
 //!
-//! Each thread writes the operand elements it holds, at their row-major place in the padded rows
-//! (`super::a_stride`, `super::b_stride`). The staging arrays are arrays of `f16vec4` (or
-//! `bf16vec4`), and a thread whose layout gives it four consecutive elements of a staged row (the
-//! loads' layouts do: their registers run along the contiguous dim, which is the staged rows' dim
-//! for A, m x k, and for B, k x n) writes them with one 8-byte store: f16 registers' bits are
-//! packed into two words (`OpBitFieldInsert`) and bitcast to `f16vec4`, instead of four 2-byte
+//! Each thread writes the operand elements it holds, at their place in the padded rows of A
+//! (`super::a_stride`) and in B's padded rows, or columns where its layout holds it along K
+//! (`super::BStaging`). The staging arrays are arrays of `f16vec4` (or `bf16vec4`), and a thread
+//! whose layout gives it four consecutive elements of a staged row (the loads' layouts do: their
+//! registers run along the contiguous dim) writes them with one 8-byte store: f16 registers' bits
+//! are packed into two words (`OpBitFieldInsert`) and bitcast to `f16vec4`, instead of four 2-byte
 //! stores of values widened to f32 and narrowed back; bf16 ones are converted from f32 one by one
-//! (SPV_KHR_bfloat16 promises conversions, not bitcasts) and put together. Matrix loads read the
-//! arrays through vector pointers, their element index and row stride counted in vectors
-//! (everything a tile starts at is a multiple of 16 elements).
+//! (SPV_KHR_bfloat16 promises conversions, not bitcasts) and put together; fp8 codes become f16
+//! bits in integer operations ([`fp8_as_f16`]). Matrix loads read the arrays through vector
+//! pointers, their element index and row stride counted in vectors (everything a tile starts at
+//! is a multiple of 16 elements).
 //!
 //! Elsewhere (a layout without such runs) each element is converted and stored alone, into its
 //! vector's component.
@@ -30,7 +31,7 @@ use super::{a_stride, element_pointer, BStaging, Staging};
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg};
 
-/// Elements one vector store writes, and the components of an f16 staging array's elements.
+/// Elements one vector store writes: the components of the staging arrays' elements.
 pub(super) const VECTOR_LANES: i64 = 4;
 
 /// A and B's registers as the dot holds them (16-bit floats' bits in the low half of a word),
