@@ -81,7 +81,7 @@ use crate::{Mode, Options};
 const TILE: i64 = 16;
 
 /// Workgroup memory left to the rest of the kernel (reductions, layout changes) when choosing
-/// how much of K one chunk stages, at the first try (see [`crate::emit`]'s retry): none. Dots'
+/// how much of K one chunk stages, at the first try (see [`crate::emit()`]'s retry): none. Dots'
 /// results take register tiles and are stored from them, so most kernels with a dot need no
 /// other workgroup memory, and one that does is emitted again leaving exactly what it needs
 /// (H100, NVIDIA's Vulkan: 8 KiB left at the first try held the fp16 matmul's 128x256x64 tiles
