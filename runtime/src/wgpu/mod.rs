@@ -402,7 +402,15 @@ impl WgpuDevice {
             },
             ..Default::default()
         };
-        let (device, queue) = vulkan_extensions::open_device(adapter, &descriptor, bfloat16)
+        // A device the driver will not create with VK_KHR_shader_bfloat16 added is opened as wgpu
+        // opens it, its bf16 dots then on FMA.
+        let opened = match vulkan_extensions::open_device(adapter, &descriptor, bfloat16) {
+            Err(_) if bfloat16 => {
+                vulkan_extensions::open_device(adapter, &descriptor, false).map(|opened| (opened, false))
+            }
+            result => result.map(|opened| (opened, bfloat16)),
+        };
+        let ((device, queue), bfloat16) = opened
             .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
         Ok(Some(WgpuDevice {
             passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
