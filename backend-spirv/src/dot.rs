@@ -128,34 +128,47 @@ pub(crate) fn write_chunk(
 ) -> EResult<()> {
     let base = e.affine_base(l, write);
     let unique = l.unique_registers();
-    let owned = (0..regs.len()).filter(|&i| unique[i]);
-    if k_coords.is_empty() {
-        for i in owned {
-            let off = write.eval(&l.reg_coords[i]);
-            store(e, base, off, regs[i]);
-        }
-        return Ok(());
-    }
-    // Registers grouped by their k coordinate (a runtime value), in first-seen order.
-    let mut groups: Vec<(Reg, Vec<usize>)> = Vec::new();
-    let mut group_of: HashMap<Reg, usize> = HashMap::new();
-    for i in owned {
-        let group = *group_of.entry(k_coords[i]).or_insert_with(|| {
-            groups.push((k_coords[i], Vec::new()));
+    let owned = (0..regs.len()).filter(|&i| unique[i]).map(|i| (k_coords.get(i).copied(), i));
+    in_chunk(e, owned, k0, chunk, |e, i| {
+        store(e, base, write.eval(&l.reg_coords[i]), regs[i]);
+        Ok(())
+    })
+}
+
+/// Runs `body` on each item whose k (a register: an element's k coordinate) lies in
+/// `[k0, k0 + chunk)`, at run time: items that share a k register share one test (grouped in
+/// first-seen order), and an item without one (K staged whole) is not tested.
+pub(crate) fn in_chunk<T>(
+    e: &mut Emitter,
+    items: impl IntoIterator<Item = (Option<Reg>, T)>,
+    k0: i64,
+    chunk: i64,
+    mut body: impl FnMut(&mut Emitter, T) -> EResult<()>,
+) -> EResult<()> {
+    let mut groups: Vec<(Option<Reg>, Vec<T>)> = Vec::new();
+    let mut group_of: HashMap<Option<Reg>, usize> = HashMap::new();
+    for (k, item) in items {
+        let group = *group_of.entry(k).or_insert_with(|| {
+            groups.push((k, Vec::new()));
             groups.len() - 1
         });
-        groups[group].1.push(i);
+        groups[group].1.push(item);
     }
-    let size = e.u32c(chunk as u32);
     for (k, members) in groups {
-        let rel = e.add_imm(k, -k0);
-        let inside = e.s.op(Op::ULessThan, Class::Bool, &[rel, size]);
-        let merge = e.s.begin_if(inside);
-        for i in members {
-            let off = write.eval(&l.reg_coords[i]);
-            store(e, base, off, regs[i]);
+        let merge = match k {
+            Some(k) => {
+                let (relative, size) = (e.add_imm(k, -k0), e.u32c(chunk as u32));
+                let inside = e.s.op(Op::ULessThan, Class::Bool, &[relative, size]);
+                Some(e.s.begin_if(inside))
+            }
+            None => None,
+        };
+        for item in members {
+            body(e, item)?;
         }
-        e.s.end_if(merge);
+        if let Some(merge) = merge {
+            e.s.end_if(merge);
+        }
     }
     Ok(())
 }

@@ -151,35 +151,17 @@ fn write_runs(
     let base = e.affine_base(operand.layout, &operand.write);
     let shift = e.u32c(VECTOR_LANES.trailing_zeros());
     let base = e.s.op(Op::ShiftRightLogical, Class::U32, &[base, shift]);
-    // Runs grouped by their first element's k (a run's elements share the chunk it is in).
-    let mut groups: Vec<(Option<Reg>, Vec<&Vec<usize>>)> = Vec::new();
-    for run in runs {
-        let k = operand.k_coords.get(run[0]).copied();
-        match groups.iter_mut().find(|(key, _)| *key == k) {
-            Some((_, members)) => members.push(run),
-            None => groups.push((k, vec![run])),
-        }
-    }
-    for (k, members) in groups {
-        let merge = k.map(|k| {
-            let relative = e.add_imm(k, -k0);
-            let size = e.u32c(chunk as u32);
-            let inside = e.s.op(Op::ULessThan, Class::Bool, &[relative, size]);
-            e.s.begin_if(inside)
-        });
-        for run in members {
-            let registers: Vec<Reg> = run.iter().map(|&i| operand.regs[i]).collect();
-            let vector = vector_of(e, staging, operand.dtype, &registers)?;
-            let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / VECTOR_LANES;
-            let index = e.add_imm(base, offset);
-            let pointer = element_pointer(e, operand.var, staging.element, index);
-            e.s.store_shared(pointer, vector);
-        }
-        if let Some(merge) = merge {
-            e.s.end_if(merge);
-        }
-    }
-    Ok(())
+    // A run's elements share the chunk its first one is in.
+    let keyed = runs.iter().map(|run| (operand.k_coords.get(run[0]).copied(), run));
+    crate::dot::in_chunk(e, keyed, k0, chunk, |e, run| {
+        let registers: Vec<Reg> = run.iter().map(|&i| operand.regs[i]).collect();
+        let vector = vector_of(e, staging, operand.dtype, &registers)?;
+        let offset = operand.write.eval(&operand.layout.reg_coords[run[0]]) / VECTOR_LANES;
+        let index = e.add_imm(base, offset);
+        let pointer = element_pointer(e, operand.var, staging.element, index);
+        e.s.store_shared(pointer, vector);
+        Ok(())
+    })
 }
 
 /// The staging arrays' vector of the elements of type `dtype` in `registers` (in order): f16 bits
