@@ -41,8 +41,8 @@ use trident_midend::layout::registers::LayoutInfo;
 use trident_midend::passes::uses::UseCounts;
 
 use super::{
-    a_stride, band_elements, band_rows, chunk_of_k, element_pointer, load_matrix, operands, reserve,
-    splat_value, stage_operands, stage_stride, takes_matrices, BStaging, Need, Staging, ROW_MAJOR, TILE,
+    a_stride, band_elements, band_rows, chunk_of_k, operands, reserve, splat_value, stage_operands,
+    stage_stride, takes_matrices, BStaging, Need, Staging, TILE,
 };
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, MATRIX_A_USE, MATRIX_B_USE};
@@ -57,8 +57,8 @@ const MAX_MATRICES: i64 = 16;
 pub struct Carried {
     m: i64,
     n: i64,
-    /// K staged at a time.
-    chunk: i64,
+    /// How B is staged, and the chunk of K staged at a time (`b.chunk`).
+    b: BStaging,
     /// Rows of the accumulator staged at a time at the loop's entry and exit.
     band: i64,
     /// Subgroups along N: subgroup `s` owns the block at tile row `(s / grid_n) * block_m` and
@@ -121,10 +121,11 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
         .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
     let band = band_rows(dot)?;
     let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, BStaging::new(dot, chunk), band))?;
+    let b = BStaging::new(dot, chunk);
     Some(Carried {
         m: dot.m,
         n: dot.n,
-        chunk,
+        b,
         band,
         grid_n,
         block_m: tiles_m / (subgroups / grid_n),
@@ -159,8 +160,6 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
     let staging = reserve(e, Need::stage_only(carried.n, carried.band));
     let vars: Vec<Word> = (0..count).map(|_| e.s.var(Class::Matrix)).collect();
     let layout = dot.c_layout.clone();
-    let f32 = e.s.ty(Class::F32);
-    let n_stride = e.s.const_u32(stage_stride(carried.n) as u32);
     for_each_band(e, carried, staging, Direction::ToMatrices, |e, step| match step {
         Step::Rows(first_row) => {
             // The rows' registers into the stage.
@@ -170,7 +169,7 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
         }
         Step::Tile { index, in_band, stage_at } => {
             let merge = e.s.begin_if(in_band);
-            let loaded = load_matrix(e, staging.stage, f32, stage_at, n_stride, matrix);
+            let loaded = staging.load_stage_tile(e, stage_at, carried.n, matrix);
             e.s.store(vars[index], loaded);
             e.s.end_if(merge);
         }
@@ -184,24 +183,10 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<Option
 pub fn leave(e: &mut Emitter, carried: Carried, matrices: &[Reg], layout: &LayoutInfo) -> Vec<Reg> {
     let staging = reserve(e, Need::stage_only(carried.n, carried.band));
     let mut out = vec![Reg { id: 0, class: Class::F32 }; layout.num_regs()];
-    let f32 = e.s.ty(Class::F32);
-    let n_stride = e.s.const_u32(stage_stride(carried.n) as u32);
     for_each_band(e, carried, staging, Direction::ToRegisters, |e, step| match step {
         Step::Tile { index, in_band, stage_at } => {
             let merge = e.s.begin_if(in_band);
-            let pointer = element_pointer(e, staging.stage, f32, stage_at);
-            let row_major = e.s.const_u32(ROW_MAJOR);
-            let access = e.s.shared_access();
-            e.s.b
-                .cooperative_matrix_store_khr(
-                    pointer,
-                    matrices[index].id,
-                    row_major,
-                    Some(n_stride),
-                    access,
-                    [],
-                )
-                .expect("a block");
+            staging.store_stage_tile(e, stage_at, carried.n, matrices[index].id);
             e.s.end_if(merge);
         }
         Step::Rows(first_row) => {
@@ -290,10 +275,9 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
         return e
             .invalid(format!("a carried accumulator of {} registers, not {count} matrices", matrices.len()));
     }
-    let chunk = carried.chunk;
+    let (b_staging, chunk) = (carried.b, carried.b.chunk);
     let chunks = dot.k / chunk;
     let operands = operands(e, dot, chunks)?;
-    let b_staging = BStaging::new(dot, chunk);
     let staging = reserve(e, Need::of(carried.m, b_staging, carried.band));
     let a_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_A_USE);
     let b_ty = e.s.cooperative_matrix_ty(staging.half, MATRIX_B_USE);

@@ -326,7 +326,8 @@ impl Arrays {
 /// How a dot stages: `band` accumulator rows at a time, `chunk` of K at a time.
 struct Plan {
     band: i64,
-    chunk: i64,
+    /// How B is staged, and the chunk of K staged at a time (`b.chunk`).
+    b: BStaging,
 }
 
 /// The plan of `dot` on cooperative matrices, `None` where it cannot take them (then FMA).
@@ -342,7 +343,7 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
     while dot.m % (band * 2) == 0 && fits(e, need(chunk, band * 2)) {
         band *= 2;
     }
-    Some(Plan { band, chunk })
+    Some(Plan { band, b: BStaging::new(dot, chunk) })
 }
 
 /// Whether `dot`'s types and shape fit 16x16x16 tiles of the kernel's cooperative operand type
@@ -414,7 +415,7 @@ impl Staging {
     fn load_a_tile(self, e: &mut Emitter, at: Reg, stride: i64, ty: Word) -> Word {
         let at = self.vector_index(e, at);
         let stride = e.s.const_u32((stride / VECTOR_LANES) as u32);
-        load_matrix(e, self.a, self.element, at, stride, ty)
+        load_matrix(e, self.a, self.element, at, stride, ty, ROW_MAJOR)
     }
 
     /// The 16x16 tile of B at chunk-relative row `k` and column `col`, staged as `b` says, as
@@ -423,7 +424,26 @@ impl Staging {
         let at = b.tile_at(e, col, k);
         let at = self.vector_index(e, at);
         let stride = e.s.const_u32((b.stride() / VECTOR_LANES) as u32);
-        load_matrix_in(e, self.b, self.element, at, stride, ty, b.layout())
+        load_matrix(e, self.b, self.element, at, stride, ty, b.layout())
+    }
+
+    /// The accumulator tile of type `ty` at f32 element `at` of the stage (rows of `n` columns).
+    fn load_stage_tile(self, e: &mut Emitter, at: Reg, n: i64, ty: Word) -> Word {
+        let f32 = e.s.ty(Class::F32);
+        let stride = e.s.const_u32(stage_stride(n) as u32);
+        load_matrix(e, self.stage, f32, at, stride, ty, ROW_MAJOR)
+    }
+
+    /// Stores `matrix` as the accumulator tile at f32 element `at` of the stage (rows of `n`
+    /// columns).
+    fn store_stage_tile(self, e: &mut Emitter, at: Reg, n: i64, matrix: Word) {
+        let f32 = e.s.ty(Class::F32);
+        let pointer = element_pointer(e, self.stage, f32, at);
+        let (layout, stride) = (e.s.const_u32(ROW_MAJOR), e.s.const_u32(stage_stride(n) as u32));
+        let access = e.s.shared_access();
+        e.s.b
+            .cooperative_matrix_store_khr(pointer, matrix, layout, Some(stride), access, [])
+            .expect("a block");
     }
 
     /// The index of the vector holding 16-bit element `index` of the A or B array.
@@ -465,13 +485,13 @@ pub fn try_dot(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
     if carried::product(e, dot)? {
         return Ok(true);
     }
-    let Some(Plan { band, chunk }) = plan(e, dot) else { return Ok(false) };
+    let Some(Plan { band, b: b_staging }) = plan(e, dot) else { return Ok(false) };
     let DotOp { m, k, n, .. } = *dot;
     let cl = dot.c_layout.clone();
+    let chunk = b_staging.chunk;
     let chunks = k / chunk;
     let operands = operands(e, dot, chunks)?;
     let mut acc = e.get(dot.c)?;
-    let b_staging = BStaging::new(dot, chunk);
     let staging = reserve(e, Need::of(m, b_staging, band));
     for index in 0..chunks {
         let k0 = index * chunk;
@@ -540,7 +560,7 @@ fn band_products(
     splat: Option<Word>,
 ) {
     let BStaging { chunk, n, .. } = b_staging;
-    let Staging { stage: stage_var, subgroup_id, num_subgroups, half, .. } = staging;
+    let Staging { subgroup_id, num_subgroups, half, .. } = staging;
     let f32 = e.s.ty(Class::F32);
     let a_ty = e.s.cooperative_matrix_ty(half, MATRIX_A_USE);
     let b_ty = e.s.cooperative_matrix_ty(half, MATRIX_B_USE);
@@ -563,10 +583,9 @@ fn band_products(
         let a_row_stride = e.u32c((TILE * a_stride(chunk)) as u32);
         let a_rows = e.s.op(Op::IMul, Class::U32, &[tile_row, a_row_stride]);
         let a_first = e.add_imm(a_rows, first_row * a_stride(chunk));
-        let n_stride = e.s.const_u32(stage_stride(n) as u32);
         let mut c = match splat {
             Some(value) => e.s.inst(Op::CompositeConstruct, c_ty, &[value]),
-            None => load_matrix(e, stage_var, f32, stage_at, n_stride, c_ty),
+            None => staging.load_stage_tile(e, stage_at, n, c_ty),
         };
         for step_k in 0..chunk / TILE {
             let a_at = e.add_imm(a_first, step_k * TILE);
@@ -574,10 +593,7 @@ fn band_products(
             let b = staging.load_b_tile(e, b_staging, cols, step_k * TILE, b_ty);
             c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
         }
-        let pointer = element_pointer(e, stage_var, f32, stage_at);
-        let layout = e.s.const_u32(ROW_MAJOR);
-        let access = e.s.shared_access();
-        e.s.b.cooperative_matrix_store_khr(pointer, c, layout, Some(n_stride), access, []).expect("a block");
+        staging.store_stage_tile(e, stage_at, n, c);
     });
 }
 
@@ -587,14 +603,9 @@ fn element_pointer(e: &mut Emitter, var: Word, element: Word, index: Reg) -> Wor
     e.s.inst(Op::AccessChain, pointer, &[var, index.id])
 }
 
-/// Loads a 16x16 cooperative matrix of type `ty`, row-major with `stride` elements between rows,
-/// from element `index` of the workgroup array `var`.
-fn load_matrix(e: &mut Emitter, var: Word, element: Word, index: Reg, stride: Word, ty: Word) -> Word {
-    load_matrix_in(e, var, element, index, stride, ty, ROW_MAJOR)
-}
-
-/// [`load_matrix`] with the memory `layout` (row- or column-major) given.
-fn load_matrix_in(
+/// Loads a 16x16 cooperative matrix of type `ty` from element `index` of the workgroup array
+/// `var` of `element`s, `stride` elements between its rows (or columns: `layout`).
+fn load_matrix(
     e: &mut Emitter,
     var: Word,
     element: Word,
