@@ -93,8 +93,8 @@ pub struct AdapterSummary {
     pub subgroups: bool,
     /// f16 arithmetic and 16-bit storage buffer access (`SHADER_F16`).
     pub float16: bool,
-    /// The matrix shapes of `VK_KHR_cooperative_matrix` the adapter lists, when wgpu offers the
-    /// feature (`EXPERIMENTAL_COOPERATIVE_MATRIX`); empty otherwise.
+    /// The subgroup-scope matrix shapes of `VK_KHR_cooperative_matrix` the adapter lists, every
+    /// component type included (read from Vulkan, `vulkan_extensions.rs`); empty without it.
     pub cooperative_matrices: Vec<CooperativeMatrixShape>,
     /// bf16 cooperative matrices can be enabled (`VK_KHR_shader_bfloat16` with its type and
     /// cooperative-matrix features), which wgpu does not do itself (`vulkan_extensions.rs`).
@@ -119,12 +119,8 @@ impl std::fmt::Display for CooperativeMatrixShape {
 }
 
 impl CooperativeMatrixShape {
-    /// The shape the spirv backend's cooperative dot takes: f16 x f16 -> f32, 16 x 16 x 16.
-    pub fn is_f16_16x16x16_f32(&self) -> bool {
-        self.is_16x16x16("f16", "f32")
-    }
-
-    /// Whether this is the 16 x 16 x 16 shape of `ab` x `ab` -> `cr`.
+    /// Whether this is the 16 x 16 x 16 shape of `ab` x `ab` -> `cr` (the spirv backend's
+    /// cooperative dots take f16 and bf16 -> f32).
     pub fn is_16x16x16(&self, ab: &str, cr: &str) -> bool {
         (self.m, self.n, self.k, self.ab.as_str(), self.cr.as_str()) == (16, 16, 16, ab, cr)
     }
@@ -261,6 +257,8 @@ pub struct WgpuDevice {
     /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape,
     /// on subgroups of one fixed size.
     cooperative_matrix_f16: bool,
+    /// bf16 ones too (the 16x16x16 bf16 -> f32 shape, the device opened with
+    /// `VK_KHR_shader_bfloat16`).
     cooperative_matrix_bf16: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
@@ -369,7 +367,7 @@ impl WgpuDevice {
         let cooperative = summary
             .cooperative_matrices
             .iter()
-            .any(CooperativeMatrixShape::is_f16_16x16x16_f32)
+            .any(|shape| shape.is_16x16x16("f16", "f32"))
             && adapter.features().contains(wgpu::Features::SHADER_F16 | wgpu::Features::PASSTHROUGH_SHADERS)
             && summary.subgroups
             && summary.subgroup_size == summary.subgroup_max_size

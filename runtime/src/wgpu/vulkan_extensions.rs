@@ -81,8 +81,9 @@ fn has_extension(adapter: &wgpu::hal::vulkan::Adapter, name: &CStr) -> bool {
     listed.is_ok_and(|extensions| extensions.iter().any(|e| e.extension_name_as_c_str() == Ok(name)))
 }
 
-/// Every shape of `VK_KHR_cooperative_matrix` the adapter lists, in its order, whatever the
-/// component types; empty without the extension (and on adapters other than Vulkan ones).
+/// Every subgroup-scope shape of `VK_KHR_cooperative_matrix` the adapter lists whose C and result
+/// types agree (the ones a dot's `D = A B + C` can use), in its order, whatever the component
+/// types; empty without the extension (and on adapters other than Vulkan ones).
 pub fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixShape> {
     // SAFETY: the guard only reads the adapter's handles; nothing is destroyed through it.
     let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else { return Vec::new() };
