@@ -120,8 +120,9 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Carried> {
         })
         .min_by_key(|&grid_n| tiles_m / (subgroups / grid_n) + tiles_n / grid_n)?;
     let band = band_rows(dot)?;
-    let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, BStaging::new(dot, chunk), band))?;
-    let b = BStaging::new(dot, chunk);
+    let b_of = BStaging::of(dot);
+    let chunk = chunk_of_k(e, dot, |chunk| Need::of(dot.m, b_of(chunk), band))?;
+    let b = b_of(chunk);
     Some(Carried {
         m: dot.m,
         n: dot.n,

@@ -113,9 +113,11 @@ struct BStaging {
 }
 
 impl BStaging {
-    fn new(dot: &DotOp, chunk: i64) -> BStaging {
-        let column_major = staging::runs_only_along_k(&dot.b_layout, dot.n, chunk);
-        BStaging { column_major, n: dot.n, chunk }
+    /// `dot`'s B staging for each chunk of K it may take: the orientation does not depend on the
+    /// chunk, so its layout is looked at once per plan.
+    fn of(dot: &DotOp) -> impl Fn(i64) -> BStaging {
+        let (column_major, n) = (staging::runs_only_along_k(&dot.b_layout, dot.n), dot.n);
+        move |chunk| BStaging { column_major, n, chunk }
     }
 
     /// Elements between the first elements of consecutive staged rows (or columns).
@@ -336,14 +338,15 @@ fn plan(e: &Emitter, dot: &DotOp) -> Option<Plan> {
         return None;
     }
     let mut band = band_rows(dot)?;
-    let need = |chunk: i64, band: i64| Need::of(dot.m, BStaging::new(dot, chunk), band);
+    let b_of = BStaging::of(dot);
+    let need = |chunk: i64, band: i64| Need::of(dot.m, b_of(chunk), band);
     let chunk = chunk_of_k(e, dot, |chunk| need(chunk, band))?;
     // Bands as tall as the memory left allows: each band costs three barriers, and its tiles are
     // all the work the subgroups share between two of them.
     while dot.m % (band * 2) == 0 && fits(e, need(chunk, band * 2)) {
         band *= 2;
     }
-    Some(Plan { band, b: BStaging::new(dot, chunk) })
+    Some(Plan { band, b: b_of(chunk) })
 }
 
 /// Whether `dot`'s types and shape fit 16x16x16 tiles of the kernel's cooperative operand type

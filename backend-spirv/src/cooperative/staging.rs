@@ -101,11 +101,12 @@ pub(super) fn stage_operands(
 
 /// Whether B's layout `l` (k x n) gives runs of four only along K: staged column-major, it is
 /// written a vector at a time, row-major it would not be (see `super::BStaging`). The padded
-/// strides' remainders mod 4 do not depend on the chunk, so any chunk of 16 answers for all.
-pub(super) fn runs_only_along_k(l: &LayoutInfo, n: i64, chunk: i64) -> bool {
+/// strides' remainders mod 4 do not depend on the chunk (a multiple of 16), so one of 16 answers
+/// for all.
+pub(super) fn runs_only_along_k(l: &LayoutInfo, n: i64) -> bool {
     let pad = super::ROW_PAD_HALVES;
     let row_major = Affine { coeffs: vec![n + pad, 1], offset: 0 };
-    let column_major = Affine { coeffs: vec![1, chunk + pad], offset: 0 };
+    let column_major = Affine { coeffs: vec![1, 16 + pad], offset: 0 };
     vector_runs(l, &row_major, VECTOR_LANES).is_none()
         && vector_runs(l, &column_major, VECTOR_LANES).is_some()
 }

@@ -364,10 +364,7 @@ impl WgpuDevice {
         // shaders, passthrough (they enable the Vulkan memory model the modules then declare),
         // and subgroup operations on subgroups of one fixed size (a workgroup is then whole
         // subgroups, which a cooperative matrix needs).
-        let cooperative = summary
-            .cooperative_matrices
-            .iter()
-            .any(|shape| shape.is_16x16x16("f16", "f32"))
+        let cooperative = summary.cooperative_matrices.iter().any(|shape| shape.is_16x16x16("f16", "f32"))
             && adapter.features().contains(wgpu::Features::SHADER_F16 | wgpu::Features::PASSTHROUGH_SHADERS)
             && summary.subgroups
             && summary.subgroup_size == summary.subgroup_max_size
