@@ -35,6 +35,13 @@
 //! word. Prefer the native op: on lavapipe (Mesa 22.3) the loop loses adds that race. Seeded with
 //! a stale value there, the first of two loops in a kernel retried and added, the second never
 //! performed its retry, so its add was dropped.
+//!
+//! Measured and not kept (H100, NVIDIA's Vulkan 580, both in one device command against the
+//! previous binary): buffers the kernel never writes declared `NonWritable` (found by scanning
+//! the finished function's stores and atomics) moved layernorm forward f16 from 1728 to 1780
+//! GB/s, left the other bandwidth cases within 0.5%, and slowed the fp16 GEMM from 180 to 136
+//! TFLOP/s; the device created without `robustBufferAccess`/`robustBufferAccess2` (which wgpu
+//! enables) changed no case by more than 0.1%.
 
 use std::collections::HashMap;
 
