@@ -51,8 +51,8 @@ pub fn normalize_int(e: &mut Emitter, r: Reg, d: DType) -> Reg {
 }
 
 /// An f32 rounded to nearest-even into f16 bits in integer arithmetic (and one f32 add for
-/// subnormal results), for devices with 16-bit storage: there NVIDIA's Vulkan driver (580.159,
-/// H100) folds `UnpackHalf2x16(PackHalf2x16(x))` to `x`, so that `x.to(tl.float16).to(tl.float32)`
+/// subnormal results), for modules that may use 16-bit storage and round-trip an f16
+/// (`Emitter::f16_rounding_in_integers`): there NVIDIA's Vulkan driver (580.159, H100) folds `UnpackHalf2x16(PackHalf2x16(x))` to `x`, so that `x.to(tl.float16).to(tl.float32)`
 /// came back unrounded; integer arithmetic leaves it nothing to fold.
 /// - NaN gives a quiet NaN, magnitudes of 65520 and above infinity (of the sign);
 /// - normal results: the exponent rebiased, then the 13 dropped bits rounded to nearest-even;
@@ -215,7 +215,7 @@ fn f32_to_fp8(e: &mut Emitter, f: Reg, d: DType) -> Reg {
 /// An f32 rounded to nearest-even into the bits of a 16- or 8-bit float.
 pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
     match d {
-        DType::F16 if e.options.direct_16bit_storage() => Ok(f32_to_f16_bits(e, f)),
+        DType::F16 if e.f16_rounding_in_integers => Ok(f32_to_f16_bits(e, f)),
         DType::F16 => {
             let f32t = e.s.ty(Class::F32);
             let v2 = e.s.vector_ty(f32t, 2);

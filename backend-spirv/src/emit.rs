@@ -11,7 +11,7 @@
 //! only this backend lowers this way ([`LowerOps::target_op`]), and the kernel frame (entry point,
 //! builtins, the folded program id).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
@@ -48,6 +48,10 @@ pub struct Emitter<'a> {
     /// are what reductions' shuffles assume (`reduce.rs`); set after the grid check in kernels
     /// with reductions when [`Options::shuffle_span`] allows shuffles, else `None`.
     pub subgroups_ok: Option<Word>,
+    /// f32 -> f16 conversions round in integer arithmetic (`arith.rs`): the module may store
+    /// 16-bit elements through 16-bit storage and the kernel widens an f16 it computed
+    /// ([`widens_a_narrowed_f16`]), a round trip NVIDIA's driver then folds away.
+    pub f16_rounding_in_integers: bool,
     /// The workgroup array of u32 words (declared at the end, sized by `smem_words`).
     smem_var: Word,
     smem_words: u32,
@@ -146,6 +150,9 @@ impl<'a> Emitter<'a> {
             options,
             s,
             subgroups_ok: None,
+            f16_rounding_in_integers: options.direct_16bit_storage()
+                || (options.direct_16bit_stores()
+                    && widens_a_narrowed_f16(func, options.cooperative_matrix_f16)),
             smem_var,
             smem_words: 0,
             buffers: Vec::new(),
@@ -400,6 +407,13 @@ impl<'a> Emitter<'a> {
     /// buffer is bound once (a windowed buffer keeps the word path, whose split is in words).
     pub fn direct_16bit(&self, arg: u32) -> bool {
         self.options.direct_16bit_storage() && self.windows.get(arg as usize).copied().flatten().is_none()
+    }
+
+    /// Whether a 16-bit element stored alone into pointer argument `arg`'s buffer is one store
+    /// through its 16-bit view ([`crate::Options::direct_16bit_stores`]; a windowed buffer keeps
+    /// the word path).
+    pub fn direct_16bit_store(&self, arg: u32) -> bool {
+        self.options.direct_16bit_stores() && !self.windowed(arg)
     }
 
     /// A pointer to element `index` of binding `binding` seen as an array of `view` elements.
@@ -1161,4 +1175,36 @@ impl<'a> LowerOps<'a> for Emitter<'a> {
             other => e.unsupported(&format!("{} on spirv", other.name())),
         }
     }
+}
+
+/// Whether `func` may widen again an f16 it computed (`x.to(tl.float16).to(tl.float32)`, or f16
+/// arithmetic feeding more arithmetic): every f16 an op computes is narrowed from f32 here, and
+/// is widened again where another op computes with it. Computed f16 values are followed
+/// through the ops that only move them (layout and shape changes); loads and constants compute
+/// nothing (their bits are read or written out as they are); a store writes its bits, and
+/// a dot on cooperative matrices (`cooperative`) stages them: neither widens. Any other use
+/// widens, and an op with regions or a `scf.yield` (where this walk stops following) counts as
+/// one.
+fn widens_a_narrowed_f16(func: &Function, cooperative_dots: bool) -> bool {
+    use Opcode::*;
+    let body = &func.body;
+    let mut computed: HashSet<Value> = HashSet::new();
+    for op in body.walk(func.entry) {
+        let data = body.op(op);
+        let opcode = body.opcode(op);
+        let moves_bits = matches!(opcode, ConvertLayout | Broadcast | ExpandDims | Reshape | Trans | Splat);
+        if data.operands.iter().any(|v| computed.contains(v)) {
+            match opcode {
+                Store => {}
+                Dot if cooperative_dots => {}
+                _ if moves_bits => computed.extend(data.results.iter().copied()),
+                _ => return true,
+            }
+        } else if data.regions.is_empty() && !moves_bits && !matches!(opcode, Load | Constant) {
+            // A loop's or branch's results are what its regions yield, followed there.
+            let f16 = |r: &Value| !body.ty(*r).is_ptr() && body.ty(*r).dtype() == DType::F16;
+            computed.extend(data.results.iter().copied().filter(f16));
+        }
+    }
+    false
 }

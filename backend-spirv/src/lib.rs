@@ -94,6 +94,12 @@ pub struct Options {
     /// stores of 16-bit elements (f16, bf16, i16) go through a 16-bit view of the buffer, one
     /// access each, instead of a word load and shift or two word atomics per store.
     pub storage_16bit: bool,
+    /// The device writes 16-bit values in storage buffers, and only stores use it: in
+    /// [`Mode::Vulkan`], a 16-bit element stored alone (not in a group of whole words, which wide
+    /// accesses write as words) is one store through the 16-bit view instead of two word atomics
+    /// (a matmul epilogue whose f16 tile gives each thread one element per row: 256 atomics a
+    /// thread), while loads keep the word path. Implied by [`Options::storage_16bit`].
+    pub store_16bit: bool,
     /// In [`Mode::Vulkan`], loads and stores move up to 16 bytes at once (`uvec4` / `uvec2` / `u32`
     /// views of the binding) where the midend's `access_width` allows it; otherwise one element
     /// at a time. The runtime turns it on unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
@@ -122,6 +128,11 @@ impl Options {
     /// with.
     pub fn direct_16bit_storage(&self) -> bool {
         self.storage_16bit && self.mode == Mode::Vulkan
+    }
+
+    /// Whether 16-bit elements stored alone are stored directly ([`Options::store_16bit`]).
+    pub fn direct_16bit_stores(&self) -> bool {
+        (self.storage_16bit || self.store_16bit) && self.mode == Mode::Vulkan
     }
 
     /// The largest lane distance reductions cross with subgroup shuffles (a power of two, below
@@ -153,6 +164,7 @@ impl Default for Options {
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
             storage_16bit: false,
+            store_16bit: false,
             wide_accesses: false,
             subgroup_size: 0,
             cooperative_matrix_f16: false,

@@ -16,7 +16,9 @@
 //! Where the device has 16-bit storage ([`crate::Options::direct_16bit_storage`]), 16-bit elements
 //! skip the words: a load is one `u16` load through the buffer's 16-bit view, widened to 32 bits,
 //! and a store one `u16` store, with no atomics (the neighbouring element is another memory
-//! location). Windowed buffers keep the word path.
+//! location). Windowed buffers keep the word path. Where the device has 16-bit storage but loads
+//! keep the words ([`crate::Options::store_16bit`], the default on NVIDIA: its 16-bit loads were
+//! slower than wide word loads), a 16-bit element stored alone still takes the 16-bit view.
 //!
 //! In the Vulkan dialect, loads and stores move up to 16 bytes at once where the midend's
 //! [`access_width`](trident_midend::codegen::memory::access_width) allows it (the rule the nvptx
@@ -648,7 +650,7 @@ impl Ordering {
 
 /// Stores one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
 fn store_element(e: &mut Emitter, arg: u32, byte: Reg, v: Reg, d: DType) {
-    if d.size_bytes() == 2 && e.direct_16bit(arg) {
+    if d.size_bytes() == 2 && e.direct_16bit_store(arg) {
         // One 16-bit store of the value's low bits: neighbours are other memory locations.
         let index = half_index(e, byte);
         let bits = e.word_bits(v);

@@ -89,3 +89,75 @@ fn vulkan_without_16bit_storage_keeps_words() {
 fn portable_keeps_words_even_with_16bit_storage() {
     check("portable", Mode::Portable, true, false);
 }
+
+/// `out = x.to(f16)` (f32 -> f16) over 128 lanes: a narrowing stored and never widened again.
+const NARROW_STORE: &str = r#"tt.func public @narrow_kernel(%x_ptr: !tt.ptr<f32> {tt.divisibility = 16}, %out_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %n_elements: i32) {
+  %0 = tt.get_program_id {axis = 0} : i32
+  %1 = arith.constant {value = 128} : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tt.make_range {start = 0, end = 128} : tensor<128xi32>
+  %4 = tt.splat %2 : tensor<128xi32>
+  %5 = arith.addi %4, %3 : tensor<128xi32>
+  %6 = tt.splat %n_elements : tensor<128xi32>
+  %7 = arith.cmpi %5, %6 {predicate = "slt"} : tensor<128xi1>
+  %8 = tt.splat %x_ptr : tensor<128x!tt.ptr<f32>>
+  %9 = tt.addptr %8, %5 : tensor<128x!tt.ptr<f32>>
+  %10 = tt.load %9, %7 : tensor<128xf32>
+  %11 = arith.truncf %10 : tensor<128xf16>
+  %12 = tt.splat %out_ptr : tensor<128x!tt.ptr<f16>>
+  %13 = tt.addptr %12, %5 : tensor<128x!tt.ptr<f16>>
+  tt.store %13, %11, %7
+  tt.return
+}
+"#;
+
+/// With `Options::store_16bit` alone, one element per thread (no wide accesses): the f16 stores
+/// go through the 16-bit view, one `u16` store each, instead of two word atomics, and loads stay
+/// on the words.
+#[test]
+fn store_16bit_stores_halves_and_loads_words() {
+    let options = Options {
+        mode: Mode::Vulkan,
+        store_16bit: true,
+        num_warps: 1,
+        threads_per_warp: 64,
+        ..Options::default()
+    };
+    let (artifact, text) = common::lower(ADD_16, &options);
+    for wanted in ["OpCapability StorageBuffer16BitAccess", "\"out_ptr_16\""] {
+        assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
+    }
+    for unwanted in ["\"x_ptr_16\"", "\"y_ptr_16\"", "OpAtomicAnd", "OpAtomicOr"] {
+        assert!(!text.contains(unwanted), "`{unwanted}` with 16-bit stores only:\n{text}");
+    }
+    spirv_val("store-16bit", &artifact.words);
+    // The portable dialect has no 16-bit view: the stores merge into words there.
+    let portable = Options { mode: Mode::Portable, ..options };
+    let (_, text) = common::lower(ADD_16, &portable);
+    assert!(text.contains("OpAtomicOr") && !text.contains("out_ptr_16"), "portable:\n{text}");
+}
+
+/// NVIDIA's driver folds `UnpackHalf2x16(PackHalf2x16(x))` to `x` in modules with 16-bit storage:
+/// where such a module widens an f16 it computed (`ADD_16` converts `y` to f16, then adds in
+/// f32), f16 rounding is integer arithmetic; a narrowing that is only stored keeps
+/// `PackHalf2x16`.
+#[test]
+fn store_16bit_rounds_in_integers_only_where_an_f16_is_widened_again() {
+    let options = Options {
+        mode: Mode::Vulkan,
+        store_16bit: true,
+        num_warps: 1,
+        threads_per_warp: 64,
+        ..Options::default()
+    };
+    let (_, round_trip) = common::lower(ADD_16, &options);
+    assert!(!round_trip.contains("PackHalf2x16"), "the round trip packs halves:\n{round_trip}");
+    let (artifact, stored) = common::lower(NARROW_STORE, &options);
+    assert!(stored.contains("PackHalf2x16"), "a stored narrowing rounds in integers:\n{stored}");
+    assert!(stored.contains("\"out_ptr_16\"") && !stored.contains("OpAtomicOr"), "{stored}");
+    spirv_val("narrow-store-16bit", &artifact.words);
+    // Without 16-bit storage nothing is folded: the round trip packs halves too.
+    let words = Options { store_16bit: false, ..options };
+    let (_, text) = common::lower(ADD_16, &words);
+    assert!(text.contains("PackHalf2x16"), "{text}");
+}

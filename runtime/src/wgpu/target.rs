@@ -56,6 +56,9 @@ pub struct SpirvTarget {
     /// The device has 16-bit storage (see `trident_backend_spirv::Options::storage_16bit`); used
     /// only by modules in the Vulkan dialect.
     pub storage_16bit: bool,
+    /// The device stores 16-bit elements alone through 16-bit storage (see
+    /// `trident_backend_spirv::Options::store_16bit`); Vulkan dialect only.
+    pub store_16bit: bool,
     /// Loads and stores of up to 16 bytes at once (see
     /// `trident_backend_spirv::Options::wide_accesses`), when asked for
     /// ([`super::WIDE_ACCESS_ENV`]); used only by modules in the Vulkan dialect.
