@@ -161,3 +161,46 @@ fn store_16bit_rounds_in_integers_only_where_an_f16_is_widened_again() {
     let (_, text) = common::lower(ADD_16, &words);
     assert!(text.contains("PackHalf2x16"), "{text}");
 }
+
+/// A loop that carries a loaded f16 (as the software pipeliner carries prefetched tiles) and an
+/// f32 sum divided after it: the loop's results are what it yields, so its f32 result is not an
+/// f16 the kernel computed, and the stored narrowing keeps `PackHalf2x16` (the loop's results
+/// were once all taken for computed f16, which put flash attention on integer rounding).
+const LOOP_CARRIES_F16: &str = r#"tt.func public @carry_kernel(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %out_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %n: i32) {
+  %0 = tt.make_range {start = 0, end = 128} : tensor<128xi32>
+  %1 = tt.splat %x_ptr : tensor<128x!tt.ptr<f16>>
+  %2 = tt.addptr %1, %0 : tensor<128x!tt.ptr<f16>>
+  %3 = tt.load %2 : tensor<128xf16>
+  %4 = arith.constant {value = 0.0} : tensor<128xf32>
+  %5 = arith.constant {value = 0} : i32
+  %6 = arith.constant {value = 1} : i32
+  %7, %8 = scf.for %5, %n, %6, %4, %3 : tensor<128xf32>, tensor<128xf16> {
+  ^bb0(%9: i32, %10: tensor<128xf32>, %11: tensor<128xf16>):
+    %12 = arith.extf %11 : tensor<128xf32>
+    %13 = arith.addf %10, %12 : tensor<128xf32>
+    %14 = tt.load %2 : tensor<128xf16>
+    scf.yield %13, %14
+  }
+  %15 = arith.constant {value = 2.0} : tensor<128xf32>
+  %16 = arith.divf %7, %15 : tensor<128xf32>
+  %17 = arith.truncf %16 : tensor<128xf16>
+  %18 = tt.splat %out_ptr : tensor<128x!tt.ptr<f16>>
+  %19 = tt.addptr %18, %0 : tensor<128x!tt.ptr<f16>>
+  tt.store %19, %17
+  tt.return
+}
+"#;
+
+#[test]
+fn store_16bit_follows_a_loop_by_what_it_yields() {
+    let options = Options {
+        mode: Mode::Vulkan,
+        store_16bit: true,
+        num_warps: 1,
+        threads_per_warp: 64,
+        ..Options::default()
+    };
+    let (artifact, text) = common::lower(LOOP_CARRIES_F16, &options);
+    assert!(text.contains("PackHalf2x16"), "the loop's f32 result was taken for a computed f16:\n{text}");
+    spirv_val("loop-carries-f16", &artifact.words);
+}
