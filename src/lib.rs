@@ -228,7 +228,6 @@ pub fn lower_to_spirv(
         float32_atomic_add: target.float32_atomic_add,
         windowed_buffers: target.windowed_buffers,
         storage_16bit: target.storage_16bit,
-        store_16bit: target.store_16bit,
         wide_accesses: target.wide_accesses,
         subgroup_size: target.subgroup_size,
         cooperative_matrix_f16: target.cooperative_matrix_f16,

@@ -52,8 +52,9 @@ pub fn normalize_int(e: &mut Emitter, r: Reg, d: DType) -> Reg {
 
 /// An f32 rounded to nearest-even into f16 bits in integer arithmetic (and one f32 add for
 /// subnormal results), for modules that may use 16-bit storage and round-trip an f16
-/// (`Emitter::f16_rounding_in_integers`): there NVIDIA's Vulkan driver (580.159, H100) folds `UnpackHalf2x16(PackHalf2x16(x))` to `x`, so that `x.to(tl.float16).to(tl.float32)`
-/// came back unrounded; integer arithmetic leaves it nothing to fold.
+/// (`Emitter::f16_rounding_in_integers`): there NVIDIA's Vulkan driver (580.159, H100) folds
+/// `UnpackHalf2x16(PackHalf2x16(x))` to `x`, so that `x.to(tl.float16).to(tl.float32)` came back
+/// unrounded; integer arithmetic leaves it nothing to fold.
 /// - NaN gives a quiet NaN, magnitudes of 65520 and above infinity (of the sign);
 /// - normal results: the exponent rebiased, then the 13 dropped bits rounded to nearest-even;
 /// - below 2^-14: adding 0.5 (2^-1) lets the f32 adder round the value to a multiple of 2^-24,

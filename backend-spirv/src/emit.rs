@@ -150,7 +150,7 @@ impl<'a> Emitter<'a> {
             options,
             s,
             subgroups_ok: None,
-            f16_rounding_in_integers: options.direct_16bit_storage()
+            f16_rounding_in_integers: options.direct_16bit_loads()
                 || (options.direct_16bit_stores()
                     && widens_a_narrowed_f16(func, options.cooperative_matrix_f16)),
             smem_var,
@@ -402,11 +402,11 @@ impl<'a> Emitter<'a> {
         self.windows.get(arg as usize).copied().flatten().is_some()
     }
 
-    /// Whether 16-bit elements of pointer argument `arg`'s buffer are accessed directly through
-    /// its 16-bit view: the device has 16-bit storage, the module is in the Vulkan dialect and the
-    /// buffer is bound once (a windowed buffer keeps the word path, whose split is in words).
-    pub fn direct_16bit(&self, arg: u32) -> bool {
-        self.options.direct_16bit_storage() && self.windows.get(arg as usize).copied().flatten().is_none()
+    /// Whether 16-bit elements of pointer argument `arg`'s buffer are loaded directly through its
+    /// 16-bit view ([`crate::Options::direct_16bit_loads`]) and the buffer is bound once (a
+    /// windowed buffer keeps the word path, whose split is in words).
+    pub fn direct_16bit_load(&self, arg: u32) -> bool {
+        self.options.direct_16bit_loads() && !self.windowed(arg)
     }
 
     /// Whether a 16-bit element stored alone into pointer argument `arg`'s buffer is one store

@@ -19,11 +19,12 @@
 //! integer cast to a pointer, a select between two arguments), emission stops with
 //! [`Error::Unsupported`] and the span of the op. Narrow elements (8 and 16 bits) are extracted
 //! from words on load and written with word atomics on store, so no 8/16-bit storage feature is
-//! needed; where the device has 16-bit storage ([`Options::storage_16bit`], Vulkan dialect only),
-//! 16-bit elements are loaded and stored directly through a 16-bit view of the buffer (a second
-//! variable at the same binding, decorated `Aliased` when the kernel also reads it as words).
-//! 8-bit storage is not used: wgpu does not enable `storageBuffer8BitAccess`. Scalar arguments, the grid size and the folded dispatch size travel in one uniform
-//! block (see [`Artifact::uniform_words`]).
+//! needed; where the device has 16-bit storage ([`Storage16Bit`], Vulkan dialect only),
+//! 16-bit elements stored alone (and, when asked, every 16-bit load) go directly through a 16-bit
+//! view of the buffer (a second variable at the same binding, decorated `Aliased` when the kernel
+//! also reads it as words). 8-bit storage is not used: wgpu does not enable
+//! `storageBuffer8BitAccess`. Scalar arguments, the grid size and the folded dispatch size travel
+//! in one uniform block (see [`Artifact::uniform_words`]).
 //!
 //! Float `atomic_add` is the one atomic without a 32-bit integer counterpart: where the device
 //! has it ([`Options::float32_atomic_add`]) it is `OpAtomicFAddEXT` on an f32-typed view of the
@@ -70,6 +71,24 @@ pub enum Mode {
     Portable,
 }
 
+/// Which accesses of 16-bit elements (f16, bf16, i16) go through a 16-bit view of their buffer,
+/// where the device has 16-bit storage (`storageBuffer16BitAccess`; wgpu enables it with
+/// `SHADER_F16` or `SHADER_I16`); only the [`Mode::Vulkan`] dialect uses it. Elsewhere a 16-bit
+/// element is read from its word with a shift, and written into it with two word atomics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Storage16Bit {
+    /// The device has none, or it is not used.
+    #[default]
+    Words,
+    /// A 16-bit element stored alone (not in a group of whole words, which wide accesses write
+    /// as words) is one store through the 16-bit view instead of two word atomics (a matmul
+    /// epilogue whose f16 tile gives each thread one element a row: 256 atomics a thread);
+    /// loads keep the word path, whose wide accesses were faster on NVIDIA's driver.
+    Stores,
+    /// Loads and stores of 16-bit elements go through the 16-bit view, one access each.
+    LoadsAndStores,
+}
+
 /// What the caller fixes for one compilation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -89,17 +108,8 @@ pub struct Options {
     /// [`HighWindow`]), so a kernel reaches buffers of up to twice the device's binding limit
     /// (4 GiB, all that u32 byte offsets address, on drivers that allow 2 GiB per binding).
     pub windowed_buffers: Vec<u32>,
-    /// The device reads and writes 16-bit values in storage buffers (`storageBuffer16BitAccess`;
-    /// wgpu enables it with `SHADER_F16` or `SHADER_I16`). Then, in [`Mode::Vulkan`], loads and
-    /// stores of 16-bit elements (f16, bf16, i16) go through a 16-bit view of the buffer, one
-    /// access each, instead of a word load and shift or two word atomics per store.
-    pub storage_16bit: bool,
-    /// The device writes 16-bit values in storage buffers, and only stores use it: in
-    /// [`Mode::Vulkan`], a 16-bit element stored alone (not in a group of whole words, which wide
-    /// accesses write as words) is one store through the 16-bit view instead of two word atomics
-    /// (a matmul epilogue whose f16 tile gives each thread one element per row: 256 atomics a
-    /// thread), while loads keep the word path. Implied by [`Options::storage_16bit`].
-    pub store_16bit: bool,
+    /// Which 16-bit accesses use the device's 16-bit storage ([`Storage16Bit`]).
+    pub storage_16bit: Storage16Bit,
     /// In [`Mode::Vulkan`], loads and stores move up to 16 bytes at once (`uvec4` / `uvec2` / `u32`
     /// views of the binding) where the midend's `access_width` allows it; otherwise one element
     /// at a time. The runtime turns it on unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
@@ -123,16 +133,16 @@ pub struct Options {
 }
 
 impl Options {
-    /// Whether 16-bit elements are loaded and stored directly ([`Options::storage_16bit`]).
-    /// Portable modules keep the word path: naga's WGSL has no 16-bit integers to view a buffer
-    /// with.
-    pub fn direct_16bit_storage(&self) -> bool {
-        self.storage_16bit && self.mode == Mode::Vulkan
+    /// Whether 16-bit elements are loaded directly ([`Storage16Bit::LoadsAndStores`]). Portable
+    /// modules keep the word path: naga's WGSL has no 16-bit integers to view a buffer with.
+    pub fn direct_16bit_loads(&self) -> bool {
+        self.storage_16bit == Storage16Bit::LoadsAndStores && self.mode == Mode::Vulkan
     }
 
-    /// Whether 16-bit elements stored alone are stored directly ([`Options::store_16bit`]).
+    /// Whether 16-bit elements stored alone are stored directly (anything but
+    /// [`Storage16Bit::Words`]), in the Vulkan dialect.
     pub fn direct_16bit_stores(&self) -> bool {
-        (self.storage_16bit || self.store_16bit) && self.mode == Mode::Vulkan
+        self.storage_16bit != Storage16Bit::Words && self.mode == Mode::Vulkan
     }
 
     /// The largest lane distance reductions cross with subgroup shuffles (a power of two, below
@@ -163,8 +173,7 @@ impl Default for Options {
             workgroup_memory_limit: 32 * 1024,
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
-            storage_16bit: false,
-            store_16bit: false,
+            storage_16bit: Storage16Bit::Words,
             wide_accesses: false,
             subgroup_size: 0,
             cooperative_matrix_f16: false,

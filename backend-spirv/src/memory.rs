@@ -13,12 +13,11 @@
 //! happens once. Scalar stores and atomics run in thread 0; a scalar atomic's old value reaches
 //! every thread through workgroup memory.
 //!
-//! Where the device has 16-bit storage ([`crate::Options::direct_16bit_storage`]), 16-bit elements
-//! skip the words: a load is one `u16` load through the buffer's 16-bit view, widened to 32 bits,
-//! and a store one `u16` store, with no atomics (the neighbouring element is another memory
-//! location). Windowed buffers keep the word path. Where the device has 16-bit storage but loads
-//! keep the words ([`crate::Options::store_16bit`], the default on NVIDIA: its 16-bit loads were
-//! slower than wide word loads), a 16-bit element stored alone still takes the 16-bit view.
+//! Where the device has 16-bit storage ([`crate::Storage16Bit`]), 16-bit elements skip the words:
+//! a store is one `u16` store through the buffer's 16-bit view, with no atomics (the neighbouring
+//! element is another memory location), and with `LoadsAndStores` a load is one `u16` load,
+//! widened to 32 bits (by default loads keep the words: NVIDIA's 16-bit loads were slower than
+//! wide word loads). Windowed buffers keep the word path.
 //!
 //! In the Vulkan dialect, loads and stores move up to 16 bytes at once where the midend's
 //! [`access_width`](trident_midend::codegen::memory::access_width) allows it (the rule the nvptx
@@ -530,7 +529,7 @@ fn half_index(e: &mut Emitter, byte: Reg) -> Reg {
 
 /// Loads one element of `d` at byte offset `byte` of pointer argument `arg`'s buffer.
 pub fn load_element(e: &mut Emitter, arg: u32, byte: Reg, d: DType) -> Reg {
-    if d.size_bytes() == 2 && e.direct_16bit(arg) {
+    if d.size_bytes() == 2 && e.direct_16bit_load(arg) {
         // One 16-bit load, widened to the u32 the element's class holds (i16 sign-extended).
         let index = half_index(e, byte);
         let p = e.buffer_view_ptr(arg, View::Half, index);

@@ -1,4 +1,4 @@
-//! 16-bit storage in the SPIR-V: with `Options::storage_16bit` in the Vulkan dialect, f16 and i16
+//! 16-bit storage in the SPIR-V: with `Storage16Bit::LoadsAndStores` in the Vulkan dialect, f16 and i16
 //! elements are loaded and stored through a 16-bit view of their binding (one `u16` access each,
 //! `StorageBuffer16BitAccess`); without the feature, and always in the portable dialect, they stay
 //! in 32-bit words (a shift and mask per load, two word atomics per store).
@@ -10,7 +10,7 @@
 mod common;
 
 use common::spirv_val;
-use trident_backend_spirv::{Mode, Options};
+use trident_backend_spirv::{Mode, Options, Storage16Bit};
 
 /// `out = x + y` (f16 + i16 -> f16) over 128 lanes, masked by `n_elements`.
 const ADD_16: &str = r#"tt.func public @add_kernel(%x_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %y_ptr: !tt.ptr<i16> {tt.divisibility = 16}, %out_ptr: !tt.ptr<f16> {tt.divisibility = 16}, %n_elements: i32) {
@@ -55,6 +55,7 @@ fn lower(options: &Options) -> (Vec<u32>, String) {
 /// Emits the kernel with `mode` and `storage_16bit`, then checks the direct form (16-bit views,
 /// no word atomics, the i16 load sign-extended by `OpSConvert`) or the word form (nothing 16-bit).
 fn check(name: &str, mode: Mode, storage_16bit: bool, direct: bool) {
+    let storage_16bit = if storage_16bit { Storage16Bit::LoadsAndStores } else { Storage16Bit::Words };
     let options = Options { mode, storage_16bit, num_warps: 1, threads_per_warp: 64, ..Options::default() };
     let (words, text) = lower(&options);
     if direct {
@@ -111,18 +112,19 @@ const NARROW_STORE: &str = r#"tt.func public @narrow_kernel(%x_ptr: !tt.ptr<f32>
 }
 "#;
 
-/// With `Options::store_16bit` alone, one element per thread (no wide accesses): the f16 stores
+/// The Vulkan dialect with 16-bit stores and word loads (`Storage16Bit::Stores`, the default where
+/// the device has 16-bit storage), one warp of 64 lanes.
+fn stores_only() -> Options {
+    let storage_16bit = Storage16Bit::Stores;
+    Options { mode: Mode::Vulkan, storage_16bit, num_warps: 1, threads_per_warp: 64, ..Options::default() }
+}
+
+/// With `Storage16Bit::Stores`, one element per thread (no wide accesses): the f16 stores
 /// go through the 16-bit view, one `u16` store each, instead of two word atomics, and loads stay
 /// on the words.
 #[test]
 fn store_16bit_stores_halves_and_loads_words() {
-    let options = Options {
-        mode: Mode::Vulkan,
-        store_16bit: true,
-        num_warps: 1,
-        threads_per_warp: 64,
-        ..Options::default()
-    };
+    let options = stores_only();
     let (artifact, text) = common::lower(ADD_16, &options);
     for wanted in ["OpCapability StorageBuffer16BitAccess", "\"out_ptr_16\""] {
         assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
@@ -143,13 +145,7 @@ fn store_16bit_stores_halves_and_loads_words() {
 /// `PackHalf2x16`.
 #[test]
 fn store_16bit_rounds_in_integers_only_where_an_f16_is_widened_again() {
-    let options = Options {
-        mode: Mode::Vulkan,
-        store_16bit: true,
-        num_warps: 1,
-        threads_per_warp: 64,
-        ..Options::default()
-    };
+    let options = stores_only();
     let (_, round_trip) = common::lower(ADD_16, &options);
     assert!(!round_trip.contains("PackHalf2x16"), "the round trip packs halves:\n{round_trip}");
     let (artifact, stored) = common::lower(NARROW_STORE, &options);
@@ -157,7 +153,7 @@ fn store_16bit_rounds_in_integers_only_where_an_f16_is_widened_again() {
     assert!(stored.contains("\"out_ptr_16\"") && !stored.contains("OpAtomicOr"), "{stored}");
     spirv_val("narrow-store-16bit", &artifact.words);
     // Without 16-bit storage nothing is folded: the round trip packs halves too.
-    let words = Options { store_16bit: false, ..options };
+    let words = Options { storage_16bit: Storage16Bit::Words, ..options };
     let (_, text) = common::lower(ADD_16, &words);
     assert!(text.contains("PackHalf2x16"), "{text}");
 }
@@ -193,13 +189,7 @@ const LOOP_CARRIES_F16: &str = r#"tt.func public @carry_kernel(%x_ptr: !tt.ptr<f
 
 #[test]
 fn store_16bit_follows_a_loop_by_what_it_yields() {
-    let options = Options {
-        mode: Mode::Vulkan,
-        store_16bit: true,
-        num_warps: 1,
-        threads_per_warp: 64,
-        ..Options::default()
-    };
+    let options = stores_only();
     let (artifact, text) = common::lower(LOOP_CARRIES_F16, &options);
     assert!(text.contains("PackHalf2x16"), "the loop's f32 result was taken for a computed f16:\n{text}");
     spirv_val("loop-carries-f16", &artifact.words);

@@ -11,7 +11,7 @@
 mod common;
 
 use common::spirv_val;
-use trident_backend_spirv::{Mode, Options};
+use trident_backend_spirv::{Mode, Options, Storage16Bit};
 
 /// `out = x + y` over `BLOCK` lanes of `T`, masked by `n_elements` (divisible by 16).
 const ADD: &str = r#"tt.func public @add_kernel(%x_ptr: !tt.ptr<T> {tt.divisibility = 16}, %y_ptr: !tt.ptr<T> {tt.divisibility = 16}, %out_ptr: !tt.ptr<T> {tt.divisibility = 16}, %n_elements: i32 {tt.divisibility = 16}) {
@@ -76,7 +76,7 @@ fn check(name: &str, dtype: &str, block: u32, options: Options, wide: Option<(us
 fn options(mode: Mode, storage_16bit: bool) -> Options {
     Options {
         mode,
-        storage_16bit,
+        storage_16bit: if storage_16bit { Storage16Bit::LoadsAndStores } else { Storage16Bit::Words },
         wide_accesses: true,
         num_warps: 4,
         threads_per_warp: 64,

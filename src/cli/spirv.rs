@@ -8,7 +8,7 @@
 //! full Vulkan one where wgpu can pass it through, the naga-portable one elsewhere. Float
 //! `atomic_add` is native where the adapter has f32 atomics, a compare-and-swap loop elsewhere.
 
-use trident_backend_spirv::{Artifact, Mode};
+use trident_backend_spirv::{Artifact, Mode, Storage16Bit};
 use trident_midend::ir::Module;
 use trident_runtime::wgpu::{layout_warp_width, WgpuDevice};
 use trident_runtime::{Buffer, Grid};
@@ -64,7 +64,6 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             float32_atomic_add: d.float32_atomic_add(),
             windowed_buffers: Vec::new(),
             storage_16bit: d.storage_16bit(),
-            store_16bit: d.store_16bit(),
             wide_accesses: trident_runtime::wgpu::wide_accesses_enabled(),
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
             cooperative_matrix_f16: d.cooperative_matrix_f16(),
@@ -77,8 +76,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             workgroup_memory_bytes: 32 * 1024,
             float32_atomic_add: false,
             windowed_buffers: Vec::new(),
-            storage_16bit: false,
-            store_16bit: false,
+            storage_16bit: Storage16Bit::Words,
             wide_accesses: false,
             subgroup_size: 0,
             cooperative_matrix_f16: false,

@@ -165,8 +165,7 @@ pub fn artifact(source: &str, kernel: &str, spec: &Specialization, target: &Targ
             hasher.int("max_workgroup_invocations", i64::from(target.max_workgroup_invocations));
             hasher.int("workgroup_memory_bytes", i64::from(target.workgroup_memory_bytes));
             hasher.text("float32_atomic_add", &target.float32_atomic_add.to_string());
-            hasher.text("storage_16bit", &target.storage_16bit.to_string());
-            hasher.text("store_16bit", &target.store_16bit.to_string());
+            hasher.text("storage_16bit", &format!("{:?}", target.storage_16bit));
             hasher.text("wide_accesses", &target.wide_accesses.to_string());
             hasher.int("subgroup_size", i64::from(target.subgroup_size));
             hasher.text("cooperative_matrix_f16", &target.cooperative_matrix_f16.to_string());

@@ -42,7 +42,7 @@ use std::hash::{Hash, Hasher};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use trident_backend_spirv::{fold_grid, Artifact, HighWindow, Mode, ParamAbi};
+use trident_backend_spirv::{fold_grid, Artifact, HighWindow, Mode, ParamAbi, Storage16Bit};
 use trident_midend::ir::Span;
 
 use crate::{ArgValue, Buffer, Grid};
@@ -251,8 +251,7 @@ pub struct WgpuDevice {
     /// 16-bit storage-buffer access is enabled on the device (wgpu turns on
     /// `storageBuffer16BitAccess` with `SHADER_F16` or `SHADER_I16`) and asked for
     /// ([`STORAGE_16BIT_ENV`]).
-    storage_16bit: bool,
-    store_16bit: bool,
+    storage_16bit: Storage16Bit,
     /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
     timestamps: bool,
     /// Cooperative matrices are enabled on the device, with the f16 x f16 -> f32 16x16x16 shape,
@@ -307,9 +306,9 @@ fn failed_assertion(artifact: &Artifact, words: &[u32]) -> Option<WgpuError> {
 pub const MAX_BINDING_ENV: &str = "TRIDENT_VULKAN_MAX_BINDING_BYTES";
 
 /// `1` turns on 16-bit storage buffer access for loads and stores (f16/bf16/i16 tensors loaded
-/// and stored as 16-bit elements, `trident_backend_spirv::Options::storage_16bit`) where the
+/// and stored as 16-bit elements, `trident_backend_spirv::Storage16Bit`) where the
 /// adapter has it; `0` turns it off altogether. By default only 16-bit elements stored alone use
-/// it (`trident_backend_spirv::Options::store_16bit`): loads through it were slower on an H100
+/// it (`Storage16Bit::Stores`): loads through it were slower on an H100
 /// than wide accesses over 32-bit words (layernorm forward f16 0.49 of Triton against 0.58),
 /// while a lone 16-bit store through words takes two atomics.
 pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
@@ -410,13 +409,19 @@ impl WgpuDevice {
         };
         let ((device, queue), bfloat16) = opened
             .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
-        let has_16bit_storage = features.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16);
-        let storage_16bit_env = std::env::var(STORAGE_16BIT_ENV).ok().map(|v| v.trim().to_string());
+        let storage_16bit = if features.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16) {
+            match std::env::var(STORAGE_16BIT_ENV).as_deref().map(str::trim) {
+                Ok("1") => Storage16Bit::LoadsAndStores,
+                Ok("0") => Storage16Bit::Words,
+                _ => Storage16Bit::Stores,
+            }
+        } else {
+            Storage16Bit::Words
+        };
         Ok(Some(WgpuDevice {
             passthrough: features.contains(wgpu::Features::PASSTHROUGH_SHADERS),
             float32_atomic_add: features.contains(wgpu::Features::SHADER_FLOAT32_ATOMIC),
-            storage_16bit: has_16bit_storage && storage_16bit_env.as_deref() == Some("1"),
-            store_16bit: has_16bit_storage && storage_16bit_env.as_deref() != Some("0"),
+            storage_16bit,
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             cooperative_matrix_f16: features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
             cooperative_matrix_bf16: bfloat16,
@@ -502,14 +507,9 @@ impl WgpuDevice {
         self.cooperative_matrix_bf16
     }
 
-    pub fn storage_16bit(&self) -> bool {
+    /// Which 16-bit accesses use the device's 16-bit storage (`STORAGE_16BIT_ENV`).
+    pub fn storage_16bit(&self) -> Storage16Bit {
         self.storage_16bit
-    }
-
-    /// 16-bit elements stored alone go through 16-bit storage (see
-    /// `trident_backend_spirv::Options::store_16bit`).
-    pub fn store_16bit(&self) -> bool {
-        self.store_16bit
     }
 
     /// Pipelines compiled so far (the cache's size).

@@ -7,7 +7,7 @@
 //! `Options` when it lowers a module. Nothing here decides code generation beyond the layout warp
 //! width, [`SpirvTarget::threads_for`].
 
-use trident_backend_spirv::Mode;
+use trident_backend_spirv::{Mode, Storage16Bit};
 
 /// The warp width the spirv layouts are built for where the adapter's subgroups are not exactly
 /// 32 wide ([`layout_warp_width`]), where the device allows `64 * num_warps` invocations per
@@ -53,12 +53,9 @@ pub struct SpirvTarget {
     /// one storage binding of the device: they are bound as two windows (see
     /// `trident_backend_spirv::Options::windowed_buffers`).
     pub windowed_buffers: Vec<u32>,
-    /// The device has 16-bit storage (see `trident_backend_spirv::Options::storage_16bit`); used
-    /// only by modules in the Vulkan dialect.
-    pub storage_16bit: bool,
-    /// The device stores 16-bit elements alone through 16-bit storage (see
-    /// `trident_backend_spirv::Options::store_16bit`); Vulkan dialect only.
-    pub store_16bit: bool,
+    /// Which 16-bit accesses use the device's 16-bit storage (see
+    /// `trident_backend_spirv::Storage16Bit`); used only by modules in the Vulkan dialect.
+    pub storage_16bit: Storage16Bit,
     /// Loads and stores of up to 16 bytes at once (see
     /// `trident_backend_spirv::Options::wide_accesses`), when asked for
     /// ([`super::WIDE_ACCESS_ENV`]); used only by modules in the Vulkan dialect.
