@@ -16,7 +16,7 @@ use crate::target::Target;
 
 /// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
 /// and [`PipelineOptions::stop_after`] accept.
-pub const PASS_NAMES: [&str; 20] = [
+pub const PASS_NAMES: [&str; 21] = [
     "inline",
     "canonicalize",
     "combine",
@@ -34,6 +34,7 @@ pub const PASS_NAMES: [&str; 20] = [
     "rematerialize-loop-pointers",
     "rematerialize-coalesced",
     "pipeline-dot-loads",
+    "batch-loop-loads",
     "fold-splat-conversions",
     "pingpong-warpgroups",
     "sink",
@@ -222,6 +223,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     // ---- Software pipelining: dot operand loads run an iteration ahead -------------------------
     let pipeline_loads = |m: &mut Module| passes::pipeline_dot_loads::run(m, target);
     if run_pass_with("pipeline-dot-loads", &pipeline_loads, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
+    // ---- Small loops of loads: several iterations' loads in flight together --------------------
+    let batch_loads = |m: &mut Module| passes::batch_loop_loads::run(m, target);
+    if run_pass_with("batch-loop-loads", &batch_loads, module, options)? == Continue::StopHere {
         return Ok(());
     }
     // ---- Clean up the conversions convert-to-gpu made redundant ------------------------------

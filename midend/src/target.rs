@@ -53,6 +53,13 @@ impl Target {
         }
     }
 
+    /// Whether the code generator after the midend moves a loop's independent loads ahead of the
+    /// arithmetic between them (ptxas does; NVIDIA's Vulkan driver keeps the SPIR-V's order, and
+    /// other Vulkan drivers are not counted on): where it does not, `batch-loop-loads` does.
+    pub fn schedules_loads(&self) -> bool {
+        self.compute_capability.is_some()
+    }
+
     pub fn threads_per_program(&self) -> u32 {
         self.threads_per_warp * self.num_warps
     }

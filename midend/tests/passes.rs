@@ -204,6 +204,22 @@ fn pipeline() {
     });
 }
 
+/// Small loops of loads on a Vulkan target: unrolled, their loads issued together.
+#[test]
+fn batch_loop_loads() {
+    let vulkan = vulkan(32, 48, 1);
+    check_folder("batch_loop_loads", |module| {
+        passes::batch_loop_loads::run(module, &vulkan);
+        passes::dce::run(module);
+    });
+}
+
+/// The same loop for an NVIDIA target, whose ptxas schedules loads itself: unchanged.
+#[test]
+fn batch_loop_loads_nvidia() {
+    check_folder("batch_loop_loads_nvidia", |module| passes::batch_loop_loads::run(module, &sm90()));
+}
+
 /// The Hopper target the layout passes' cases are written for.
 fn sm90() -> trident_midend::target::Target {
     trident_midend::target::Target::nvidia(90, 4)

@@ -49,7 +49,13 @@ pub fn span(body: &Body, lp: Op) -> Option<(BTreeMap<Value, i64>, i64)> {
     Some((terms, ub_constant.checked_sub(lb_constant)?))
 }
 
-/// `v` as `sum(coefficient * leaf) + constant`; `None` when a coefficient overflows.
+/// `v` as `sum(coefficient * leaf) + constant` over the values it is built from with
+/// `arith.addi`, `arith.subi` and `arith.muli` by constants; `None` when a coefficient overflows.
+pub fn affine_sum(body: &Body, v: Value) -> Option<(BTreeMap<Value, i64>, i64)> {
+    affine(body, v, MAX_DEPTH)
+}
+
+/// [`affine_sum`], following operands at most `depth` deep.
 fn affine(body: &Body, v: Value, depth: u32) -> Option<(BTreeMap<Value, i64>, i64)> {
     if let Some(c) = constant(body, v) {
         return Some((BTreeMap::new(), c));

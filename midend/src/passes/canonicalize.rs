@@ -37,14 +37,20 @@ const MAX_SWEEPS: usize = 64;
 pub fn run(module: &mut Module) {
     for function in &mut module.functions {
         let entry = function.entry;
-        for _ in 0..MAX_SWEEPS {
-            let mut sweep = Sweep { body: &mut function.body, replacements: HashMap::new(), changed: false };
-            sweep.simplify_block(entry);
-            let Sweep { replacements, changed, .. } = sweep;
-            function.body.replace_uses(entry, &replacements);
-            if !changed {
-                break;
-            }
+        run_on_block(&mut function.body, entry);
+    }
+}
+
+/// Canonicalizes `block` and the regions in it, whose values no op outside uses but through its
+/// terminator (a function's entry, a loop body that another pass just rewrote).
+pub fn run_on_block(body: &mut Body, block: Block) {
+    for _ in 0..MAX_SWEEPS {
+        let mut sweep = Sweep { body, replacements: HashMap::new(), changed: false };
+        sweep.simplify_block(block);
+        let Sweep { replacements, changed, .. } = sweep;
+        body.replace_uses(block, &replacements);
+        if !changed {
+            break;
         }
     }
 }

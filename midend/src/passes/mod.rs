@@ -12,12 +12,15 @@
 //!   let their neighbourhoods follow; accelerate-matmul (mma v2 / wgmma v3) and
 //!   propagate-mma-layout; rematerialize-loop-pointers and rematerialize-coalesced recompute
 //!   addresses where they are used; pipeline-dot-loads (`num_stages`: cp.async rings, TMA and
-//!   mbarriers, warp specialization); fold-splat-conversions, pingpong-warpgroups (Hopper
+//!   mbarriers, warp specialization); batch-loop-loads (for code generators that do not
+//!   schedule loads: loops over a row in blocks run their whole blocks without masks, several
+//!   blocks' loads issued together); fold-splat-conversions, pingpong-warpgroups (Hopper
 //!   attention's two warpgroups take turns on the tensor cores), CSE, DCE, sink.
 //!
 //! `uses` is the one analysis they share (use counts, since the IR keeps no use lists).
 
 pub mod accelerate_matmul;
+pub mod batch_loop_loads;
 pub mod canonicalize;
 pub mod coalesce;
 pub mod combine;

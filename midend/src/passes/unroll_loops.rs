@@ -47,8 +47,9 @@ pub fn run(module: &mut Module) {
     }
 }
 
-/// Splits loop `lp` into a main loop unrolled `factor` times and the remainder (the module docs).
-fn unroll(body: &mut Body, lp: Op, factor: i64) {
+/// Splits loop `lp` into a main loop unrolled `factor` times and the remainder (the module docs);
+/// returns the main loop (`lp` is the remainder).
+pub(crate) fn unroll(body: &mut Body, lp: Op, factor: i64) -> Op {
     let data = body.op(lp).clone();
     let (lb, ub, step) = (data.operands[0], data.operands[1], data.operands[2]);
     let inits = data.operands[3..].to_vec();
@@ -120,4 +121,5 @@ fn unroll(body: &mut Body, lp: Op, factor: i64) {
     for (k, &result) in main_results.iter().enumerate() {
         remainder.operands[3 + k] = result;
     }
+    main
 }
