@@ -245,6 +245,38 @@ fn wide_reductions_agree_with_interp() {
     spirv_agrees_exactly("spirv wide reductions", &launch, &args, &[], &compared);
 }
 
+/// Rows walked in blocks (`tests/kernels/blocked_rows.py`): on spirv the reading loop runs whole
+/// blocks four a trip without masks and the writing loop's whole blocks lose their masks; the
+/// partial last block keeps them. Sums and outputs agree with interp exactly (small integers),
+/// and the room past the last row keeps its sentinel.
+#[test]
+fn blocked_rows_agree_with_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-blocked-rows");
+    let (rows, n, room) = (3usize, 589usize, 64usize);
+    let x: Vec<u8> = (0..rows * n).flat_map(|i| (((i * 7919) % 29) as f32 - 14.0).to_le_bytes()).collect();
+    let y: Vec<u8> = (0..rows * n + room).flat_map(|_| 7.0f32.to_le_bytes()).collect();
+    let args = [
+        write_npy(&dir, "x_ptr", DType::F32, x),
+        write_npy(&dir, "y_ptr", DType::F32, y),
+        write_npy(&dir, "sum_ptr", DType::F32, vec![0; rows * 4]),
+    ];
+    let launch = [
+        "tests/kernels/blocked_rows.py",
+        "--kernel",
+        "blocked_rows_kernel",
+        "--grid",
+        "3",
+        "--num-warps",
+        "1",
+        "--const",
+        "BLOCK=64",
+        "--arg",
+        "N=589",
+    ];
+    spirv_agrees_exactly("spirv blocked rows", &launch, &args, &[], &["y_ptr", "sum_ptr"]);
+}
+
 /// `tl.maximum` / `tl.minimum` and the max and min reductions with NaN operands (the non-NaN
 /// operand wins; NaN only where both are) agree with interp element for element on spirv, where
 /// the Vulkan dialect uses GLSL's NMax/NMin.
