@@ -55,7 +55,12 @@
 //! the loads' latency is not what bounds it); dots outside carried loops on the carried path's
 //! subgroup blocks (accumulator into matrices, block products sharing A and B tiles, back into
 //! registers) instead of the tile loop per band (attention d64 full 54.6 -> 33.3 TFLOP/s, d128
-//! 51.0 -> 48.6: the blocks' matrices beside the registers cost more than the loads saved).
+//! 51.0 -> 48.6: the blocks' matrices beside the registers cost more than the loads saved); a
+//! carried dot's A and B in two buffers (chunks of 16 of K, two buffers fitting where two of 32
+//! do not), each chunk staged while the previous one is multiplied, one barrier a chunk (matmul
+//! fp16 192.8 -> 173.0 TFLOP/s, bf16 183.5 -> 155.0, persistent 195.2 -> 173.8; correct, ci
+//! 117/0: the chunks of 16, whose staging each thread guards per chunk, cost more than the
+//! overlap gains).
 //!
 //! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
