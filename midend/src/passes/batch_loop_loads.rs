@@ -24,8 +24,7 @@
 //!   upper bound, `k >= 0` and `s >= 0` constants and `k + e <= U * step`, holds for every
 //!   element: the main loop runs only trips `i` with `i + U * step <= main_ub <= ub`. Such a
 //!   comparison becomes a constant true, and canonicalization ([`canonicalize::run_on_block`])
-//!   drops the masks and folds the selects it guarded. Only for loops from a constant `lb >= 0`
-//!   with a constant step, where none of this arithmetic wraps.
+//!   drops the masks and folds the selects it guarded.
 //! - **Loads first**: where the body has no store (a store may write what a later block's load
 //!   reads, an in-place kernel, so no load could move above it), `U` is the largest of 4 and 2
 //!   that keeps `U` times the loads per iteration within [`MAX_LOADS`], `U` times their bytes per
@@ -34,7 +33,9 @@
 //!   pure arithmetic it needs, moves ahead of the rest, loads keeping their order. With a store,
 //!   `U` is 1: the loop is only split, where that drops a mask.
 //!
-//! A loop qualifies when it is innermost, at most [`MAX_BODY_OPS`] ops long, and its body holds
+//! A loop qualifies when it is innermost, at most [`MAX_BODY_OPS`] ops long, runs from a
+//! constant lower bound `>= 0` by a constant step whose `U` multiple fits its induction
+//! variable's type (so that none of the main loop's bound arithmetic wraps), its body holds
 //! nothing but loads, stores and pure ops without regions (no dot: tensor-core loops have their
 //! own pipelining), it asks for no unrolling of its own, and it gains something: `U >= 2`, or a
 //! mask to drop.
@@ -81,12 +82,10 @@ pub fn run(module: &mut Module, target: &Target) {
             .collect();
         for (lp, factor) in loops {
             let bound = body.op(lp).operands[1];
-            let span = whole_blocks(body, lp).map(|step| step * factor);
+            let span = whole_blocks(body, lp).expect("a qualifying loop") * factor;
             let main = unroll_loops::unroll(body, lp, factor);
             let block = body.op(main).regions[0];
-            if let Some(span) = span {
-                drop_whole_block_masks(body, main, bound, span);
-            }
+            drop_whole_block_masks(body, main, bound, span);
             canonicalize::run_on_block(body, block);
             if factor > 1 {
                 loads_first(body, block);
@@ -124,6 +123,12 @@ fn factor(body: &Body, lp: Op) -> Option<i64> {
             _ => return None,
         }
     }
+    let step = whole_blocks(body, lp)?;
+    let iv = body.blocks[data.regions[0]].args[0];
+    let largest = match body.ty(iv).dtype().bits() {
+        32 => i64::from(i32::MAX),
+        _ => i64::MAX,
+    };
     let trips = trip_count::trip_count(body, lp);
     let batch = [4i64, 2].into_iter().find(|&u| {
         stores == 0
@@ -131,17 +136,16 @@ fn factor(body: &Body, lp: Op) -> Option<i64> {
             && u as usize * loads <= MAX_LOADS
             && u as u64 * bytes <= MAX_BYTES_PER_THREAD
             && trips.is_none_or(|trips| trips >= u)
+            && step.checked_mul(u).is_some_and(|span| span <= largest)
     });
     let factor = batch.unwrap_or(1);
-    let iv = body.blocks[data.regions[0]].args[0];
-    let masks = whole_blocks(body, lp).is_some_and(|step| {
-        ops.iter().any(|&op| whole_block_mask(body, op, iv, data.operands[1], factor * step))
-    });
+    let masks = ops.iter().any(|&op| whole_block_mask(body, op, iv, data.operands[1], factor * step));
     (batch.is_some() || masks).then_some(factor)
 }
 
-/// The step of loop `lp` when its trips never wrap (a constant lower bound `>= 0` and a constant
-/// step): then the trips of its main loop end at or before its upper bound.
+/// The step of loop `lp` when it runs from a constant lower bound `>= 0` by a constant step: then
+/// none of the main loop's bounds wrap (`ub - lb` and `U * step` fit the induction variable's
+/// type, [`factor`] checks the latter), and its trips end at or before the loop's upper bound.
 fn whole_blocks(body: &Body, lp: Op) -> Option<i64> {
     let lb = trip_count::constant(body, body.op(lp).operands[0])?;
     let step = trip_count::constant_step(body, lp)?;
