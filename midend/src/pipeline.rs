@@ -225,7 +225,7 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass_with("pipeline-dot-loads", &pipeline_loads, module, options)? == Continue::StopHere {
         return Ok(());
     }
-    // ---- Small loops of loads: several iterations' loads in flight together --------------------
+    // ---- Loops over a row in blocks: whole blocks unmasked, several blocks' loads in flight ----
     let batch_loads = |m: &mut Module| passes::batch_loop_loads::run(m, target);
     if run_pass_with("batch-loop-loads", &batch_loads, module, options)? == Continue::StopHere {
         return Ok(());

@@ -54,8 +54,9 @@ impl Target {
     }
 
     /// Whether the code generator after the midend moves a loop's independent loads ahead of the
-    /// arithmetic between them (ptxas does; NVIDIA's Vulkan driver keeps the SPIR-V's order, and
-    /// other Vulkan drivers are not counted on): where it does not, `batch-loop-loads` does.
+    /// arithmetic between them, and makes masks predicates (ptxas does; NVIDIA's Vulkan driver
+    /// keeps the SPIR-V's order and pays for its selects, and other Vulkan drivers are not
+    /// counted on): where it does not, `batch-loop-loads` does both for loops over a row.
     pub fn schedules_loads(&self) -> bool {
         self.compute_capability.is_some()
     }
