@@ -571,9 +571,13 @@ fn devices_list_what_each_vulkan_adapter_offers() {
         return;
     }
     for line in adapters {
-        for fact in
-            ["subgroup size ", "subgroup operations ", "f16 and 16-bit storage ", "cooperative matrices "]
-        {
+        for fact in [
+            "subgroup size ",
+            "subgroup operations ",
+            "f16 and 16-bit storage ",
+            "VK_NV_cooperative_matrix2 ",
+            "cooperative matrices ",
+        ] {
             assert!(line.contains(fact), "`{fact}` missing from {line}");
         }
         let shapes = line.split("cooperative matrices ").nth(1).unwrap();

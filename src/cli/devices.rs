@@ -184,7 +184,7 @@ pub fn print_devices() {
             println!(
                 "        vulkan:{} {} ({}, {}): subgroup size {subgroup}, {} KiB workgroup memory, {} MiB per \
                  binding, passthrough {}, f32 atomic add {}, subgroup operations {}, f16 and 16-bit storage {}, \
-                 cooperative matrices {}{}",
+                 VK_NV_cooperative_matrix2 {}, cooperative matrices {}{}",
                 a.index,
                 a.name,
                 a.device_type,
@@ -195,6 +195,7 @@ pub fn print_devices() {
                 yes_no(a.float32_atomic_add),
                 yes_no(a.subgroups),
                 yes_no(a.float16),
+                if a.cooperative_matrix2 { "offered (unused)" } else { "no" },
                 if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") },
                 if a.bfloat16_cooperative_matrices { " (bf16 through VK_KHR_shader_bfloat16)" } else { "" }
             );

@@ -99,6 +99,8 @@ pub struct AdapterSummary {
     /// bf16 cooperative matrices can be enabled (`VK_KHR_shader_bfloat16` with its type and
     /// cooperative-matrix features), which wgpu does not do itself (`vulkan_extensions.rs`).
     pub bfloat16_cooperative_matrices: bool,
+    /// The device offers `VK_NV_cooperative_matrix2`, which trident does not use yet.
+    pub cooperative_matrix2: bool,
 }
 
 /// One shape of `VK_KHR_cooperative_matrix`: `D (m x n) = A (m x k) * B (k x n) + C (m x n)`, A
@@ -194,6 +196,7 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         float16: adapter.features().contains(wgpu::Features::SHADER_F16),
         cooperative_matrices: vulkan_extensions::cooperative_matrices(adapter),
         bfloat16_cooperative_matrices: vulkan_extensions::bfloat16_cooperative_matrices(adapter),
+        cooperative_matrix2: vulkan_extensions::offers_cooperative_matrix2(adapter),
     }
 }
 

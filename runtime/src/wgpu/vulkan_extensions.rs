@@ -113,6 +113,15 @@ pub fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixSha
         .collect()
 }
 
+/// Whether the adapter's device offers `VK_NV_cooperative_matrix2` (workgroup-scope matrices,
+/// per-element operations, row and column reductions, tensor-addressed loads), which trident does
+/// not use yet: `trident devices` says so, the fact the next step of `tl.dot` on Vulkan depends on.
+pub fn offers_cooperative_matrix2(adapter: &wgpu::Adapter) -> bool {
+    // SAFETY: as in `cooperative_matrices`.
+    let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else { return false };
+    has_extension(&hal, c"VK_NV_cooperative_matrix2")
+}
+
 /// Whether the adapter offers bf16 cooperative matrices: `VK_KHR_shader_bfloat16` with its
 /// `shaderBFloat16Type` and `shaderBFloat16CooperativeMatrix` features.
 pub fn bfloat16_cooperative_matrices(adapter: &wgpu::Adapter) -> bool {
