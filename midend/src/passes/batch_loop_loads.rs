@@ -74,18 +74,17 @@ pub fn run(module: &mut Module, target: &Target) {
     }
     for function in &mut module.functions {
         let body = &mut function.body;
-        let loops: Vec<(Op, i64)> = body
+        let loops: Vec<(Op, Plan)> = body
             .walk(function.entry)
             .into_iter()
             .filter(|&op| body.opcode(op) == Opcode::For)
-            .filter_map(|lp| factor(body, lp).map(|factor| (lp, factor)))
+            .filter_map(|lp| plan(body, lp).map(|plan| (lp, plan)))
             .collect();
-        for (lp, factor) in loops {
+        for (lp, Plan { factor, step }) in loops {
             let bound = body.op(lp).operands[1];
-            let span = whole_blocks(body, lp).expect("a qualifying loop") * factor;
             let main = unroll_loops::unroll(body, lp, factor);
             let block = body.op(main).regions[0];
-            drop_whole_block_masks(body, main, bound, span);
+            drop_whole_block_masks(body, main, bound, factor * step);
             canonicalize::run_on_block(body, block);
             if factor > 1 {
                 loads_first(body, block);
@@ -94,8 +93,15 @@ pub fn run(module: &mut Module, target: &Target) {
     }
 }
 
-/// How many blocks one trip of the main loop should run, when loop `lp` qualifies (module docs).
-fn factor(body: &Body, lp: Op) -> Option<i64> {
+/// How a qualifying loop is split: `factor` blocks a trip of the main loop, of `step` (its
+/// constant step) each.
+struct Plan {
+    factor: i64,
+    step: i64,
+}
+
+/// How loop `lp` is split, when it qualifies (module docs).
+fn plan(body: &Body, lp: Op) -> Option<Plan> {
     let data = body.op(lp);
     if data.attrs.get("tt.loop_unroll_factor").is_some() {
         return None;
@@ -140,12 +146,12 @@ fn factor(body: &Body, lp: Op) -> Option<i64> {
     });
     let factor = batch.unwrap_or(1);
     let masks = ops.iter().any(|&op| whole_block_mask(body, op, iv, data.operands[1], factor * step));
-    (batch.is_some() || masks).then_some(factor)
+    (batch.is_some() || masks).then_some(Plan { factor, step })
 }
 
 /// The step of loop `lp` when it runs from a constant lower bound `>= 0` by a constant step: then
 /// none of the main loop's bounds wrap (`ub - lb` and `U * step` fit the induction variable's
-/// type, [`factor`] checks the latter), and its trips end at or before the loop's upper bound.
+/// type, [`plan`] checks the latter), and its trips end at or before the loop's upper bound.
 fn whole_blocks(body: &Body, lp: Op) -> Option<i64> {
     let lb = trip_count::constant(body, body.op(lp).operands[0])?;
     let step = trip_count::constant_step(body, lp)?;

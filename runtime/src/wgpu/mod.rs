@@ -251,9 +251,9 @@ pub struct WgpuDevice {
     passthrough: bool,
     /// `SHADER_FLOAT32_ATOMIC` is enabled on the device.
     float32_atomic_add: bool,
-    /// 16-bit storage-buffer access is enabled on the device (wgpu turns on
-    /// `storageBuffer16BitAccess` with `SHADER_F16` or `SHADER_I16`) and asked for
-    /// ([`STORAGE_16BIT_ENV`]).
+    /// Which 16-bit accesses use 16-bit storage-buffer access: none where the device lacks it
+    /// (wgpu turns on `storageBuffer16BitAccess` with `SHADER_F16` or `SHADER_I16`), else what
+    /// [`STORAGE_16BIT_ENV`] asks for (lone stores by default).
     storage_16bit: Storage16Bit,
     /// `TIMESTAMP_QUERY` is enabled on the device: `bench` times passes on the GPU.
     timestamps: bool,
