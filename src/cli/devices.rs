@@ -195,7 +195,18 @@ pub fn print_devices() {
                 yes_no(a.float32_atomic_add),
                 yes_no(a.subgroups),
                 yes_no(a.float16),
-                if a.cooperative_matrix2 { "offered (unused)" } else { "no" },
+                match &a.workgroup_matrices {
+                    None => "no".to_string(),
+                    Some(m) if m.shapes.is_empty() => "offered without workgroup-scope shapes".to_string(),
+                    Some(m) => format!(
+                        "workgroup scope {} (dimensions up to {}, workgroups up to {}, {} bytes of workgroup \
+                         memory kept by the driver; unused by the backend)",
+                        m.shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
+                        m.max_dimension,
+                        m.max_workgroup_size,
+                        m.reserved_shared_bytes
+                    ),
+                },
                 if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") },
                 if a.bfloat16_cooperative_matrices { " (bf16 through VK_KHR_shader_bfloat16)" } else { "" }
             );

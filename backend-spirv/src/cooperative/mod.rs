@@ -62,7 +62,18 @@
 //! 117/0: the chunks of 16, whose staging each thread guards per chunk, cost more than the
 //! overlap gains).
 //!
-//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products.
+//! A carried accumulator in workgroup-scope matrices of `VK_NV_cooperative_matrix2` instead of
+//! the subgroups' tiles (one `band x n` matrix per band of rows, A and B staged as here and loaded
+//! as one `band x chunk` and one `chunk x n` matrix per chunk) was slower: the corpus' fp16
+//! 4096^3 matmul 194.7 -> 174.4 TFLOP/s (H100, driver 580, chunks of 16: the driver keeps 8 KiB of
+//! the 48 for its own staging).
+//!
+//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products. The
+//! next step for a GEMM on NVIDIA is workgroup-scope matrices loaded straight from the storage
+//! buffers (the driver stages them itself): written by hand, such a K loop ran the 4096^3 fp16
+//! product at 281 TFLOP/s against this path's 195 (`runtime/examples/workgroup_matrix_gemm.rs`);
+//! the backend would need the dot's operands as their loads' affine addresses and masks, not as
+//! registers.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)

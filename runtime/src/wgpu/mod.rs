@@ -99,8 +99,44 @@ pub struct AdapterSummary {
     /// bf16 cooperative matrices can be enabled (`VK_KHR_shader_bfloat16` with its type and
     /// cooperative-matrix features), which wgpu does not do itself (`vulkan_extensions.rs`).
     pub bfloat16_cooperative_matrices: bool,
-    /// The device offers `VK_NV_cooperative_matrix2`, which trident does not use yet.
-    pub cooperative_matrix2: bool,
+    /// The workgroup-scope matrices of `VK_NV_cooperative_matrix2`, where the device has the
+    /// extension with its workgroup-scope and flexible-dimension features (`vulkan_extensions.rs`).
+    pub workgroup_matrices: Option<WorkgroupMatrices>,
+}
+
+/// The workgroup-scope cooperative matrices of flexible dimensions (`VK_NV_cooperative_matrix2`)
+/// an adapter offers: the shapes, and the limits on every one of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkgroupMatrices {
+    pub shapes: Vec<WorkgroupMatrixShape>,
+    /// The largest M, N or K of a matrix.
+    pub max_dimension: u32,
+    /// The largest workgroup that uses them.
+    pub max_workgroup_size: u32,
+    /// Workgroup memory the driver keeps for itself in a shader that uses them.
+    pub reserved_shared_bytes: u32,
+}
+
+/// One workgroup-scope shape: matrices whose M, N and K are multiples of the granularities, A
+/// and B of `ab`, C and D of `cr`, in workgroups of exactly `invocations`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkgroupMatrixShape {
+    pub m_granularity: u32,
+    pub n_granularity: u32,
+    pub k_granularity: u32,
+    pub ab: String,
+    pub cr: String,
+    pub invocations: u32,
+}
+
+impl std::fmt::Display for WorkgroupMatrixShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{}x{} granules {}->{} at {} invocations",
+            self.m_granularity, self.n_granularity, self.k_granularity, self.ab, self.cr, self.invocations
+        )
+    }
 }
 
 /// One shape of `VK_KHR_cooperative_matrix`: `D (m x n) = A (m x k) * B (k x n) + C (m x n)`, A
@@ -196,7 +232,7 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         float16: adapter.features().contains(wgpu::Features::SHADER_F16),
         cooperative_matrices: vulkan_extensions::cooperative_matrices(adapter),
         bfloat16_cooperative_matrices: vulkan_extensions::bfloat16_cooperative_matrices(adapter),
-        cooperative_matrix2: vulkan_extensions::offers_cooperative_matrix2(adapter),
+        workgroup_matrices: vulkan_extensions::workgroup_matrices(adapter),
     }
 }
 
@@ -263,6 +299,9 @@ pub struct WgpuDevice {
     /// bf16 ones too (the 16x16x16 bf16 -> f32 shape, the device opened with
     /// `VK_KHR_shader_bfloat16`).
     cooperative_matrix_bf16: bool,
+    /// The device was opened with `VK_NV_cooperative_matrix2`'s workgroup-scope matrices of
+    /// flexible dimensions ([`WORKGROUP_MATRICES_ENV`]).
+    workgroup_matrices: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -322,6 +361,12 @@ pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
 /// two `trident check` tests failed on NVIDIA's driver with them on, but the tests were wrong,
 /// expecting a closing line that named one backend where two agreed; every buffer agreed.)
 pub const WIDE_ACCESS_ENV: &str = "TRIDENT_VULKAN_WIDE_ACCESS";
+
+/// `1` opens the device with `VK_NV_cooperative_matrix2`'s workgroup-scope matrices of flexible
+/// dimensions where the adapter offers them (and cooperative matrices are on). The spirv backend
+/// does not emit them yet: this is for SPIR-V written by hand against the runtime
+/// (`examples/workgroup_matrix_gemm.rs`, which measures what they give a GEMM).
+pub const WORKGROUP_MATRICES_ENV: &str = "TRIDENT_VULKAN_WORKGROUP_MATRICES";
 
 /// Whether wide accesses are on: unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
 pub fn wide_accesses_enabled() -> bool {
@@ -402,16 +447,23 @@ impl WgpuDevice {
             },
             ..Default::default()
         };
-        // A device the driver will not create with VK_KHR_shader_bfloat16 added is opened as wgpu
-        // opens it, its bf16 dots then on FMA.
-        let opened = match vulkan_extensions::open_device(adapter, &descriptor, bfloat16) {
-            Err(_) if bfloat16 => {
-                vulkan_extensions::open_device(adapter, &descriptor, false).map(|opened| (opened, false))
+        // Workgroup-scope matrices where the adapter has them and they are asked for.
+        let workgroup_matrices = cooperative
+            && summary.workgroup_matrices.as_ref().is_some_and(|offered| !offered.shapes.is_empty())
+            && std::env::var(WORKGROUP_MATRICES_ENV).is_ok_and(|v| v.trim() == "1");
+        // A device the driver will not create with the extensions added is opened as wgpu opens
+        // it, its bf16 dots then on FMA.
+        let additions = vulkan_extensions::Additions { bfloat16, workgroup_matrices };
+        let plain = vulkan_extensions::Additions::default();
+        let opened = match vulkan_extensions::open_device(adapter, &descriptor, additions) {
+            Err(_) if additions != plain => {
+                vulkan_extensions::open_device(adapter, &descriptor, plain).map(|opened| (opened, plain))
             }
-            result => result.map(|opened| (opened, bfloat16)),
+            result => result.map(|opened| (opened, additions)),
         };
-        let ((device, queue), bfloat16) = opened
+        let ((device, queue), additions) = opened
             .map_err(|e| WgpuError::new(format!("cannot open Vulkan adapter {}: {e}", summary.name)))?;
+        let bfloat16 = additions.bfloat16;
         let storage_16bit = if features.intersects(wgpu::Features::SHADER_F16 | wgpu::Features::SHADER_I16) {
             match std::env::var(STORAGE_16BIT_ENV).as_deref().map(str::trim) {
                 Ok("1") => Storage16Bit::LoadsAndStores,
@@ -428,6 +480,7 @@ impl WgpuDevice {
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             cooperative_matrix_f16: features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
             cooperative_matrix_bf16: bfloat16,
+            workgroup_matrices: additions.workgroup_matrices,
             summary,
             device,
             queue,
@@ -508,6 +561,11 @@ impl WgpuDevice {
     /// `trident_backend_spirv::Options::cooperative_matrix_bf16`).
     pub fn cooperative_matrix_bf16(&self) -> bool {
         self.cooperative_matrix_bf16
+    }
+
+    /// Whether the device was opened with workgroup-scope matrices ([`WORKGROUP_MATRICES_ENV`]).
+    pub fn workgroup_matrices(&self) -> bool {
+        self.workgroup_matrices
     }
 
     /// Which 16-bit accesses use the device's 16-bit storage (`STORAGE_16BIT_ENV`).
@@ -1078,11 +1136,24 @@ impl WgpuDevice {
 
 #[cfg(test)]
 mod tests {
-    use super::CooperativeMatrixShape;
+    use super::{CooperativeMatrixShape, WorkgroupMatrixShape};
 
     #[test]
     fn a_cooperative_matrix_shape_reads_m_n_k_then_types() {
         let shape = CooperativeMatrixShape { m: 16, n: 8, k: 16, ab: "f16".into(), cr: "f32".into() };
         assert_eq!(shape.to_string(), "16x8x16 f16->f32");
+    }
+
+    #[test]
+    fn a_workgroup_matrix_shape_reads_granules_types_then_invocations() {
+        let shape = WorkgroupMatrixShape {
+            m_granularity: 32,
+            n_granularity: 16,
+            k_granularity: 16,
+            ab: "f16".into(),
+            cr: "f32".into(),
+            invocations: 128,
+        };
+        assert_eq!(shape.to_string(), "32x16x16 granules f16->f32 at 128 invocations");
     }
 }

@@ -10,9 +10,13 @@
 //!   wgpu neither asks for the extension nor chains its feature structure, so
 //!   [`bfloat16_cooperative_matrices`] reads the feature and [`open_device`] creates the device
 //!   through wgpu-hal with the extension and the feature added to what wgpu enables itself.
+//! - **`VK_NV_cooperative_matrix2`'s workgroup-scope matrices of flexible dimensions**: their
+//!   shapes and limits ([`workgroup_matrices`], for `trident devices`), and the extension with its
+//!   workgroup-scope and flexible-dimension features on the device ([`open_device`]).
 //!
-//! The structure and enum values of `VK_KHR_shader_bfloat16` are newer than the `ash` release
-//! wgpu-hal uses (Vulkan headers 1.3.281), so they are declared here from the specification.
+//! The structures and enum values of `VK_KHR_shader_bfloat16` and `VK_NV_cooperative_matrix2` are
+//! newer than the `ash` release wgpu-hal uses (Vulkan headers 1.3.281), so they are declared here
+//! from the specification.
 //! Nothing here runs on adapters other than Vulkan ones (wgpu-hal's `as_hal` gives `None`), and
 //! every query that fails reads as "not there".
 
@@ -21,7 +25,7 @@ use std::ffi::{c_void, CStr};
 use ash::vk;
 use wgpu::hal::api::Vulkan;
 
-use super::CooperativeMatrixShape;
+use super::{CooperativeMatrixShape, WorkgroupMatrices, WorkgroupMatrixShape};
 
 /// The device extension that adds bf16 to SPIR-V and to cooperative matrices.
 const BFLOAT16_EXTENSION: &CStr = c"VK_KHR_shader_bfloat16";
@@ -113,13 +117,175 @@ pub fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixSha
         .collect()
 }
 
-/// Whether the adapter's device offers `VK_NV_cooperative_matrix2` (workgroup-scope matrices,
-/// per-element operations, row and column reductions, tensor-addressed loads), which trident does
-/// not use yet: `trident devices` says so, the fact the next step of `tl.dot` on Vulkan depends on.
-pub fn offers_cooperative_matrix2(adapter: &wgpu::Adapter) -> bool {
+/// The device extension of workgroup-scope cooperative matrices of flexible dimensions.
+const COOPERATIVE_MATRIX2_EXTENSION: &CStr = c"VK_NV_cooperative_matrix2";
+
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV`,
+/// `VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_FLEXIBLE_DIMENSIONS_PROPERTIES_NV` and
+/// `VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_PROPERTIES_NV`.
+const COOPERATIVE_MATRIX2_FEATURES_STRUCTURE: i32 = 1_000_593_000;
+const FLEXIBLE_DIMENSIONS_STRUCTURE: i32 = 1_000_593_001;
+const COOPERATIVE_MATRIX2_PROPERTIES_STRUCTURE: i32 = 1_000_593_002;
+
+/// `VkPhysicalDeviceCooperativeMatrix2FeaturesNV`, laid out as the specification declares it.
+#[repr(C)]
+struct CooperativeMatrix2Features {
+    s_type: vk::StructureType,
+    p_next: *mut c_void,
+    workgroup_scope: vk::Bool32,
+    flexible_dimensions: vk::Bool32,
+    reductions: vk::Bool32,
+    conversions: vk::Bool32,
+    per_element_operations: vk::Bool32,
+    tensor_addressing: vk::Bool32,
+    block_loads: vk::Bool32,
+}
+
+impl CooperativeMatrix2Features {
+    /// The structure to query with (all false), or to enable workgroup scope and flexible
+    /// dimensions with (the two features trident uses).
+    fn new(enable: bool) -> CooperativeMatrix2Features {
+        CooperativeMatrix2Features {
+            s_type: vk::StructureType::from_raw(COOPERATIVE_MATRIX2_FEATURES_STRUCTURE),
+            p_next: std::ptr::null_mut(),
+            workgroup_scope: vk::Bool32::from(enable),
+            flexible_dimensions: vk::Bool32::from(enable),
+            reductions: vk::FALSE,
+            conversions: vk::FALSE,
+            per_element_operations: vk::FALSE,
+            tensor_addressing: vk::FALSE,
+            block_loads: vk::FALSE,
+        }
+    }
+}
+
+/// `VkPhysicalDeviceCooperativeMatrix2PropertiesNV`.
+#[repr(C)]
+struct CooperativeMatrix2Properties {
+    s_type: vk::StructureType,
+    p_next: *mut c_void,
+    workgroup_scope_max_workgroup_size: u32,
+    flexible_dimensions_max_dimension: u32,
+    workgroup_scope_reserved_shared_memory: u32,
+}
+
+/// `VkCooperativeMatrixFlexibleDimensionsPropertiesNV`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct FlexibleDimensions {
+    s_type: vk::StructureType,
+    p_next: *mut c_void,
+    m_granularity: u32,
+    n_granularity: u32,
+    k_granularity: u32,
+    a_type: vk::ComponentTypeKHR,
+    b_type: vk::ComponentTypeKHR,
+    c_type: vk::ComponentTypeKHR,
+    result_type: vk::ComponentTypeKHR,
+    saturating_accumulation: vk::Bool32,
+    scope: vk::ScopeKHR,
+    workgroup_invocations: u32,
+}
+
+/// `vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV`.
+type GetFlexibleDimensions =
+    unsafe extern "system" fn(vk::PhysicalDevice, *mut u32, *mut FlexibleDimensions) -> vk::Result;
+
+/// The workgroup-scope matrices of `VK_NV_cooperative_matrix2` the adapter offers, where its
+/// device has the extension with the workgroup-scope and flexible-dimension features: every
+/// workgroup-scope shape it lists whose C and result types agree, with the limits that apply to
+/// them. `None` otherwise.
+pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> {
     // SAFETY: as in `cooperative_matrices`.
-    let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else { return false };
-    has_extension(&hal, c"VK_NV_cooperative_matrix2")
+    let hal = unsafe { adapter.as_hal::<Vulkan>() }?;
+    if !has_extension(&hal, COOPERATIVE_MATRIX2_EXTENSION) {
+        return None;
+    }
+    let shared = hal.shared_instance();
+    let instance = shared.raw_instance();
+    let physical = hal.raw_physical_device();
+    let mut features = CooperativeMatrix2Features::new(false);
+    let mut features2 = vk::PhysicalDeviceFeatures2 {
+        p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
+        ..Default::default()
+    };
+    let mut properties = CooperativeMatrix2Properties {
+        s_type: vk::StructureType::from_raw(COOPERATIVE_MATRIX2_PROPERTIES_STRUCTURE),
+        p_next: std::ptr::null_mut(),
+        workgroup_scope_max_workgroup_size: 0,
+        flexible_dimensions_max_dimension: 0,
+        workgroup_scope_reserved_shared_memory: 0,
+    };
+    let mut properties2 = vk::PhysicalDeviceProperties2 {
+        p_next: (&mut properties as *mut CooperativeMatrix2Properties).cast(),
+        ..Default::default()
+    };
+    // SAFETY: each chain is one structure of the layout the extension (which the device lists)
+    // defines, alive for the call; the physical device belongs to this instance.
+    unsafe {
+        instance.get_physical_device_features2(physical, &mut features2);
+        instance.get_physical_device_properties2(physical, &mut properties2);
+    }
+    if features.workgroup_scope != vk::TRUE || features.flexible_dimensions != vk::TRUE {
+        return None;
+    }
+    // SAFETY: the name is the extension's command, and the instance is alive.
+    let function = unsafe {
+        shared.entry().get_instance_proc_addr(
+            instance.handle(),
+            c"vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV".as_ptr(),
+        )
+    }?;
+    // SAFETY: the pointer is that command's, whose signature `GetFlexibleDimensions` declares.
+    let get: GetFlexibleDimensions = unsafe { std::mem::transmute(function) };
+    let mut count = 0u32;
+    // SAFETY: the first call only writes the count.
+    if unsafe { get(physical, &mut count, std::ptr::null_mut()) } != vk::Result::SUCCESS {
+        return None;
+    }
+    let blank = FlexibleDimensions {
+        s_type: vk::StructureType::from_raw(FLEXIBLE_DIMENSIONS_STRUCTURE),
+        p_next: std::ptr::null_mut(),
+        m_granularity: 0,
+        n_granularity: 0,
+        k_granularity: 0,
+        a_type: vk::ComponentTypeKHR::FLOAT16,
+        b_type: vk::ComponentTypeKHR::FLOAT16,
+        c_type: vk::ComponentTypeKHR::FLOAT16,
+        result_type: vk::ComponentTypeKHR::FLOAT16,
+        saturating_accumulation: vk::FALSE,
+        scope: vk::ScopeKHR::SUBGROUP,
+        workgroup_invocations: 0,
+    };
+    let mut listed = vec![blank; count as usize];
+    // SAFETY: `listed` holds `count` structures of the declared layout, each with its sType.
+    let result = unsafe { get(physical, &mut count, listed.as_mut_ptr()) };
+    if result != vk::Result::SUCCESS && result != vk::Result::INCOMPLETE {
+        return None;
+    }
+    listed.truncate(count as usize);
+    let shapes = listed
+        .iter()
+        .filter(|p| p.scope == vk::ScopeKHR::WORKGROUP && p.c_type == p.result_type)
+        .map(|p| WorkgroupMatrixShape {
+            m_granularity: p.m_granularity,
+            n_granularity: p.n_granularity,
+            k_granularity: p.k_granularity,
+            ab: if p.a_type == p.b_type {
+                component_name(p.a_type)
+            } else {
+                format!("{}x{}", component_name(p.a_type), component_name(p.b_type))
+            },
+            cr: component_name(p.c_type),
+            invocations: p.workgroup_invocations,
+        })
+        .collect();
+    Some(WorkgroupMatrices {
+        shapes,
+        max_dimension: properties.flexible_dimensions_max_dimension,
+        max_workgroup_size: properties.workgroup_scope_max_workgroup_size,
+        reserved_shared_bytes: properties.workgroup_scope_reserved_shared_memory,
+    })
 }
 
 /// Whether the adapter offers bf16 cooperative matrices: `VK_KHR_shader_bfloat16` with its
@@ -145,15 +311,25 @@ pub fn bfloat16_cooperative_matrices(adapter: &wgpu::Adapter) -> bool {
     bfloat16.shader_bfloat16_type == vk::TRUE && bfloat16.shader_bfloat16_cooperative_matrix == vk::TRUE
 }
 
-/// Opens the adapter's device as `adapter.request_device(descriptor)` does, with
-/// `VK_KHR_shader_bfloat16` and its type and cooperative-matrix features enabled on top when
-/// `bfloat16` (which [`bfloat16_cooperative_matrices`] must have found).
+/// What [`open_device`] adds to the device wgpu would open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Additions {
+    /// `VK_KHR_shader_bfloat16` with its type and cooperative-matrix features (which
+    /// [`bfloat16_cooperative_matrices`] must have found).
+    pub bfloat16: bool,
+    /// `VK_NV_cooperative_matrix2` with its workgroup-scope and flexible-dimension features
+    /// (which [`workgroup_matrices`] must have found).
+    pub workgroup_matrices: bool,
+}
+
+/// Opens the adapter's device as `adapter.request_device(descriptor)` does, with the extensions
+/// and features of `additions` enabled on top.
 pub fn open_device(
     adapter: &wgpu::Adapter,
     descriptor: &wgpu::DeviceDescriptor<'_>,
-    bfloat16: bool,
+    additions: Additions,
 ) -> Result<(wgpu::Device, wgpu::Queue), String> {
-    if !bfloat16 {
+    if additions == Additions::default() {
         return pollster::block_on(adapter.request_device(descriptor)).map_err(|e| e.to_string());
     }
     // SAFETY: as in `cooperative_matrices`; the guard is dropped before wgpu takes the device.
@@ -161,29 +337,38 @@ pub fn open_device(
         let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else {
             return Err("not a Vulkan adapter".to_string());
         };
-        let mut feature = Bfloat16Features::new(true);
-        let feature_pointer: *mut Bfloat16Features = &mut feature;
-        let add_bfloat16 = move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs<'_, '_, '_>| {
-            args.extensions.push(BFLOAT16_EXTENSION);
-            // SAFETY: `feature` outlives the device creation this callback is part of, and
-            // it is linked in front of the chain wgpu built, which it keeps.
-            unsafe { (*feature_pointer).p_next = args.create_info.p_next.cast_mut() };
-            args.create_info.p_next = feature_pointer.cast_const().cast();
+        let mut bfloat16 = Bfloat16Features::new(true);
+        let mut matrices = CooperativeMatrix2Features::new(true);
+        let bfloat16_pointer: *mut Bfloat16Features = &mut bfloat16;
+        let matrices_pointer: *mut CooperativeMatrix2Features = &mut matrices;
+        let add = move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs<'_, '_, '_>| {
+            // SAFETY (both): the structure outlives the device creation this callback is part
+            // of, and it is linked in front of the chain wgpu built, which it keeps.
+            if additions.bfloat16 {
+                args.extensions.push(BFLOAT16_EXTENSION);
+                unsafe { (*bfloat16_pointer).p_next = args.create_info.p_next.cast_mut() };
+                args.create_info.p_next = bfloat16_pointer.cast_const().cast();
+            }
+            if additions.workgroup_matrices {
+                args.extensions.push(COOPERATIVE_MATRIX2_EXTENSION);
+                unsafe { (*matrices_pointer).p_next = args.create_info.p_next.cast_mut() };
+                args.create_info.p_next = matrices_pointer.cast_const().cast();
+            }
         };
-        // SAFETY: the callback only adds an extension the device lists and a feature it reports
-        // (`bfloat16_cooperative_matrices`); it turns nothing off.
+        // SAFETY: the callback only adds extensions the device lists and features it reports
+        // (`bfloat16_cooperative_matrices`, `workgroup_matrices`); it turns nothing off.
         unsafe {
             hal.open_with_callback(
                 descriptor.required_features,
                 &descriptor.required_limits,
                 &descriptor.memory_hints,
-                Some(Box::new(add_bfloat16)),
+                Some(Box::new(add)),
             )
         }
         .map_err(|e| e.to_string())?
     };
     // SAFETY: the device was just created from this adapter with exactly the descriptor's
-    // features (and one extension wgpu does not know of).
+    // features (and extensions wgpu does not know of).
     unsafe { adapter.create_device_from_hal::<Vulkan>(opened, descriptor) }.map_err(|e| e.to_string())
 }
 
