@@ -7,20 +7,28 @@
 //! every element of C is 64) and prints the time per launch and TFLOP/s.
 //!
 //!     TRIDENT_VULKAN_WORKGROUP_MATRICES=1 cargo run --release -p trident-runtime \
-//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M PREFETCH]
+//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT]
 //!
 //! (defaults 128 256 64 256 8 0; `GROUP_M` orders the programs as the Triton tutorial's grouped
-//! order does, `PREFETCH=1` loads the next step's A and B before the current product.) Without an
-//! adapter that offers the matrices it says so and exits 0.
+//! order does.) `VARIANT`: 0 loads each step's A and B with `OpCooperativeMatrixLoadKHR` (a row
+//! stride over the buffer); 1 loads the next step's before the current product (the matrices
+//! live across the loop's back edge); 2 loads them as slices of tensor layouts
+//! (`OpCooperativeMatrixLoadTensorNV`, `SPV_NV_tensor_addressing`: what is outside the tensor
+//! reads as 0, which would give masked loads); from 3 on, `VARIANT - 1` steps a trip, all their
+//! loads first, then their products. Without an adapter that offers the matrices it says so and
+//! exits 0.
 //!
-//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), TFLOP/s: 128x256x64 on 256 invocations 281.0
-//! (ungrouped) and 281.6 (grouped); 128x128x64 on 128 257; 128x256x32 186; 128x128x64 on 256
-//! 179; 64x256x64 169; 256x128x64 115; 128x256x128 63; 256x256x32 9.3; every `PREFETCH=1` variant
-//! 31-98 (the next step's matrices live across the product). Beside it, the corpus' fp16 matmul
-//! through the backend's subgroup matrices ran at 194.7 and Triton 3.6 on CUDA at 651-664.
-//! Workgroup-scope matrices fed from the backend's own staging in workgroup memory instead (the
-//! accumulator carried in them, A and B staged as today) ran the corpus matmul at 174.4: the
-//! gain is in loading them from the buffers, where the driver stages.
+//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), TFLOP/s. Variant 0: 128x256x64 on 256
+//! invocations 281 (grouped or not); 128x128x64 on 128 257; 128x256x32 186; 128x128x64 on 256
+//! 179; 64x256x64 169; 256x128x64 115; 128x256x128 63; 256x256x32 9.3. Variant 1: 31-98 at
+//! every shape tried. Variant 2 (tensor slices): 128x256x64 187; 128x256x32 201; 128x128x64 on
+//! 256 187, on 128 128. Two steps a trip (variant 3): **128x256x64 301.7**, 128x128x64 on 128
+//! 264, 128x256x32 197; three or four steps a trip: 46-64 at 64 of K, 70-203 at 32. Beside it, the
+//! corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and Triton 3.6 on
+//! CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed from the
+//! backend's own staging in workgroup memory instead (the accumulator carried in them, A and B
+//! staged as today) ran the corpus matmul at 174.4: the gain is in loading them from the
+//! buffers, where the driver stages.
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
@@ -33,9 +41,10 @@ use trident_runtime::{ArgValue, Buffer, Grid};
 /// M, N and K.
 const S: u32 = 4096;
 
-/// The kernel's SPIR-V: bindings 0, 1, 2 are A and B (as `uvec4` arrays: eight f16 a load) and
-/// C (f32).
-fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -> Vec<u32> {
+/// The kernel's SPIR-V: bindings 0, 1, 2 are A and B (`uvec4` arrays, eight f16 an element; f16
+/// arrays for tensor slices) and C (f32).
+fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> Vec<u32> {
+    let (prefetch, tensor) = (variant == 1, variant == 2);
     let mut b = Builder::new();
     b.set_version(1, 3);
     for c in [
@@ -47,6 +56,11 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
         Capability::VulkanMemoryModelDeviceScope,
     ] {
         b.capability(c);
+    }
+    if tensor {
+        b.capability(Capability::TensorAddressingNV);
+        b.capability(Capability::CooperativeMatrixTensorAddressingNV);
+        b.extension("SPV_NV_tensor_addressing");
     }
     for e in [
         "SPV_KHR_cooperative_matrix",
@@ -85,8 +99,11 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
         b.decorate(v, Decoration::Binding, [Operand::LiteralBit32(index)]);
         v
     };
-    let va = binding(&mut b, uvec4, 16, 0);
-    let vb = binding(&mut b, uvec4, 16, 1);
+    // Tensor loads address f16 elements; strided ones eight at a time.
+    let (operand, operand_stride) = if tensor { (f16t, 2) } else { (uvec4, 16) };
+    let va = binding(&mut b, operand, operand_stride, 0);
+    let vb = binding(&mut b, operand, operand_stride, 1);
+    let p_f16 = b.type_pointer(None, StorageClass::StorageBuffer, f16t);
     let vc = binding(&mut b, f32t, 4, 2);
     let p_uvec4 = b.type_pointer(None, StorageClass::StorageBuffer, uvec4);
     let p_f32 = b.type_pointer(None, StorageClass::StorageBuffer, f32t);
@@ -129,7 +146,39 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
     let stride_vec = c(&mut b, S / 8);
     let row_major = c(&mut b, 0);
     let non_private = spirv::MemoryAccess::NON_PRIVATE_POINTER;
+    // Tensor layouts of A and B (S x S, row-major), elements outside them read as 0.
+    let (layout_ty, a_layout, b_layout, a_zero, b_zero) = if tensor {
+        let (two, constant_clamp) = (c(&mut b, 2), c(&mut b, 1));
+        let layout_ty = b.type_tensor_layout_nv(two, constant_clamp);
+        let one = c(&mut b, 1);
+        let mut layouts = Vec::new();
+        for _ in 0..2 {
+            let layout = b.create_tensor_layout_nv(layout_ty, None).unwrap();
+            let layout = b.tensor_layout_set_dimension_nv(layout_ty, None, layout, [s_c, s_c]).unwrap();
+            layouts.push(b.tensor_layout_set_stride_nv(layout_ty, None, layout, [s_c, one]).unwrap());
+        }
+        let zero_h = b.constant_bit32(f16t, 0);
+        let a_zero = b.composite_construct(a_ty, None, [zero_h]).unwrap();
+        let b_zero = b.composite_construct(b_ty, None, [zero_h]).unwrap();
+        (layout_ty, layouts[0], layouts[1], a_zero, b_zero)
+    } else {
+        (0, 0, 0, 0, 0)
+    };
     let tiles = |b: &mut Builder, k: u32| {
+        if tensor {
+            let a_base = b.access_chain(p_f16, None, va, [zero, zero]).unwrap();
+            let b_base = b.access_chain(p_f16, None, vb, [zero, zero]).unwrap();
+            let a_slice = b.tensor_layout_slice_nv(layout_ty, None, a_layout, [row0, cbm, k, cbk]).unwrap();
+            let b_slice = b.tensor_layout_slice_nv(layout_ty, None, b_layout, [k, cbk, col0, cbn]).unwrap();
+            let none = spirv::TensorAddressingOperands::NONE;
+            let am = b
+                .cooperative_matrix_load_tensor_nv(a_ty, None, a_base, a_zero, a_slice, non_private, none, [])
+                .unwrap();
+            let bmat = b
+                .cooperative_matrix_load_tensor_nv(b_ty, None, b_base, b_zero, b_slice, non_private, none, [])
+                .unwrap();
+            return (am, bmat);
+        }
         // A tile at (row0, k): halves row0 * S + k; uvec4 index / 8.
         let a_row = b.i_mul(u32t, None, row0, s_c).unwrap();
         let a_at = b.i_add(u32t, None, a_row, k).unwrap();
@@ -168,6 +217,19 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
         b.store(avar, a0, None, []).unwrap();
         b.store(bvar, b0, None, []).unwrap();
     }
+    let finish = |mut b: Builder, merge: u32| -> Vec<u32> {
+        b.begin_block(Some(merge)).unwrap();
+        let acc = b.load(c_ty, None, cvar, None, []).unwrap();
+        let c_row = b.i_mul(u32t, None, row0, s_c).unwrap();
+        let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
+        let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+        b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), []).unwrap();
+        b.ret().unwrap();
+        b.end_function().unwrap();
+        b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", [wid]);
+        b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
+        b.module().assemble()
+    };
     let header = b.id();
     let body = b.id();
     let cont = b.id();
@@ -180,6 +242,28 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
     let more = b.u_less_than(boolt, None, k, s_c).unwrap();
     b.branch_conditional(more, body, merge, []).unwrap();
     b.begin_block(Some(body)).unwrap();
+    if variant >= 3 {
+        // `variant - 1` steps a trip: every step's loads, then the products.
+        let steps = variant - 1;
+        let mut loaded = Vec::new();
+        for step in 0..steps {
+            let offset = c(&mut b, step * bk);
+            let at = b.i_add(u32t, None, k, offset).unwrap();
+            loaded.push(tiles(&mut b, at));
+        }
+        let mut acc = b.load(c_ty, None, cvar, None, []).unwrap();
+        for (am, bmat) in loaded {
+            acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am, bmat, acc, None).unwrap();
+        }
+        b.store(cvar, acc, None, []).unwrap();
+        b.branch(cont).unwrap();
+        b.begin_block(Some(cont)).unwrap();
+        let step = c(&mut b, steps * bk);
+        let next = b.i_add(u32t, None, k, step).unwrap();
+        b.store(kvar, next, None, []).unwrap();
+        b.branch(header).unwrap();
+        return finish(b, merge);
+    }
     let (am, bmat) = if prefetch {
         let am = b.load(a_ty, None, avar, None, []).unwrap();
         let bmat = b.load(b_ty, None, bvar, None, []).unwrap();
@@ -201,17 +285,7 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, prefetch: bool) -
     let k2 = b.i_add(u32t, None, k, cbk).unwrap();
     b.store(kvar, k2, None, []).unwrap();
     b.branch(header).unwrap();
-    b.begin_block(Some(merge)).unwrap();
-    let acc = b.load(c_ty, None, cvar, None, []).unwrap();
-    let c_row = b.i_mul(u32t, None, row0, s_c).unwrap();
-    let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
-    let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
-    b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), []).unwrap();
-    b.ret().unwrap();
-    b.end_function().unwrap();
-    b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", [wid]);
-    b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
-    b.module().assemble()
+    finish(b, merge)
 }
 
 fn main() {
@@ -221,10 +295,10 @@ fn main() {
             a.parse().unwrap_or_else(|_| panic!("{a}: the arguments are BM BN BK THREADS GROUP_M PREFETCH"))
         })
         .collect();
-    let (bm, bn, bk, threads, group, prefetch) = match args.as_slice() {
-        [m, n, k, t, g, p] => (*m, *n, *k, *t, *g, *p != 0),
-        [] => (128, 256, 64, 256, 8, false),
-        _ => panic!("the arguments are BM BN BK THREADS GROUP_M PREFETCH, or none"),
+    let (bm, bn, bk, threads, group, variant) = match args.as_slice() {
+        [m, n, k, t, g, v] => (*m, *n, *k, *t, *g, *v),
+        [] => (128, 256, 64, 256, 8, 0),
+        _ => panic!("the arguments are BM BN BK THREADS GROUP_M VARIANT, or none"),
     };
     let device = match WgpuDevice::open(None) {
         Ok(Some(device)) if device.workgroup_matrices() => device,
@@ -237,7 +311,7 @@ fn main() {
         }
         Err(error) => panic!("{error}"),
     };
-    let words = module(bm, bn, bk, threads, group, prefetch);
+    let words = module(bm, bn, bk, threads, group, variant);
     let artifact = Artifact {
         words,
         entry_name: "gemm".into(),
@@ -279,7 +353,7 @@ fn main() {
     let stats = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
     let tflops = 2.0 * f64::from(S).powi(3) / (stats.median_ms * 1e-3) / 1e12;
     println!(
-        "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, prefetch {prefetch}: \
+        "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}: \
          {:.4} ms, {tflops:.1} TFLOP/s",
         stats.median_ms
     );

@@ -199,11 +199,12 @@ pub fn print_devices() {
                     None => "no".to_string(),
                     Some(m) if m.shapes.is_empty() => "offered without workgroup-scope shapes".to_string(),
                     Some(m) => format!(
-                        "workgroup scope {} (dimensions up to {}, workgroups up to {}, {} bytes of workgroup \
-                         memory kept by the driver; unused by the backend)",
+                        "workgroup scope {} (dimensions up to {}, workgroups up to {}, tensor addressing {}, {} \
+                         bytes of workgroup memory kept by the driver; unused by the backend)",
                         m.shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
                         m.max_dimension,
                         m.max_workgroup_size,
+                        yes_no(m.tensor_addressing),
                         m.reserved_shared_bytes
                     ),
                 },

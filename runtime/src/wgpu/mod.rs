@@ -115,6 +115,8 @@ pub struct WorkgroupMatrices {
     pub max_workgroup_size: u32,
     /// Workgroup memory the driver keeps for itself in a shader that uses them.
     pub reserved_shared_bytes: u32,
+    /// They load and store slices of tensors (`cooperativeMatrixTensorAddressing`).
+    pub tensor_addressing: bool,
 }
 
 /// One workgroup-scope shape: matrices whose M, N and K are multiples of the granularities, A
@@ -453,7 +455,9 @@ impl WgpuDevice {
             && std::env::var(WORKGROUP_MATRICES_ENV).is_ok_and(|v| v.trim() == "1");
         // A device the driver will not create with the extensions added is opened as wgpu opens
         // it, its bf16 dots then on FMA.
-        let additions = vulkan_extensions::Additions { bfloat16, workgroup_matrices };
+        let tensor_addressing = workgroup_matrices
+            && summary.workgroup_matrices.as_ref().is_some_and(|offered| offered.tensor_addressing);
+        let additions = vulkan_extensions::Additions { bfloat16, workgroup_matrices, tensor_addressing };
         let plain = vulkan_extensions::Additions::default();
         let opened = match vulkan_extensions::open_device(adapter, &descriptor, additions) {
             Err(_) if additions != plain => {

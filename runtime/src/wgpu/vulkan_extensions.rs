@@ -143,8 +143,8 @@ struct CooperativeMatrix2Features {
 
 impl CooperativeMatrix2Features {
     /// The structure to query with (all false), or to enable workgroup scope and flexible
-    /// dimensions with (the two features trident uses).
-    fn new(enable: bool) -> CooperativeMatrix2Features {
+    /// dimensions with, and tensor addressing where `tensor_addressing`.
+    fn new(enable: bool, tensor_addressing: bool) -> CooperativeMatrix2Features {
         CooperativeMatrix2Features {
             s_type: vk::StructureType::from_raw(COOPERATIVE_MATRIX2_FEATURES_STRUCTURE),
             p_next: std::ptr::null_mut(),
@@ -153,7 +153,7 @@ impl CooperativeMatrix2Features {
             reductions: vk::FALSE,
             conversions: vk::FALSE,
             per_element_operations: vk::FALSE,
-            tensor_addressing: vk::FALSE,
+            tensor_addressing: vk::Bool32::from(enable && tensor_addressing),
             block_loads: vk::FALSE,
         }
     }
@@ -204,7 +204,7 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
     let shared = hal.shared_instance();
     let instance = shared.raw_instance();
     let physical = hal.raw_physical_device();
-    let mut features = CooperativeMatrix2Features::new(false);
+    let mut features = CooperativeMatrix2Features::new(false, false);
     let mut features2 = vk::PhysicalDeviceFeatures2 {
         p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
         ..Default::default()
@@ -285,6 +285,7 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
         max_dimension: properties.flexible_dimensions_max_dimension,
         max_workgroup_size: properties.workgroup_scope_max_workgroup_size,
         reserved_shared_bytes: properties.workgroup_scope_reserved_shared_memory,
+        tensor_addressing: features.tensor_addressing == vk::TRUE,
     })
 }
 
@@ -320,6 +321,9 @@ pub struct Additions {
     /// `VK_NV_cooperative_matrix2` with its workgroup-scope and flexible-dimension features
     /// (which [`workgroup_matrices`] must have found).
     pub workgroup_matrices: bool,
+    /// With [`Additions::workgroup_matrices`], its tensor-addressing feature too (loads and
+    /// stores of a matrix as a slice of a tensor, the parts outside it clamped).
+    pub tensor_addressing: bool,
 }
 
 /// Opens the adapter's device as `adapter.request_device(descriptor)` does, with the extensions
@@ -338,7 +342,7 @@ pub fn open_device(
             return Err("not a Vulkan adapter".to_string());
         };
         let mut bfloat16 = Bfloat16Features::new(true);
-        let mut matrices = CooperativeMatrix2Features::new(true);
+        let mut matrices = CooperativeMatrix2Features::new(true, additions.tensor_addressing);
         let bfloat16_pointer: *mut Bfloat16Features = &mut bfloat16;
         let matrices_pointer: *mut CooperativeMatrix2Features = &mut matrices;
         let add = move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs<'_, '_, '_>| {
