@@ -7,10 +7,11 @@
 //! every element of C is 64) and prints the time per launch and TFLOP/s.
 //!
 //!     TRIDENT_VULKAN_WORKGROUP_MATRICES=1 cargo run --release -p trident-runtime \
-//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT]
+//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT [BAND]]
 //!
 //! (defaults 128 256 64 256 8 0; `GROUP_M` orders the programs as the Triton tutorial's grouped
-//! order does.) `VARIANT`: 0 loads each step's A and B with `OpCooperativeMatrixLoadKHR` (a row
+//! order does; `BAND` splits the accumulator into matrices of `BAND` rows, each with its own
+//! slice of A, as a backend that stages the accumulator a band at a time would.) `VARIANT`: 0 loads each step's A and B with `OpCooperativeMatrixLoadKHR` (a row
 //! stride over the buffer); 1 loads the next step's before the current product (the matrices
 //! live across the loop's back edge); 2 loads them as slices of tensor layouts
 //! (`OpCooperativeMatrixLoadTensorNV`, `SPV_NV_tensor_addressing`: what is outside the tensor
@@ -23,7 +24,9 @@
 //! 179; 64x256x64 169; 256x128x64 115; 128x256x128 63; 256x256x32 9.3. Variant 1: 31-98 at
 //! every shape tried. Variant 2 (tensor slices): 128x256x64 187; 128x256x32 201; 128x128x64 on
 //! 256 187, on 128 128. Two steps a trip (variant 3): **128x256x64 301.7**, 128x128x64 on 128
-//! 264, 128x256x32 197; three or four steps a trip: 46-64 at 64 of K, 70-203 at 32. Beside it, the
+//! 264, 128x256x32 197; three or four steps a trip: 46-64 at 64 of K, 70-203 at 32. The
+//! accumulator in bands of 64 rows: 233 (247 at two steps a trip); of 32 rows: 178 (180; tensor
+//! slices 187): it has to stay one matrix of the whole tile. Beside it, the
 //! corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and Triton 3.6 on
 //! CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed from the
 //! backend's own staging in workgroup memory instead (the accumulator carried in them, A and B
@@ -43,8 +46,10 @@ const S: u32 = 4096;
 
 /// The kernel's SPIR-V: bindings 0, 1, 2 are A and B (`uvec4` arrays, eight f16 an element; f16
 /// arrays for tensor slices) and C (f32).
-fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> Vec<u32> {
+fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, band: u32) -> Vec<u32> {
     let (prefetch, tensor) = (variant == 1, variant == 2);
+    assert!(bm.is_multiple_of(band) && (band == bm || !prefetch), "bands divide BM, and not with variant 1");
+    let bands = bm / band;
     let mut b = Builder::new();
     b.set_version(1, 3);
     for c in [
@@ -83,9 +88,10 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
     let scope_wg = c(&mut b, spirv::Scope::Workgroup as u32);
     let (cbm, cbn, cbk) = (c(&mut b, bm), c(&mut b, bn), c(&mut b, bk));
     let (use_a, use_b, use_c) = (c(&mut b, 0), c(&mut b, 1), c(&mut b, 2));
-    let a_ty = b.type_cooperative_matrix_khr(f16t, scope_wg, cbm, cbk, use_a);
+    let cband = c(&mut b, band);
+    let a_ty = b.type_cooperative_matrix_khr(f16t, scope_wg, cband, cbk, use_a);
     let b_ty = b.type_cooperative_matrix_khr(f16t, scope_wg, cbk, cbn, use_b);
-    let c_ty = b.type_cooperative_matrix_khr(f32t, scope_wg, cbm, cbn, use_c);
+    let c_ty = b.type_cooperative_matrix_khr(f32t, scope_wg, cband, cbn, use_c);
     // Buffers: A and B as uvec4 arrays, C as f32 array.
     let binding = |b: &mut Builder, elem, stride, index| {
         let arr = b.type_runtime_array(elem);
@@ -116,14 +122,17 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
     let p_fn_u = b.type_pointer(None, StorageClass::Function, u32t);
     let p_fn_c = b.type_pointer(None, StorageClass::Function, c_ty);
     let kvar = b.variable(p_fn_u, None, StorageClass::Function, None);
-    let cvar = b.variable(p_fn_c, None, StorageClass::Function, None);
+    let cvars: Vec<u32> =
+        (0..bands).map(|_| b.variable(p_fn_c, None, StorageClass::Function, None)).collect();
     let p_fn_a = b.type_pointer(None, StorageClass::Function, a_ty);
     let p_fn_b = b.type_pointer(None, StorageClass::Function, b_ty);
     let avar = b.variable(p_fn_a, None, StorageClass::Function, None);
     let bvar = b.variable(p_fn_b, None, StorageClass::Function, None);
     let zero_f = b.constant_bit32(f32t, 0f32.to_bits());
     let czero = b.composite_construct(c_ty, None, [zero_f]).unwrap();
-    b.store(cvar, czero, None, []).unwrap();
+    for &cvar in &cvars {
+        b.store(cvar, czero, None, []).unwrap();
+    }
     let zero = c(&mut b, 0);
     b.store(kvar, zero, None, []).unwrap();
     let w = b.load(uvec3, None, wid, None, []).unwrap();
@@ -168,33 +177,55 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
         if tensor {
             let a_base = b.access_chain(p_f16, None, va, [zero, zero]).unwrap();
             let b_base = b.access_chain(p_f16, None, vb, [zero, zero]).unwrap();
-            let a_slice = b.tensor_layout_slice_nv(layout_ty, None, a_layout, [row0, cbm, k, cbk]).unwrap();
-            let b_slice = b.tensor_layout_slice_nv(layout_ty, None, b_layout, [k, cbk, col0, cbn]).unwrap();
             let none = spirv::TensorAddressingOperands::NONE;
-            let am = b
-                .cooperative_matrix_load_tensor_nv(a_ty, None, a_base, a_zero, a_slice, non_private, none, [])
-                .unwrap();
+            let mut am = Vec::new();
+            for i in 0..bands {
+                let first = c(b, i * band);
+                let row = b.i_add(u32t, None, row0, first).unwrap();
+                let a_slice =
+                    b.tensor_layout_slice_nv(layout_ty, None, a_layout, [row, cband, k, cbk]).unwrap();
+                am.push(
+                    b.cooperative_matrix_load_tensor_nv(
+                        a_ty,
+                        None,
+                        a_base,
+                        a_zero,
+                        a_slice,
+                        non_private,
+                        none,
+                        [],
+                    )
+                    .unwrap(),
+                );
+            }
+            let b_slice = b.tensor_layout_slice_nv(layout_ty, None, b_layout, [k, cbk, col0, cbn]).unwrap();
             let bmat = b
                 .cooperative_matrix_load_tensor_nv(b_ty, None, b_base, b_zero, b_slice, non_private, none, [])
                 .unwrap();
             return (am, bmat);
         }
-        // A tile at (row0, k): halves row0 * S + k; uvec4 index / 8.
-        let a_row = b.i_mul(u32t, None, row0, s_c).unwrap();
-        let a_at = b.i_add(u32t, None, a_row, k).unwrap();
-        let a_at = b.u_div(u32t, None, a_at, eight).unwrap();
-        let a_ptr = b.access_chain(p_uvec4, None, va, [zero, a_at]).unwrap();
-        let am = b
-            .cooperative_matrix_load_khr(
-                a_ty,
-                None,
-                a_ptr,
-                row_major,
-                Some(stride_vec),
-                Some(non_private),
-                [],
-            )
-            .unwrap();
+        // A's bands at (row0 + i * band, k): halves (row0 + i * band) * S + k; uvec4 index / 8.
+        let mut am = Vec::new();
+        for i in 0..bands {
+            let first = c(b, i * band);
+            let row = b.i_add(u32t, None, row0, first).unwrap();
+            let a_row = b.i_mul(u32t, None, row, s_c).unwrap();
+            let a_at = b.i_add(u32t, None, a_row, k).unwrap();
+            let a_at = b.u_div(u32t, None, a_at, eight).unwrap();
+            let a_ptr = b.access_chain(p_uvec4, None, va, [zero, a_at]).unwrap();
+            am.push(
+                b.cooperative_matrix_load_khr(
+                    a_ty,
+                    None,
+                    a_ptr,
+                    row_major,
+                    Some(stride_vec),
+                    Some(non_private),
+                    [],
+                )
+                .unwrap(),
+            );
+        }
         let b_row = b.i_mul(u32t, None, k, s_c).unwrap();
         let b_at = b.i_add(u32t, None, b_row, col0).unwrap();
         let b_at = b.u_div(u32t, None, b_at, eight).unwrap();
@@ -214,16 +245,20 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
     };
     if prefetch {
         let (a0, b0) = tiles(&mut b, zero);
-        b.store(avar, a0, None, []).unwrap();
+        b.store(avar, a0[0], None, []).unwrap();
         b.store(bvar, b0, None, []).unwrap();
     }
     let finish = |mut b: Builder, merge: u32| -> Vec<u32> {
         b.begin_block(Some(merge)).unwrap();
-        let acc = b.load(c_ty, None, cvar, None, []).unwrap();
-        let c_row = b.i_mul(u32t, None, row0, s_c).unwrap();
-        let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
-        let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
-        b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), []).unwrap();
+        for (i, &cvar) in cvars.iter().enumerate() {
+            let acc = b.load(c_ty, None, cvar, None, []).unwrap();
+            let first = b.constant_bit32(u32t, i as u32 * band);
+            let row = b.i_add(u32t, None, row0, first).unwrap();
+            let c_row = b.i_mul(u32t, None, row, s_c).unwrap();
+            let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
+            let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+            b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), []).unwrap();
+        }
         b.ret().unwrap();
         b.end_function().unwrap();
         b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", [wid]);
@@ -251,11 +286,13 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
             let at = b.i_add(u32t, None, k, offset).unwrap();
             loaded.push(tiles(&mut b, at));
         }
-        let mut acc = b.load(c_ty, None, cvar, None, []).unwrap();
-        for (am, bmat) in loaded {
-            acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am, bmat, acc, None).unwrap();
+        for (i, &cvar) in cvars.iter().enumerate() {
+            let mut acc = b.load(c_ty, None, cvar, None, []).unwrap();
+            for (am, bmat) in &loaded {
+                acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am[i], *bmat, acc, None).unwrap();
+            }
+            b.store(cvar, acc, None, []).unwrap();
         }
-        b.store(cvar, acc, None, []).unwrap();
         b.branch(cont).unwrap();
         b.begin_block(Some(cont)).unwrap();
         let step = c(&mut b, steps * bk);
@@ -271,15 +308,17 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32) -> 
         let last = c(&mut b, S - bk);
         let next = b.ext_inst(u32t, None, glsl, 38, [Operand::IdRef(next), Operand::IdRef(last)]).unwrap();
         let (na, nb) = tiles(&mut b, next);
-        b.store(avar, na, None, []).unwrap();
+        b.store(avar, na[0], None, []).unwrap();
         b.store(bvar, nb, None, []).unwrap();
-        (am, bmat)
+        (vec![am], bmat)
     } else {
         tiles(&mut b, k)
     };
-    let acc = b.load(c_ty, None, cvar, None, []).unwrap();
-    let acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am, bmat, acc, None).unwrap();
-    b.store(cvar, acc, None, []).unwrap();
+    for (i, &cvar) in cvars.iter().enumerate() {
+        let acc = b.load(c_ty, None, cvar, None, []).unwrap();
+        let acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am[i], bmat, acc, None).unwrap();
+        b.store(cvar, acc, None, []).unwrap();
+    }
     b.branch(cont).unwrap();
     b.begin_block(Some(cont)).unwrap();
     let k2 = b.i_add(u32t, None, k, cbk).unwrap();
@@ -292,13 +331,15 @@ fn main() {
     let args: Vec<u32> = std::env::args()
         .skip(1)
         .map(|a| {
-            a.parse().unwrap_or_else(|_| panic!("{a}: the arguments are BM BN BK THREADS GROUP_M PREFETCH"))
+            a.parse()
+                .unwrap_or_else(|_| panic!("{a}: the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND]"))
         })
         .collect();
-    let (bm, bn, bk, threads, group, variant) = match args.as_slice() {
-        [m, n, k, t, g, v] => (*m, *n, *k, *t, *g, *v),
-        [] => (128, 256, 64, 256, 8, 0),
-        _ => panic!("the arguments are BM BN BK THREADS GROUP_M VARIANT, or none"),
+    let (bm, bn, bk, threads, group, variant, band) = match args.as_slice() {
+        [m, n, k, t, g, v] => (*m, *n, *k, *t, *g, *v, *m),
+        [m, n, k, t, g, v, r] => (*m, *n, *k, *t, *g, *v, *r),
+        [] => (128, 256, 64, 256, 8, 0, 128),
+        _ => panic!("the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND], or none"),
     };
     let device = match WgpuDevice::open(None) {
         Ok(Some(device)) if device.workgroup_matrices() => device,
@@ -311,7 +352,7 @@ fn main() {
         }
         Err(error) => panic!("{error}"),
     };
-    let words = module(bm, bn, bk, threads, group, variant);
+    let words = module(bm, bn, bk, threads, group, variant, band);
     let artifact = Artifact {
         words,
         entry_name: "gemm".into(),
@@ -353,7 +394,8 @@ fn main() {
     let stats = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
     let tflops = 2.0 * f64::from(S).powi(3) / (stats.median_ms * 1e-3) / 1e12;
     println!(
-        "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}: \
+        "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}, \
+         bands of {band} rows: \
          {:.4} ms, {tflops:.1} TFLOP/s",
         stats.median_ms
     );

@@ -73,9 +73,12 @@
 //! buffers (the driver stages them itself): written by hand, such a K loop ran the 4096^3 fp16
 //! product at 281 TFLOP/s, 302 with two steps of K a trip, against this path's 195
 //! (`runtime/examples/workgroup_matrix_gemm.rs`; tensor-layout slices, which would give masked
-//! loads, 187). The backend would need the dot's operands as their loads' strided tiles with a
-//! uniform test that the masks are all true (the slower tensor slices for the edges), the loads
-//! left unpipelined, and the accumulator staged at the exit in bands of 32 rows.
+//! loads, 187). The accumulator has to stay one matrix of the whole tile (in bands of 64 rows 247,
+//! of 32 rows 180), so it cannot go through a stage of the 48 KiB a band at a time: the epilogue
+//! would store it as a matrix too (its conversion and masked store recognized as a strided tile,
+//! as the loads), or through a global scratch buffer. The backend would need the dot's operands
+//! as their loads' strided tiles with a uniform test that the masks are all true (the slower
+//! tensor slices for the edges), and the loads left unpipelined.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)
