@@ -277,6 +277,37 @@ fn blocked_rows_agree_with_interp() {
     spirv_agrees_exactly("spirv blocked rows", &launch, &args, &[], &["y_ptr", "sum_ptr"]);
 }
 
+/// Integers widened to int64 and compared with constants (`tests/kernels/int64_compares.py`),
+/// tensors and scalars, at values on both sides of each constant and at the i32 extremes, agree
+/// with interp exactly on spirv. lavapipe (Mesa 22.3) folded every such comparison of a value
+/// sign-extended by `OpSConvert` wrongly (`n.to(tl.int64) >= 128` true for 100 and -5); the
+/// backend sign-extends by shifts instead.
+#[test]
+fn int64_compares_agree_with_interp() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-int64-compares");
+    let x: [i32; 16] = [100, -5, 200, 128, 127, -3, i32::MIN, i32::MAX, 0, 1, -1, 50, 129, -4, 5, 99];
+    for n in ["100", "-5", "128"] {
+        let args = [
+            write_npy(&dir, "x_ptr", DType::I32, x.iter().flat_map(|v| v.to_le_bytes()).collect()),
+            write_npy(&dir, "out_ptr", DType::I32, vec![0; 14 * 16 * 4]),
+        ];
+        let n_arg = format!("n={n}");
+        let launch = [
+            "tests/kernels/int64_compares.py",
+            "--kernel",
+            "int64_compares_kernel",
+            "--grid",
+            "1",
+            "--const",
+            "BLOCK=16",
+            "--arg",
+            n_arg.as_str(),
+        ];
+        spirv_agrees_exactly(&format!("spirv int64 compares, n={n}"), &launch, &args, &[], &["out_ptr"]);
+    }
+}
+
 /// `tl.maximum` / `tl.minimum` and the max and min reductions with NaN operands (the non-NaN
 /// operand wins; NaN only where both are) agree with interp element for element on spirv, where
 /// the Vulkan dialect uses GLSL's NMax/NMin.

@@ -544,7 +544,21 @@ impl<'a> LowerElementwise<'a> for Emitter<'a> {
                 let r = match (x.class, c) {
                     (Class::U32, Class::U64) => {
                         let signed = opcode == ExtSI || (opcode != ExtUI && from.is_signed_int());
-                        e.s.op(if signed { Op::SConvert } else { Op::UConvert }, Class::U64, &[x])
+                        if signed {
+                            // Sign-extended by hand, the sign word shifted over the zero-extended
+                            // value: lavapipe (Mesa 22.3, LLVM 15) folded comparisons of an
+                            // `OpSConvert` result with constants wrongly (`n.to(tl.int64) >= 128`
+                            // true for 100 and for -5; `tests/kernels/int64_compares.py`).
+                            let low = e.s.op(Op::UConvert, Class::U64, &[x]);
+                            let thirty_one = e.u32c(31);
+                            let sign = e.s.op(Op::ShiftRightArithmetic, Class::U32, &[x, thirty_one]);
+                            let high = e.s.op(Op::UConvert, Class::U64, &[sign]);
+                            let thirty_two = e.u32c(32);
+                            let high = e.s.op(Op::ShiftLeftLogical, Class::U64, &[high, thirty_two]);
+                            e.s.op(Op::BitwiseOr, Class::U64, &[high, low])
+                        } else {
+                            e.s.op(Op::UConvert, Class::U64, &[x])
+                        }
                     }
                     (Class::U64, Class::U32) => e.s.op(Op::UConvert, Class::U32, &[x]),
                     _ => x,
