@@ -7,30 +7,43 @@
 //! every element of C is 64) and prints the time per launch and TFLOP/s.
 //!
 //!     TRIDENT_VULKAN_WORKGROUP_MATRICES=1 cargo run --release -p trident-runtime \
-//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT [BAND]]
+//!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT [BAND [EXIT]]]
 //!
-//! (defaults 128 256 64 256 8 0; `GROUP_M` orders the programs as the Triton tutorial's grouped
-//! order does; `BAND` splits the accumulator into matrices of `BAND` rows, each with its own
-//! slice of A, as a backend that stages the accumulator a band at a time would.) `VARIANT`: 0 loads each step's A and B with `OpCooperativeMatrixLoadKHR` (a row
-//! stride over the buffer); 1 loads the next step's before the current product (the matrices
-//! live across the loop's back edge); 2 loads them as slices of tensor layouts
-//! (`OpCooperativeMatrixLoadTensorNV`, `SPV_NV_tensor_addressing`: what is outside the tensor
-//! reads as 0, which would give masked loads); from 3 on, `VARIANT - 1` steps a trip, all their
-//! loads first, then their products. Without an adapter that offers the matrices it says so and
-//! exits 0.
+//! (defaults 128 256 64 256 8 0 BM 0; `GROUP_M` orders the programs as the Triton tutorial's
+//! grouped order does.)
+//! - `VARIANT`: 0 loads each step's A and B with `OpCooperativeMatrixLoadKHR` (a row stride over
+//!   the buffer); 1 loads the next step's before the current product (the matrices live across
+//!   the loop's back edge); 2 loads them as slices of tensor layouts
+//!   (`OpCooperativeMatrixLoadTensorNV`, `SPV_NV_tensor_addressing`: what is outside the tensor
+//!   reads as 0, which would give masked loads); from 3 on, `VARIANT - 1` steps a trip, all
+//!   their loads first, then their products.
+//! - `BAND` splits the accumulator into matrices of `BAND` rows, each with its own slice of A.
+//! - `EXIT`: 0 stores the accumulator straight to C; 1 to 3 pass it through a workgroup stage of
+//!   `TRIDENT_EXAMPLE_STAGE_ROWS` rows (default 32), a band at a time, every invocation then
+//!   copying its share of the band to C, as a backend would read its registers: 1 stores the
+//!   band's rows of the whole matrix through a tensor view's clip
+//!   (`OpCooperativeMatrixStoreTensorNV`), 2 and 3 store the whole matrix (a tensor layout, a
+//!   row stride; the matrix no taller than the stage); 4 declares the stage and touches one
+//!   element of it, storing the accumulator straight to C (what the stage's presence costs).
 //!
-//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), TFLOP/s. Variant 0: 128x256x64 on 256
-//! invocations 281 (grouped or not); 128x128x64 on 128 257; 128x256x32 186; 128x128x64 on 256
-//! 179; 64x256x64 169; 256x128x64 115; 128x256x128 63; 256x256x32 9.3. Variant 1: 31-98 at
-//! every shape tried. Variant 2 (tensor slices): 128x256x64 187; 128x256x32 201; 128x128x64 on
-//! 256 187, on 128 128. Two steps a trip (variant 3): **128x256x64 301.7**, 128x128x64 on 128
-//! 264, 128x256x32 197; three or four steps a trip: 46-64 at 64 of K, 70-203 at 32. The
-//! accumulator in bands of 64 rows: 233 (247 at two steps a trip); of 32 rows: 178 (180; tensor
-//! slices 187): it has to stay one matrix of the whole tile. Beside it, the
-//! corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and Triton 3.6 on
-//! CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed from the
-//! backend's own staging in workgroup memory instead (the accumulator carried in them, A and B
-//! staged as today) ran the corpus matmul at 174.4: the gain is in loading them from the
+//! Without an adapter that offers the matrices it says so and exits 0.
+//!
+//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), TFLOP/s, every result checked. Variant 0:
+//! 128x256x64 on 256 invocations 281 (grouped or not); 128x128x64 on 128 257; 128x256x32 186;
+//! 128x128x64 on 256 179; 64x256x64 169; 256x128x64 115; 128x256x128 63; 256x256x32 9.3.
+//! Variant 1: 31-98 at every shape tried. Variant 2 (tensor slices): 128x256x64 187; 128x256x32
+//! 201; 128x128x64 on 256 187, on 128 128. Two steps a trip (variant 3): **128x256x64 301.7**,
+//! 128x128x64 on 128 264, 128x256x32 197; three or four steps a trip: 46-64 at 64 of K, 70-203
+//! at 32. The accumulator in bands of 64 rows: 233 (247 at two steps a trip); of 32 rows: 178
+//! (180; tensor slices 187): it has to stay one matrix of the whole tile. The exit through a
+//! stage (variant 3, 128x256x64): the clipped stores are right, but slow: stages of 32, 16, 8,
+//! 4 and 2 rows 42, 54, 70, 108 and 67; the stage alone, unused, costs at 32 rows (33 KiB
+//! beside the driver's own 8: 46.8) and little at 8 or 4 rows (285) or 1 (301): the
+//! accumulator has to leave as a matrix stored to its destination (or to global scratch).
+//! Beside it, the corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and
+//! Triton 3.6 on CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed
+//! from the backend's own staging in workgroup memory instead (the accumulator carried in them,
+//! A and B staged as today) ran the corpus matmul at 174.4: the gain is in loading them from the
 //! buffers, where the driver stages.
 
 use rspirv::binary::Assemble;
@@ -44,9 +57,64 @@ use trident_runtime::{ArgValue, Buffer, Grid};
 /// M, N and K.
 const S: u32 = 4096;
 
+/// Rows of the workgroup stage the accumulator leaves through (`EXIT` 1 to 4):
+/// `TRIDENT_EXAMPLE_STAGE_ROWS`, else 32.
+fn stage_rows() -> u32 {
+    std::env::var("TRIDENT_EXAMPLE_STAGE_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(32)
+}
+
+/// One kernel of the example: the command line's numbers (see the module doc).
+#[derive(Clone, Copy, Debug)]
+struct Config {
+    bm: u32,
+    bn: u32,
+    bk: u32,
+    threads: u32,
+    group: u32,
+    variant: u32,
+    band: u32,
+    exit: u32,
+}
+
+impl Config {
+    /// The configuration the command line gives (the defaults without arguments).
+    fn from_args() -> Config {
+        let usage = "the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND [EXIT]], or none";
+        let args: Vec<u32> =
+            std::env::args().skip(1).map(|a| a.parse().unwrap_or_else(|_| panic!("{a}: {usage}"))).collect();
+        let (band, exit) = match args.len() {
+            0 => {
+                return Config {
+                    bm: 128,
+                    bn: 256,
+                    bk: 64,
+                    threads: 256,
+                    group: 8,
+                    variant: 0,
+                    band: 128,
+                    exit: 0,
+                }
+            }
+            6 => (args[0], 0),
+            7 => (args[6], 0),
+            8 => (args[6], args[7]),
+            _ => panic!("{usage}"),
+        };
+        let [bm, bn, bk, threads, group, variant] = [0, 1, 2, 3, 4, 5].map(|i| args[i]);
+        Config { bm, bn, bk, threads, group, variant, band, exit }
+    }
+
+    /// Whether the kernel declares a workgroup stage (`EXIT` 1 to 4).
+    fn staged(self) -> bool {
+        self.exit != 0
+    }
+}
+
 /// The kernel's SPIR-V: bindings 0, 1, 2 are A and B (`uvec4` arrays, eight f16 an element; f16
 /// arrays for tensor slices) and C (f32).
-fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, band: u32) -> Vec<u32> {
+fn module(config: Config) -> Vec<u32> {
+    let Config { bm, bn, bk, threads, group, variant, band, exit } = config;
+    let staged = config.staged();
     let (prefetch, tensor) = (variant == 1, variant == 2);
     assert!(bm.is_multiple_of(band) && (band == bm || !prefetch), "bands divide BM, and not with variant 1");
     let bands = bm / band;
@@ -62,7 +130,7 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, ban
     ] {
         b.capability(c);
     }
-    if tensor {
+    if tensor || staged {
         b.capability(Capability::TensorAddressingNV);
         b.capability(Capability::CooperativeMatrixTensorAddressingNV);
         b.extension("SPV_NV_tensor_addressing");
@@ -116,6 +184,21 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, ban
     let p_in = b.type_pointer(None, StorageClass::Input, uvec3);
     let wid = b.variable(p_in, None, StorageClass::Input, None);
     b.decorate(wid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
+    // The exit through a workgroup stage of `stage_rows()` rows (`EXIT` 1 to 3): per band, the
+    // rows of the accumulator the band holds are stored to the stage, then every invocation copies
+    // its share of the stage to C (as a backend would read them into registers).
+    let stage_stride = bn + 4;
+    let (stage, p_stage_f32, local_id) = if staged {
+        let len = c(&mut b, stage_rows() * stage_stride);
+        let array = b.type_array(f32t, len);
+        let p_array = b.type_pointer(None, StorageClass::Workgroup, array);
+        let stage = b.variable(p_array, None, StorageClass::Workgroup, None);
+        let local_id = b.variable(p_in, None, StorageClass::Input, None);
+        b.decorate(local_id, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
+        (stage, b.type_pointer(None, StorageClass::Workgroup, f32t), local_id)
+    } else {
+        (0, 0, 0)
+    };
     let fnty = b.type_function(void, []);
     let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fnty).unwrap();
     b.begin_block(None).unwrap();
@@ -250,18 +333,115 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, ban
     }
     let finish = |mut b: Builder, merge: u32| -> Vec<u32> {
         b.begin_block(Some(merge)).unwrap();
-        for (i, &cvar) in cvars.iter().enumerate() {
-            let acc = b.load(c_ty, None, cvar, None, []).unwrap();
-            let first = b.constant_bit32(u32t, i as u32 * band);
-            let row = b.i_add(u32t, None, row0, first).unwrap();
-            let c_row = b.i_mul(u32t, None, row, s_c).unwrap();
-            let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
-            let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
-            b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), []).unwrap();
+        if exit == 4 {
+            // The stage declared and touched (one element through it), the accumulator stored
+            // straight to C: what the stage's mere presence costs.
+            let v = b.load(uvec3, None, local_id, None, []).unwrap();
+            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            let p = b.access_chain(p_stage_f32, None, stage, [local]).unwrap();
+            let one = b.constant_bit32(f32t, 1f32.to_bits());
+            b.store(p, one, Some(non_private), []).unwrap();
+        }
+        if staged && exit != 4 {
+            let (two, constant_clamp) = (c(&mut b, 2), c(&mut b, 1));
+            let layout_ty = b.type_tensor_layout_nv(two, constant_clamp);
+            let boolt = b.type_bool();
+            let no = b.constant_false(boolt);
+            let (p0, p1) = (c(&mut b, 0), c(&mut b, 1));
+            let view_ty = b.type_tensor_view_nv(two, no, [p0, p1]);
+            let (rows, stride, one) = (c(&mut b, stage_rows()), c(&mut b, stage_stride), c(&mut b, 1));
+            let layout = b.create_tensor_layout_nv(layout_ty, None).unwrap();
+            let layout = b.tensor_layout_set_dimension_nv(layout_ty, None, layout, [rows, cbn]).unwrap();
+            let layout = b.tensor_layout_set_stride_nv(layout_ty, None, layout, [stride, one]).unwrap();
+            let view = b.create_tensor_view_nv(view_ty, None).unwrap();
+            let workgroup = c(&mut b, spirv::Scope::Workgroup as u32);
+            let semantics = spirv::MemorySemantics::ACQUIRE_RELEASE
+                | spirv::MemorySemantics::WORKGROUP_MEMORY
+                | spirv::MemorySemantics::MAKE_AVAILABLE
+                | spirv::MemorySemantics::MAKE_VISIBLE;
+            let semantics = c(&mut b, semantics.bits());
+            let v = b.load(uvec3, None, local_id, None, []).unwrap();
+            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            let stage0 = b.access_chain(p_stage_f32, None, stage, [zero]).unwrap();
+            for (i, &cvar) in cvars.iter().enumerate() {
+                let acc = b.load(c_ty, None, cvar, None, []).unwrap();
+                for first in (0..band).step_by(stage_rows() as usize) {
+                    b.control_barrier(workgroup, workgroup, semantics).unwrap();
+                    let (offset, span) = (c(&mut b, first), c(&mut b, bn));
+                    match exit {
+                        1 => {
+                            let clip = b
+                                .tensor_view_set_clip_nv(view_ty, None, view, offset, rows, zero, span)
+                                .unwrap();
+                            b.cooperative_matrix_store_tensor_nv(
+                                stage0,
+                                acc,
+                                layout,
+                                non_private,
+                                spirv::TensorAddressingOperands::TENSOR_VIEW,
+                                [Operand::IdRef(clip)],
+                            )
+                            .unwrap();
+                        }
+                        2 => b
+                            .cooperative_matrix_store_tensor_nv(
+                                stage0,
+                                acc,
+                                layout,
+                                non_private,
+                                spirv::TensorAddressingOperands::NONE,
+                                [],
+                            )
+                            .unwrap(),
+                        _ => b
+                            .cooperative_matrix_store_khr(
+                                stage0,
+                                acc,
+                                row_major,
+                                Some(stride),
+                                Some(non_private),
+                                [],
+                            )
+                            .unwrap(),
+                    }
+                    b.control_barrier(workgroup, workgroup, semantics).unwrap();
+                    // Element e of the band, for e = local + t * threads.
+                    for t in 0..stage_rows() * bn / threads {
+                        let step = c(&mut b, t * threads);
+                        let e = b.i_add(u32t, None, local, step).unwrap();
+                        let row = b.u_div(u32t, None, e, cbn).unwrap();
+                        let col = b.u_mod(u32t, None, e, cbn).unwrap();
+                        let at = b.i_mul(u32t, None, row, stride).unwrap();
+                        let at = b.i_add(u32t, None, at, col).unwrap();
+                        let p = b.access_chain(p_stage_f32, None, stage, [at]).unwrap();
+                        let v = b.load(f32t, None, p, Some(non_private), []).unwrap();
+                        let c_first = c(&mut b, i as u32 * band + first);
+                        let c_row = b.i_add(u32t, None, row0, c_first).unwrap();
+                        let c_row = b.i_add(u32t, None, c_row, row).unwrap();
+                        let c_at = b.i_mul(u32t, None, c_row, s_c).unwrap();
+                        let c_col = b.i_add(u32t, None, col0, col).unwrap();
+                        let c_at = b.i_add(u32t, None, c_at, c_col).unwrap();
+                        let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+                        b.store(c_ptr, v, None, []).unwrap();
+                    }
+                }
+            }
+        } else {
+            for (i, &cvar) in cvars.iter().enumerate() {
+                let acc = b.load(c_ty, None, cvar, None, []).unwrap();
+                let first = b.constant_bit32(u32t, i as u32 * band);
+                let row = b.i_add(u32t, None, row0, first).unwrap();
+                let c_row = b.i_mul(u32t, None, row, s_c).unwrap();
+                let c_at = b.i_add(u32t, None, c_row, col0).unwrap();
+                let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+                b.cooperative_matrix_store_khr(c_ptr, acc, row_major, Some(s_c), Some(non_private), [])
+                    .unwrap();
+            }
         }
         b.ret().unwrap();
         b.end_function().unwrap();
-        b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", [wid]);
+        let interface = if staged { vec![wid, local_id] } else { vec![wid] };
+        b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", interface);
         b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
         b.module().assemble()
     };
@@ -328,19 +508,8 @@ fn module(bm: u32, bn: u32, bk: u32, threads: u32, group: u32, variant: u32, ban
 }
 
 fn main() {
-    let args: Vec<u32> = std::env::args()
-        .skip(1)
-        .map(|a| {
-            a.parse()
-                .unwrap_or_else(|_| panic!("{a}: the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND]"))
-        })
-        .collect();
-    let (bm, bn, bk, threads, group, variant, band) = match args.as_slice() {
-        [m, n, k, t, g, v] => (*m, *n, *k, *t, *g, *v, *m),
-        [m, n, k, t, g, v, r] => (*m, *n, *k, *t, *g, *v, *r),
-        [] => (128, 256, 64, 256, 8, 0, 128),
-        _ => panic!("the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND], or none"),
-    };
+    let config = Config::from_args();
+    let Config { bm, bn, bk, threads, group, variant, band, exit } = config;
     let device = match WgpuDevice::open(None) {
         Ok(Some(device)) if device.workgroup_matrices() => device,
         Ok(_) => {
@@ -352,12 +521,12 @@ fn main() {
         }
         Err(error) => panic!("{error}"),
     };
-    let words = module(bm, bn, bk, threads, group, variant, band);
+    let words = module(config);
     let artifact = Artifact {
         words,
         entry_name: "gemm".into(),
         workgroup_size: [threads, 1, 1],
-        workgroup_memory_bytes: 0,
+        workgroup_memory_bytes: if config.staged() { stage_rows() * (bn + 4) * 4 } else { 0 },
         params: vec![
             ParamAbi::Buffer { binding: 0, high: None },
             ParamAbi::Buffer { binding: 1, high: None },
@@ -384,18 +553,21 @@ fn main() {
     let grid = Grid([(S / bm) * (S / bn), 1, 1]);
     let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2)];
     device.launch(&artifact, grid, &args, &mut buffers).expect("launch");
-    let wrong = buffers[2]
-        .bytes
-        .chunks_exact(4)
-        .filter(|bytes| f32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) != 64.0)
-        .count();
-    assert_eq!(wrong, 0, "{wrong} elements of C are not 64");
+    let c: Vec<f32> =
+        buffers[2].bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let wrong: Vec<usize> = (0..c.len()).filter(|&i| c[i] != 64.0).collect();
+    if !wrong.is_empty() {
+        // Which rows of the first tile are wrong, and with what.
+        let rows: Vec<(usize, f32)> =
+            (0..bm as usize).filter(|r| c[r * S as usize] != 64.0).map(|r| (r, c[r * S as usize])).collect();
+        panic!("{} elements of C are not 64; in the first tile's first column, rows {rows:?}", wrong.len());
+    }
     let limits = BenchLimits { min_runs: 10, max_runs: 200, budget: std::time::Duration::from_secs(2) };
     let stats = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
     let tflops = 2.0 * f64::from(S).powi(3) / (stats.median_ms * 1e-3) / 1e12;
     println!(
         "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}, \
-         bands of {band} rows: \
+         bands of {band} rows, exit {exit}: \
          {:.4} ms, {tflops:.1} TFLOP/s",
         stats.median_ms
     );

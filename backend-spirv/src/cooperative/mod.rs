@@ -74,9 +74,11 @@
 //! product at 281 TFLOP/s, 302 with two steps of K a trip, against this path's 195
 //! (`runtime/examples/workgroup_matrix_gemm.rs`; tensor-layout slices, which would give masked
 //! loads, 187). The accumulator has to stay one matrix of the whole tile (in bands of 64 rows 247,
-//! of 32 rows 180), so it cannot go through a stage of the 48 KiB a band at a time: the epilogue
-//! would store it as a matrix too (its conversion and masked store recognized as a strided tile,
-//! as the loads), or through a global scratch buffer. The backend would need the dot's operands
+//! of 32 rows 180), and it cannot leave through a stage in workgroup memory a band at a time: a
+//! tensor view's clip stores a band's rows of the whole matrix rightly, but the stores cost (4
+//! rows a band: 108), and a stage of 32 rows starves the driver's own staging (47 with it merely
+//! declared). So the epilogue would store it as a matrix too (its conversion and masked store
+//! recognized as a strided tile, as the loads), or through a global scratch buffer. The backend would need the dot's operands
 //! as their loads' strided tiles with a uniform test that the masks are all true (the slower
 //! tensor slices for the edges), and the loads left unpipelined.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
