@@ -24,7 +24,9 @@
 //!   band's rows of the whole matrix through a tensor view's clip
 //!   (`OpCooperativeMatrixStoreTensorNV`), 2 and 3 store the whole matrix (a tensor layout, a
 //!   row stride; the matrix no taller than the stage); 4 declares the stage and touches one
-//!   element of it, storing the accumulator straight to C (what the stage's presence costs).
+//!   element of it, storing the accumulator straight to C (what the stage's presence costs); 5
+//!   stores the whole matrix to a global scratch tile of the program and every invocation copies
+//!   its share of it to C.
 //!
 //! Without an adapter that offers the matrices it says so and exits 0.
 //!
@@ -39,7 +41,8 @@
 //! stage (variant 3, 128x256x64): the clipped stores are right, but slow: stages of 32, 16, 8,
 //! 4 and 2 rows 42, 54, 70, 108 and 67; the stage alone, unused, costs at 32 rows (33 KiB
 //! beside the driver's own 8: 46.8) and little at 8 or 4 rows (285) or 1 (301): the
-//! accumulator has to leave as a matrix stored to its destination (or to global scratch).
+//! accumulator has to leave as a matrix stored to its destination: 302; through a global
+//! scratch tile (`EXIT=5`, the whole matrix stored, then copied out element by element) 243.
 //! Beside it, the corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and
 //! Triton 3.6 on CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed
 //! from the backend's own staging in workgroup memory instead (the accumulator carried in them,
@@ -106,7 +109,7 @@ impl Config {
 
     /// Whether the kernel declares a workgroup stage (`EXIT` 1 to 4).
     fn staged(self) -> bool {
-        self.exit != 0
+        matches!(self.exit, 1..=4)
     }
 }
 
@@ -179,6 +182,8 @@ fn module(config: Config) -> Vec<u32> {
     let vb = binding(&mut b, operand, operand_stride, 1);
     let p_f16 = b.type_pointer(None, StorageClass::StorageBuffer, f16t);
     let vc = binding(&mut b, f32t, 4, 2);
+    // `EXIT=5`: a global scratch buffer, a tile of f32 per program.
+    let vs = binding(&mut b, f32t, 4, 3);
     let p_uvec4 = b.type_pointer(None, StorageClass::StorageBuffer, uvec4);
     let p_f32 = b.type_pointer(None, StorageClass::StorageBuffer, f32t);
     let p_in = b.type_pointer(None, StorageClass::Input, uvec3);
@@ -188,16 +193,22 @@ fn module(config: Config) -> Vec<u32> {
     // rows of the accumulator the band holds are stored to the stage, then every invocation copies
     // its share of the stage to C (as a backend would read them into registers).
     let stage_stride = bn + 4;
-    let (stage, p_stage_f32, local_id) = if staged {
+    let (stage, p_stage_f32) = if staged {
         let len = c(&mut b, stage_rows() * stage_stride);
         let array = b.type_array(f32t, len);
         let p_array = b.type_pointer(None, StorageClass::Workgroup, array);
         let stage = b.variable(p_array, None, StorageClass::Workgroup, None);
+        (stage, b.type_pointer(None, StorageClass::Workgroup, f32t))
+    } else {
+        (0, 0)
+    };
+    // The invocation's index, for the exits that copy to C invocation by invocation.
+    let local_id = if exit != 0 {
         let local_id = b.variable(p_in, None, StorageClass::Input, None);
         b.decorate(local_id, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
-        (stage, b.type_pointer(None, StorageClass::Workgroup, f32t), local_id)
+        local_id
     } else {
-        (0, 0, 0)
+        0
     };
     let fnty = b.type_function(void, []);
     let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fnty).unwrap();
@@ -342,6 +353,40 @@ fn module(config: Config) -> Vec<u32> {
             let one = b.constant_bit32(f32t, 1f32.to_bits());
             b.store(p, one, Some(non_private), []).unwrap();
         }
+        if exit == 5 {
+            // The whole matrix to the program's scratch tile, then every invocation copies its
+            // share of it to C (as a backend would read its registers back).
+            let tile = c(&mut b, bm * bn);
+            let at = b.i_mul(u32t, None, w0, tile).unwrap();
+            let scratch = b.access_chain(p_f32, None, vs, [zero, at]).unwrap();
+            let acc = b.load(c_ty, None, cvars[0], None, []).unwrap();
+            b.cooperative_matrix_store_khr(scratch, acc, row_major, Some(cbn), Some(non_private), [])
+                .unwrap();
+            let workgroup = c(&mut b, spirv::Scope::Workgroup as u32);
+            let semantics = spirv::MemorySemantics::ACQUIRE_RELEASE
+                | spirv::MemorySemantics::UNIFORM_MEMORY
+                | spirv::MemorySemantics::MAKE_AVAILABLE
+                | spirv::MemorySemantics::MAKE_VISIBLE;
+            let semantics = c(&mut b, semantics.bits());
+            b.control_barrier(workgroup, workgroup, semantics).unwrap();
+            let v = b.load(uvec3, None, local_id, None, []).unwrap();
+            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            for t in 0..bm * bn / threads {
+                let step = c(&mut b, t * threads);
+                let e = b.i_add(u32t, None, local, step).unwrap();
+                let from = b.i_add(u32t, None, at, e).unwrap();
+                let p = b.access_chain(p_f32, None, vs, [zero, from]).unwrap();
+                let value = b.load(f32t, None, p, Some(non_private), []).unwrap();
+                let row = b.u_div(u32t, None, e, cbn).unwrap();
+                let col = b.u_mod(u32t, None, e, cbn).unwrap();
+                let c_row = b.i_add(u32t, None, row0, row).unwrap();
+                let c_at = b.i_mul(u32t, None, c_row, s_c).unwrap();
+                let c_col = b.i_add(u32t, None, col0, col).unwrap();
+                let c_at = b.i_add(u32t, None, c_at, c_col).unwrap();
+                let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+                b.store(c_ptr, value, None, []).unwrap();
+            }
+        }
         if staged && exit != 4 {
             let (two, constant_clamp) = (c(&mut b, 2), c(&mut b, 1));
             let layout_ty = b.type_tensor_layout_nv(two, constant_clamp);
@@ -426,7 +471,7 @@ fn module(config: Config) -> Vec<u32> {
                     }
                 }
             }
-        } else {
+        } else if exit != 5 {
             for (i, &cvar) in cvars.iter().enumerate() {
                 let acc = b.load(c_ty, None, cvar, None, []).unwrap();
                 let first = b.constant_bit32(u32t, i as u32 * band);
@@ -440,7 +485,7 @@ fn module(config: Config) -> Vec<u32> {
         }
         b.ret().unwrap();
         b.end_function().unwrap();
-        let interface = if staged { vec![wid, local_id] } else { vec![wid] };
+        let interface = if exit != 0 { vec![wid, local_id] } else { vec![wid] };
         b.entry_point(spirv::ExecutionModel::GLCompute, main, "gemm", interface);
         b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
         b.module().assemble()
@@ -531,8 +576,9 @@ fn main() {
             ParamAbi::Buffer { binding: 0, high: None },
             ParamAbi::Buffer { binding: 1, high: None },
             ParamAbi::Buffer { binding: 2, high: None },
+            ParamAbi::Buffer { binding: 3, high: None },
         ],
-        uniform_binding: 3,
+        uniform_binding: 4,
         uniform_words: 8,
         mode: Mode::Vulkan,
         assert_binding: None,
@@ -549,9 +595,11 @@ fn main() {
         Buffer { bytes: a, ..Buffer::zeros("a", DType::F16, 0) },
         Buffer { bytes: bb, ..Buffer::zeros("b", DType::F16, 0) },
         Buffer::zeros("c", DType::F32, n),
+        // The scratch of `EXIT=5` (one word elsewhere).
+        Buffer::zeros("scratch", DType::F32, if exit == 5 { n } else { 1 }),
     ];
     let grid = Grid([(S / bm) * (S / bn), 1, 1]);
-    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2)];
+    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2), ArgValue::Buffer(3)];
     device.launch(&artifact, grid, &args, &mut buffers).expect("launch");
     let c: Vec<f32> =
         buffers[2].bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();

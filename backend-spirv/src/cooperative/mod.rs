@@ -78,7 +78,8 @@
 //! tensor view's clip stores a band's rows of the whole matrix rightly, but the stores cost (4
 //! rows a band: 108), and a stage of 32 rows starves the driver's own staging (47 with it merely
 //! declared). So the epilogue would store it as a matrix too (its conversion and masked store
-//! recognized as a strided tile, as the loads), or through a global scratch buffer. The backend would need the dot's operands
+//! recognized as a strided tile, as the loads: 302), or it goes through a global scratch tile
+//! of the program, back to the registers (243, any epilogue). The backend would need the dot's operands
 //! as their loads' strided tiles with a uniform test that the masks are all true (the slower
 //! tensor slices for the edges), and the loads left unpipelined.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
