@@ -77,6 +77,15 @@ fn component_name(ty: vk::ComponentTypeKHR) -> String {
     name.to_string()
 }
 
+/// The A and B component types of a shape: one name where they agree, else `AxB`.
+fn operand_names(a: vk::ComponentTypeKHR, b: vk::ComponentTypeKHR) -> String {
+    if a == b {
+        component_name(a)
+    } else {
+        format!("{}x{}", component_name(a), component_name(b))
+    }
+}
+
 /// Whether the adapter's device offers the extension `name`.
 fn has_extension(adapter: &wgpu::hal::vulkan::Adapter, name: &CStr) -> bool {
     let instance = adapter.shared_instance().raw_instance();
@@ -107,11 +116,7 @@ pub fn cooperative_matrices(adapter: &wgpu::Adapter) -> Vec<CooperativeMatrixSha
             m: p.m_size,
             n: p.n_size,
             k: p.k_size,
-            ab: if p.a_type == p.b_type {
-                component_name(p.a_type)
-            } else {
-                format!("{}x{}", component_name(p.a_type), component_name(p.b_type))
-            },
+            ab: operand_names(p.a_type, p.b_type),
             cr: component_name(p.c_type),
         })
         .collect()
@@ -271,11 +276,7 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
             m_granularity: p.m_granularity,
             n_granularity: p.n_granularity,
             k_granularity: p.k_granularity,
-            ab: if p.a_type == p.b_type {
-                component_name(p.a_type)
-            } else {
-                format!("{}x{}", component_name(p.a_type), component_name(p.b_type))
-            },
+            ab: operand_names(p.a_type, p.b_type),
             cr: component_name(p.c_type),
             invocations: p.workgroup_invocations,
         })
