@@ -342,13 +342,35 @@ fn module(config: Config) -> Vec<u32> {
         b.store(avar, a0[0], None, []).unwrap();
         b.store(bvar, b0, None, []).unwrap();
     }
+    // A workgroup barrier that makes `memory`'s writes visible.
+    let barrier = |b: &mut Builder, memory: spirv::MemorySemantics| {
+        let workgroup = c(b, spirv::Scope::Workgroup as u32);
+        let semantics = spirv::MemorySemantics::ACQUIRE_RELEASE
+            | memory
+            | spirv::MemorySemantics::MAKE_AVAILABLE
+            | spirv::MemorySemantics::MAKE_VISIBLE;
+        let semantics = c(b, semantics.bits());
+        b.control_barrier(workgroup, workgroup, semantics).unwrap();
+    };
+    // Stores `value` to C at row `row0 + row` and column `col0 + col`.
+    let store_to_c = |b: &mut Builder, row: u32, col: u32, value: u32| {
+        let c_row = b.i_add(u32t, None, row0, row).unwrap();
+        let c_at = b.i_mul(u32t, None, c_row, s_c).unwrap();
+        let c_col = b.i_add(u32t, None, col0, col).unwrap();
+        let c_at = b.i_add(u32t, None, c_at, c_col).unwrap();
+        let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
+        b.store(c_ptr, value, None, []).unwrap();
+    };
     let finish = |mut b: Builder, merge: u32| -> Vec<u32> {
         b.begin_block(Some(merge)).unwrap();
+        let local = (exit != 0).then(|| {
+            let v = b.load(uvec3, None, local_id, None, []).unwrap();
+            b.composite_extract(u32t, None, v, [0]).unwrap()
+        });
         if exit == 4 {
             // The stage declared and touched (one element through it), the accumulator stored
             // straight to C: what the stage's mere presence costs.
-            let v = b.load(uvec3, None, local_id, None, []).unwrap();
-            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            let local = local.expect("the invocation's index");
             let p = b.access_chain(p_stage_f32, None, stage, [local]).unwrap();
             let one = b.constant_bit32(f32t, 1f32.to_bits());
             b.store(p, one, Some(non_private), []).unwrap();
@@ -362,15 +384,8 @@ fn module(config: Config) -> Vec<u32> {
             let acc = b.load(c_ty, None, cvars[0], None, []).unwrap();
             b.cooperative_matrix_store_khr(scratch, acc, row_major, Some(cbn), Some(non_private), [])
                 .unwrap();
-            let workgroup = c(&mut b, spirv::Scope::Workgroup as u32);
-            let semantics = spirv::MemorySemantics::ACQUIRE_RELEASE
-                | spirv::MemorySemantics::UNIFORM_MEMORY
-                | spirv::MemorySemantics::MAKE_AVAILABLE
-                | spirv::MemorySemantics::MAKE_VISIBLE;
-            let semantics = c(&mut b, semantics.bits());
-            b.control_barrier(workgroup, workgroup, semantics).unwrap();
-            let v = b.load(uvec3, None, local_id, None, []).unwrap();
-            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            barrier(&mut b, spirv::MemorySemantics::UNIFORM_MEMORY);
+            let local = local.expect("the invocation's index");
             for t in 0..bm * bn / threads {
                 let step = c(&mut b, t * threads);
                 let e = b.i_add(u32t, None, local, step).unwrap();
@@ -379,12 +394,7 @@ fn module(config: Config) -> Vec<u32> {
                 let value = b.load(f32t, None, p, Some(non_private), []).unwrap();
                 let row = b.u_div(u32t, None, e, cbn).unwrap();
                 let col = b.u_mod(u32t, None, e, cbn).unwrap();
-                let c_row = b.i_add(u32t, None, row0, row).unwrap();
-                let c_at = b.i_mul(u32t, None, c_row, s_c).unwrap();
-                let c_col = b.i_add(u32t, None, col0, col).unwrap();
-                let c_at = b.i_add(u32t, None, c_at, c_col).unwrap();
-                let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
-                b.store(c_ptr, value, None, []).unwrap();
+                store_to_c(&mut b, row, col, value);
             }
         }
         if staged && exit != 4 {
@@ -399,19 +409,12 @@ fn module(config: Config) -> Vec<u32> {
             let layout = b.tensor_layout_set_dimension_nv(layout_ty, None, layout, [rows, cbn]).unwrap();
             let layout = b.tensor_layout_set_stride_nv(layout_ty, None, layout, [stride, one]).unwrap();
             let view = b.create_tensor_view_nv(view_ty, None).unwrap();
-            let workgroup = c(&mut b, spirv::Scope::Workgroup as u32);
-            let semantics = spirv::MemorySemantics::ACQUIRE_RELEASE
-                | spirv::MemorySemantics::WORKGROUP_MEMORY
-                | spirv::MemorySemantics::MAKE_AVAILABLE
-                | spirv::MemorySemantics::MAKE_VISIBLE;
-            let semantics = c(&mut b, semantics.bits());
-            let v = b.load(uvec3, None, local_id, None, []).unwrap();
-            let local = b.composite_extract(u32t, None, v, [0]).unwrap();
+            let local = local.expect("the invocation's index");
             let stage0 = b.access_chain(p_stage_f32, None, stage, [zero]).unwrap();
             for (i, &cvar) in cvars.iter().enumerate() {
                 let acc = b.load(c_ty, None, cvar, None, []).unwrap();
                 for first in (0..band).step_by(stage_rows() as usize) {
-                    b.control_barrier(workgroup, workgroup, semantics).unwrap();
+                    barrier(&mut b, spirv::MemorySemantics::WORKGROUP_MEMORY);
                     let (offset, span) = (c(&mut b, first), c(&mut b, bn));
                     match exit {
                         1 => {
@@ -449,7 +452,7 @@ fn module(config: Config) -> Vec<u32> {
                             )
                             .unwrap(),
                     }
-                    b.control_barrier(workgroup, workgroup, semantics).unwrap();
+                    barrier(&mut b, spirv::MemorySemantics::WORKGROUP_MEMORY);
                     // Element e of the band, for e = local + t * threads.
                     for t in 0..stage_rows() * bn / threads {
                         let step = c(&mut b, t * threads);
@@ -461,13 +464,8 @@ fn module(config: Config) -> Vec<u32> {
                         let p = b.access_chain(p_stage_f32, None, stage, [at]).unwrap();
                         let v = b.load(f32t, None, p, Some(non_private), []).unwrap();
                         let c_first = c(&mut b, i as u32 * band + first);
-                        let c_row = b.i_add(u32t, None, row0, c_first).unwrap();
-                        let c_row = b.i_add(u32t, None, c_row, row).unwrap();
-                        let c_at = b.i_mul(u32t, None, c_row, s_c).unwrap();
-                        let c_col = b.i_add(u32t, None, col0, col).unwrap();
-                        let c_at = b.i_add(u32t, None, c_at, c_col).unwrap();
-                        let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
-                        b.store(c_ptr, v, None, []).unwrap();
+                        let c_row = b.i_add(u32t, None, c_first, row).unwrap();
+                        store_to_c(&mut b, c_row, col, v);
                     }
                 }
             }

@@ -449,15 +449,20 @@ impl WgpuDevice {
             },
             ..Default::default()
         };
-        // Workgroup-scope matrices where the adapter has them and they are asked for.
-        let workgroup_matrices = cooperative
-            && summary.workgroup_matrices.as_ref().is_some_and(|offered| !offered.shapes.is_empty())
-            && std::env::var(WORKGROUP_MATRICES_ENV).is_ok_and(|v| v.trim() == "1");
+        // Workgroup-scope matrices (with tensor addressing where offered) where the adapter has
+        // them and they are asked for.
+        let workgroup = summary
+            .workgroup_matrices
+            .as_ref()
+            .filter(|offered| cooperative && !offered.shapes.is_empty())
+            .filter(|_| std::env::var(WORKGROUP_MATRICES_ENV).is_ok_and(|v| v.trim() == "1"));
+        let additions = vulkan_extensions::Additions {
+            bfloat16,
+            workgroup_matrices: workgroup.is_some(),
+            tensor_addressing: workgroup.is_some_and(|offered| offered.tensor_addressing),
+        };
         // A device the driver will not create with the extensions added is opened as wgpu opens
         // it, its bf16 dots then on FMA.
-        let tensor_addressing = workgroup_matrices
-            && summary.workgroup_matrices.as_ref().is_some_and(|offered| offered.tensor_addressing);
-        let additions = vulkan_extensions::Additions { bfloat16, workgroup_matrices, tensor_addressing };
         let plain = vulkan_extensions::Additions::default();
         let opened = match vulkan_extensions::open_device(adapter, &descriptor, additions) {
             Err(_) if additions != plain => {
