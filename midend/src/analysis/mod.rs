@@ -7,4 +7,5 @@
 pub mod affine_pointers;
 pub mod axis_info;
 pub mod loop_hints;
+pub mod strided_tiles;
 pub mod trip_count;
