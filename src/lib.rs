@@ -212,6 +212,7 @@ pub fn lower_to_spirv(
         compute_capability: None,
         shared_memory_bytes: target.workgroup_memory_bytes,
         num_stages: spec.num_stages,
+        loads_dot_operands_whole: target.workgroup_matrices.is_some(),
     };
     if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, options) {
         return Err(CompileError::Internal {
@@ -232,6 +233,7 @@ pub fn lower_to_spirv(
         subgroup_size: target.subgroup_size,
         cooperative_matrix_f16: target.cooperative_matrix_f16,
         cooperative_matrix_bf16: target.cooperative_matrix_bf16,
+        workgroup_matrices: target.workgroup_matrices,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

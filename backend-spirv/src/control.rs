@@ -13,7 +13,7 @@ use trident_midend::codegen::control::{bind, condition, yielded, ForOp, IfOp, Wh
 use trident_midend::codegen::{Isa, LowerControl};
 use trident_midend::ir::Value;
 
-use crate::cooperative::carried;
+use crate::cooperative::{carried, workgroup};
 use crate::emit::{class_of, EResult, Emitter};
 use crate::spirv::{Class, Reg};
 
@@ -30,7 +30,7 @@ impl Slots {
             let ty = e.ty(v).clone();
             // A value carried in cooperative matrices has one register per matrix.
             let n = match like {
-                Some(l) if l[k].first().is_some_and(|r| r.class == Class::Matrix) => l[k].len(),
+                Some(l) if l[k].first().is_some_and(|r| r.class.is_matrix()) => l[k].len(),
                 _ => e.num_regs(&ty)?,
             };
             let mut row = Vec::with_capacity(n);
@@ -106,6 +106,10 @@ impl<'a> LowerControl<'a> for Emitter<'a> {
         // the exit.
         let mut in_matrices = Vec::new();
         for (position, &arg) in args[1..].iter().enumerate() {
+            // A GEMM's accumulator on a workgroup matrix stays one to its store.
+            if workgroup::enter(e, arg, &mut inits[position])? {
+                continue;
+            }
             if let Some(plan) = carried::enter(e, arg, &mut inits[position])? {
                 in_matrices.push((position, plan));
             }

@@ -66,7 +66,7 @@ pub struct Emitter<'a> {
     float_views: Vec<Option<Word>>,
     /// Per binding, the ids of its other views ([`View`]: 16-bit elements, `uvec2`, `uvec4`),
     /// each reserved on first use and declared at the end; `None` for views a binding lacks.
-    views: Vec<[Option<Word>; 3]>,
+    views: Vec<[Option<Word>; View::COUNT]>,
     /// Per binding, whether anything reads or writes it as 32-bit words: a binding with a 16-bit
     /// view is then `Aliased` in both views (else its word view is unused and needs no decoration).
     words_used: Vec<bool>,
@@ -92,6 +92,11 @@ pub struct Emitter<'a> {
     /// The dots (by product) whose loop carries their accumulator in matrices, with the plan
     /// the loop's entry chose.
     pub carried_plans: HashMap<Value, crate::cooperative::carried::Carried>,
+    /// The loop-carried accumulators of GEMM loops that run on workgroup-scope matrices, with
+    /// the accumulator's matrix (`cooperative/workgroup.rs`).
+    pub workgroup_accumulators: HashMap<Value, crate::spirv::WorkgroupMatrix>,
+    /// What each op of those loops' GEMMs becomes.
+    pub workgroup_roles: HashMap<IrOp, crate::cooperative::workgroup::Role>,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
     pub cooperative_reserve: u32,
     /// Set when the cooperative dots' staging did not fit beside the rest of the kernel: the
@@ -109,13 +114,20 @@ pub enum View {
     Words2 = 1,
     /// `uvec4` elements: 16-byte accesses.
     Words4 = 2,
+    /// f16 elements: the pointers of workgroup matrices' tensor loads and stores.
+    Float16 = 3,
+    /// bf16 elements, likewise.
+    BFloat16 = 4,
 }
 
 impl View {
+    const COUNT: usize = 5;
+    const ALL: [View; View::COUNT] = [View::Half, View::Words2, View::Words4, View::Float16, View::BFloat16];
+
     /// Words per element of a vector view.
     pub fn words(self) -> u32 {
         match self {
-            View::Half => 0,
+            View::Half | View::Float16 | View::BFloat16 => 0,
             View::Words2 => 2,
             View::Words4 => 4,
         }
@@ -127,6 +139,8 @@ impl View {
             View::Half => "16",
             View::Words2 => "v2",
             View::Words4 => "v4",
+            View::Float16 => "f16",
+            View::BFloat16 => "bf16",
         }
     }
 }
@@ -171,6 +185,8 @@ impl<'a> Emitter<'a> {
             cooperative_operand: None,
             carried_dots: HashMap::new(),
             carried_plans: HashMap::new(),
+            workgroup_accumulators: HashMap::new(),
+            workgroup_roles: HashMap::new(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
             staging_overflow: Default::default(),
         }
@@ -255,7 +271,7 @@ impl<'a> Emitter<'a> {
                 self.s.select(v, one, zero)
             }
             Class::U64 | Class::F64 => unreachable!("64-bit value in one word"),
-            Class::Matrix => unreachable!("a cooperative matrix is no word"),
+            Class::Matrix | Class::WorkgroupMatrix(_) => unreachable!("a cooperative matrix is no word"),
         }
     }
 
@@ -269,7 +285,7 @@ impl<'a> Emitter<'a> {
                 self.s.op(Op::INotEqual, Class::Bool, &[u, zero])
             }
             Class::U64 | Class::F64 => unreachable!("64-bit value from one word"),
-            Class::Matrix => unreachable!("a cooperative matrix is no word"),
+            Class::Matrix | Class::WorkgroupMatrix(_) => unreachable!("a cooperative matrix is no word"),
         }
     }
 
@@ -436,6 +452,11 @@ impl<'a> Emitter<'a> {
     pub fn view_element_ty(&mut self, view: View) -> Word {
         match view {
             View::Half => self.s.u16_ty(),
+            View::Float16 | View::BFloat16 => {
+                self.s.uses_16bit_storage = true;
+                let dtype = if view == View::BFloat16 { DType::BF16 } else { DType::F16 };
+                self.s.half_ty(dtype)
+            }
             View::Words2 | View::Words4 => {
                 let u32t = self.s.u32_ty();
                 self.s.vector_ty(u32t, view.words())
@@ -449,14 +470,14 @@ impl<'a> Emitter<'a> {
     /// accesses through one against accesses through another.
     #[allow(clippy::needless_range_loop)]
     fn declare_views(&mut self, buffer_names: &[String]) {
-        for view in [View::Half, View::Words2, View::Words4] {
+        for view in View::ALL {
             if self.views.iter().all(|v| v[view as usize].is_none()) {
                 continue;
             }
             let element = self.view_element_ty(view);
             let arr = self.s.b.type_runtime_array(element);
             let stride = match view {
-                View::Half => 2,
+                View::Half | View::Float16 | View::BFloat16 => 2,
                 _ => 4 * view.words(),
             };
             self.s.b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
@@ -681,7 +702,7 @@ impl<'a> Emitter<'a> {
             self.buffers.push(var);
         }
         self.float_views = vec![None; n_bindings as usize];
-        self.views = vec![[None; 3]; n_bindings as usize];
+        self.views = vec![[None; View::COUNT]; n_bindings as usize];
         self.words_used = vec![false; n_bindings as usize];
         // The uniform block: one u32 member per word.
         let members: Vec<Word> = (0..self.uniform_words).map(|_| u32t).collect();
@@ -714,6 +735,18 @@ impl<'a> Emitter<'a> {
         self.s.vulkan_memory_model = self.cooperative_operand.is_some();
         if let Some(operand) = self.cooperative_operand {
             self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand);
+            let gemms = crate::cooperative::workgroup::find(
+                func,
+                self.uses(),
+                self.options,
+                operand,
+                &self.carried_dots,
+            );
+            for gemm in gemms {
+                self.carried_dots.remove(&gemm.accumulator);
+                self.workgroup_accumulators.insert(gemm.accumulator, gemm.matrix);
+                self.workgroup_roles.extend(gemm.roles);
+            }
         }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.
@@ -930,6 +963,12 @@ impl<'a> Emitter<'a> {
             Some("SPV_KHR_cooperative_matrix"),
         );
         uses(vulkan_memory_model, &[], Some("SPV_KHR_vulkan_memory_model"));
+        uses(
+            self.s.uses_workgroup_matrices,
+            &[Capability::TensorAddressingNV, Capability::CooperativeMatrixTensorAddressingNV],
+            Some("SPV_NV_cooperative_matrix2"),
+        );
+        uses(self.s.uses_workgroup_matrices, &[], Some("SPV_NV_tensor_addressing"));
         for capability in capabilities {
             self.s.b.capability(capability);
         }
@@ -1081,7 +1120,9 @@ impl<'a> Isa<'a> for Emitter<'a> {
                 }
             }
             Class::Ptr(_) => return self.unsupported("a pointer constant"),
-            Class::Matrix => unreachable!("no dtype's class is a cooperative matrix"),
+            Class::Matrix | Class::WorkgroupMatrix(_) => {
+                unreachable!("no dtype's class is a cooperative matrix")
+            }
         };
         Ok(r)
     }
@@ -1099,7 +1140,10 @@ impl<'a> Isa<'a> for Emitter<'a> {
         let ops = self.func.body.blocks[block].ops.clone();
         for op in ops {
             let saved = self.current.replace(op);
-            let r = trident_midend::codegen::lower(self, op);
+            let r = match crate::cooperative::workgroup::lower(self, op) {
+                Ok(false) => trident_midend::codegen::lower(self, op),
+                done => done.map(|_| ()),
+            };
             self.current = saved;
             r?;
         }

@@ -130,6 +130,33 @@ pub struct Options {
     /// BFloat16KHR`. (One kernel's cooperative dots share one operand type: f16 where it has f16
     /// dots.)
     pub cooperative_matrix_bf16: bool,
+    /// The workgroup-scope cooperative matrices of flexible dimensions
+    /// (`VK_NV_cooperative_matrix2`) the device was opened with, with tensor addressing. Then a
+    /// GEMM's K loop whose operands are loaded as strided tiles and whose result is stored as
+    /// one runs on them, the tiles loaded and stored whole (`cooperative/workgroup.rs`), where
+    /// [`Options::cooperative_matrix_f16`] (or bf16) holds too. `None` elsewhere.
+    pub workgroup_matrices: Option<WorkgroupMatrices>,
+}
+
+/// What `VK_NV_cooperative_matrix2` offers at workgroup scope (see [`Options::workgroup_matrices`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WorkgroupMatrices {
+    pub granules: Vec<MatrixGranule>,
+    /// The largest M, N or K of one matrix.
+    pub max_dimension: u32,
+}
+
+/// One workgroup-scope shape: `D (m x n) = A (m x k) B (k x n) + C` where M, N and K are
+/// multiples of `m`, `n` and `k`, A and B of `operand`, C and D of `accumulator`, in workgroups
+/// of exactly `invocations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatrixGranule {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub invocations: u32,
+    pub operand: trident_midend::ir::DType,
+    pub accumulator: trident_midend::ir::DType,
 }
 
 impl Options {
@@ -178,6 +205,7 @@ impl Default for Options {
             subgroup_size: 0,
             cooperative_matrix_f16: false,
             cooperative_matrix_bf16: false,
+            workgroup_matrices: None,
         }
     }
 }

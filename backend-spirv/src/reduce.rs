@@ -204,7 +204,9 @@ fn shuffle_xor(e: &mut Emitter, r: Reg, mask: u32) -> Reg {
             let (lo, hi) = (word(e, lo), word(e, hi));
             e.join64(r.class, lo, hi)
         }
-        Class::Matrix => unreachable!("reductions read elements, not cooperative matrices"),
+        Class::Matrix | Class::WorkgroupMatrix(_) => {
+            unreachable!("reductions read elements, not cooperative matrices")
+        }
     }
 }
 

@@ -31,9 +31,29 @@ pub enum Class {
     /// A 16x16 f32 accumulator cooperative matrix of the subgroup: one tile of a dot's accumulator
     /// that a loop carries in matrices (`cooperative/carried.rs`), not an element of a thread.
     Matrix,
+    /// A matrix of the whole workgroup (`SPV_NV_cooperative_matrix2`): a dot's operand or
+    /// accumulator tile that the backend loads, multiplies and stores whole
+    /// (`cooperative/workgroup.rs`).
+    WorkgroupMatrix(WorkgroupMatrix),
+}
+
+/// The shape, use and component type of a workgroup-scope cooperative matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WorkgroupMatrix {
+    pub rows: u32,
+    pub cols: u32,
+    /// [`MATRIX_A_USE`], [`MATRIX_B_USE`] or [`ACCUMULATOR_USE`].
+    pub usage: u32,
+    pub component: trident_midend::ir::DType,
 }
 
 impl Class {
+    /// Whether values of this class are cooperative matrices (one value per matrix, not per
+    /// element).
+    pub fn is_matrix(self) -> bool {
+        matches!(self, Class::Matrix | Class::WorkgroupMatrix(_))
+    }
+
     /// 32-bit words one element of this class takes in workgroup memory.
     pub fn words(self) -> u32 {
         match self {
@@ -110,6 +130,11 @@ enum TypeKey {
     BF16,
     /// A 16x16 cooperative matrix of a component type, by its use (A, B, accumulator).
     CooperativeMatrix(Word, u32),
+    /// A workgroup-scope cooperative matrix.
+    WorkgroupMatrix(WorkgroupMatrix),
+    /// A two-dimensional tensor layout whose clamped elements read as a constant
+    /// (`SPV_NV_tensor_addressing`).
+    TensorLayout,
 }
 
 pub struct Spv {
@@ -137,6 +162,9 @@ pub struct Spv {
     /// fences then also make their writes available and visible (`MakeAvailable`,
     /// `MakeVisible`), which that model does not do implicitly.
     pub vulkan_memory_model: bool,
+    /// Whether workgroup-scope matrices were loaded or stored (`SPV_NV_cooperative_matrix2`, and
+    /// tensor addressing for their masked tiles: capabilities and extensions at the end).
+    pub uses_workgroup_matrices: bool,
 }
 
 impl Spv {
@@ -156,6 +184,7 @@ impl Spv {
             uses_float16: false,
             uses_bfloat16: false,
             vulkan_memory_model: false,
+            uses_workgroup_matrices: false,
         }
     }
 
@@ -169,6 +198,7 @@ impl Spv {
                 let f32 = self.ty(Class::F32);
                 return self.cooperative_matrix_ty(f32, ACCUMULATOR_USE);
             }
+            Class::WorkgroupMatrix(matrix) => return self.workgroup_matrix_ty(matrix),
             _ => {}
         }
         let key = TypeKey::Scalar(if let Class::Ptr(_) = class { Class::U32 } else { class });
@@ -181,7 +211,7 @@ impl Spv {
             Class::U64 => self.b.type_int(64, 0),
             Class::F32 => self.b.type_float(32, None),
             Class::F64 => self.b.type_float(64, None),
-            Class::Matrix => unreachable!("matrix types are not scalars"),
+            Class::Matrix | Class::WorkgroupMatrix(_) => unreachable!("matrix types are not scalars"),
         };
         self.types.insert(key, id);
         id
@@ -246,6 +276,36 @@ impl Spv {
         let usage_id = self.const_u32(usage);
         let id = self.b.type_cooperative_matrix_khr(component, scope, sixteen, sixteen, usage_id);
         self.types.insert(key, id);
+        id
+    }
+
+    /// A cooperative matrix of the whole workgroup.
+    pub fn workgroup_matrix_ty(&mut self, matrix: WorkgroupMatrix) -> Word {
+        let key = TypeKey::WorkgroupMatrix(matrix);
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let component = match matrix.component {
+            trident_midend::ir::DType::F32 => self.ty(Class::F32),
+            half => self.half_ty(half),
+        };
+        let scope = self.const_u32(spirv::Scope::Workgroup as u32);
+        let (rows, cols, usage) =
+            (self.const_u32(matrix.rows), self.const_u32(matrix.cols), self.const_u32(matrix.usage));
+        let id = self.b.type_cooperative_matrix_khr(component, scope, rows, cols, usage);
+        self.types.insert(key, id);
+        id
+    }
+
+    /// The type of two-dimensional tensor layouts whose clamped elements read as a constant
+    /// (zero unless set).
+    pub fn tensor_layout_ty(&mut self) -> Word {
+        if let Some(&id) = self.types.get(&TypeKey::TensorLayout) {
+            return id;
+        }
+        let (dimensions, constant_clamp) = (self.const_u32(2), self.const_u32(1));
+        let id = self.b.type_tensor_layout_nv(dimensions, constant_clamp);
+        self.types.insert(TypeKey::TensorLayout, id);
         id
     }
 
@@ -467,6 +527,18 @@ impl Spv {
         self.b.branch_conditional(cond.id, then, other, []).expect("if");
         self.b.begin_block(Some(then)).expect("if");
         (other, merge)
+    }
+
+    /// [`Spv::begin_if_else`], also returning the then-part's label (for an `OpPhi` at the merge of
+    /// values each part computes in its first block).
+    pub fn begin_if_else_labelled(&mut self, cond: Reg) -> (Word, Word, Word) {
+        let then = self.b.id();
+        let other = self.b.id();
+        let merge = self.b.id();
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
+        self.b.branch_conditional(cond.id, then, other, []).expect("if");
+        self.b.begin_block(Some(then)).expect("if");
+        (then, other, merge)
     }
 
     pub fn else_part(&mut self, other: Word, merge: Word) {

@@ -18,6 +18,11 @@ pub struct Target {
     /// Software-pipelining depth (Triton's `num_stages`): from 2 on, the loads feeding dots are
     /// issued an iteration ahead (`pipeline-dot-loads`).
     pub num_stages: u32,
+    /// The backend loads the operands of a GEMM loop's dot whole, straight from memory into
+    /// matrices (the spirv backend on workgroup-scope cooperative matrices, where the driver
+    /// stages them itself): `pipeline-dot-loads` then leaves the loops of this (non-NVIDIA)
+    /// target alone, as operands loaded an iteration ahead into registers could not be.
+    pub loads_dot_operands_whole: bool,
 }
 
 impl Target {
@@ -31,6 +36,7 @@ impl Target {
             compute_capability: Some(sm),
             shared_memory_bytes: shared,
             num_stages: 1,
+            loads_dot_operands_whole: false,
         }
     }
 

@@ -234,6 +234,7 @@ fn vulkan(threads_per_warp: u32, shared_kib: u32, num_stages: u32) -> trident_mi
         compute_capability: None,
         shared_memory_bytes: shared_kib * 1024,
         num_stages,
+        loads_dot_operands_whole: false,
     }
 }
 
@@ -353,4 +354,23 @@ fn pipeline_dot_loads_bounds_a_huge_depth() {
         .collect();
     assert!(!slots.is_empty(), "no rings:\n{printed}");
     assert!(slots.iter().all(|&s| (3..1000).contains(&s)), "{slots:?}");
+}
+
+/// A Vulkan target whose backend loads dot operands whole (workgroup-scope matrices) has no loop
+/// pipelined: the loads stay beside their dot, where the backend reads their tiles; the same
+/// loop is pipelined for the same target without it.
+#[test]
+fn pipeline_dot_loads_leaves_loops_to_a_backend_that_loads_operands_whole() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes/pipeline_dot_loads/dot_loop.mlir");
+    let text = std::fs::read_to_string(path).unwrap();
+    let input = text.split("// ----- expected").next().unwrap();
+    let pipelined = |whole: bool| {
+        let mut module = parse_module(input).expect("parses");
+        let target = trident_midend::target::Target { loads_dot_operands_whole: whole, ..vulkan(32, 48, 3) };
+        let before = print_module(&module);
+        passes::pipeline_dot_loads::run(&mut module, &target);
+        print_module(&module) != before
+    };
+    assert!(pipelined(false), "the loop is not pipelined for a Vulkan target at all");
+    assert!(!pipelined(true));
 }

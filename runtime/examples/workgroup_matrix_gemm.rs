@@ -554,7 +554,7 @@ fn main() {
     let config = Config::from_args();
     let Config { bm, bn, bk, threads, group, variant, band, exit } = config;
     let device = match WgpuDevice::open(None) {
-        Ok(Some(device)) if device.workgroup_matrices() => device,
+        Ok(Some(device)) if device.workgroup_matrices().is_some() => device,
         Ok(_) => {
             println!(
                 "workgroup_matrix_gemm: no Vulkan adapter here opened with workgroup-scope matrices (it needs \

@@ -68,6 +68,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             subgroup_size: if d.summary().subgroups { d.summary().subgroup_size } else { 0 },
             cooperative_matrix_f16: d.cooperative_matrix_f16(),
             cooperative_matrix_bf16: d.cooperative_matrix_bf16(),
+            workgroup_matrices: d.workgroup_matrices().cloned(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -81,6 +82,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             subgroup_size: 0,
             cooperative_matrix_f16: false,
             cooperative_matrix_bf16: false,
+            workgroup_matrices: None,
         },
     }
 }

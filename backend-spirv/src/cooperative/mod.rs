@@ -68,26 +68,22 @@
 //! 4096^3 matmul 194.7 -> 174.4 TFLOP/s (H100, driver 580, chunks of 16: the driver keeps 8 KiB of
 //! the 48 for its own staging).
 //!
-//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products. The
-//! next step for a GEMM on NVIDIA is workgroup-scope matrices loaded straight from the storage
-//! buffers (the driver stages them itself): written by hand, such a K loop ran the 4096^3 fp16
-//! product at 281 TFLOP/s, 302 with two steps of K a trip, against this path's 195
-//! (`runtime/examples/workgroup_matrix_gemm.rs`; tensor-layout slices, which would give masked
-//! loads, 187). The accumulator has to stay one matrix of the whole tile (in bands of 64 rows 247,
-//! of 32 rows 180), and it cannot leave through a stage in workgroup memory a band at a time: a
-//! tensor view's clip stores a band's rows of the whole matrix rightly, but the stores cost (4
-//! rows a band: 108), and a stage of 32 rows starves the driver's own staging (47 with it merely
-//! declared). So the epilogue would store it as a matrix too (its conversion and masked store
-//! recognized as a strided tile, as the loads: 302), or it goes through a global scratch tile
-//! of the program, back to the registers (243, any epilogue). The backend would need the dot's operands
-//! as their loads' strided tiles with a uniform test that the masks are all true (the slower
-//! tensor slices for the edges), and the loads left unpipelined.
+//! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products.
+//! Written by hand, a K loop on workgroup-scope matrices of `VK_NV_cooperative_matrix2` loaded
+//! straight from the storage buffers (the driver stages them itself) ran the 4096^3 fp16 product
+//! at 281 TFLOP/s, 302 with two steps of K a trip, against this path's 195
+//! (`runtime/examples/workgroup_matrix_gemm.rs`; tensor-layout slices 187; the accumulator has
+//! to stay one matrix of the whole tile, and leave as one). The backend emits such loops where
+//! the device is opened with the matrices ([`workgroup`]), but its GEMMs run slower there than
+//! here (69 TFLOP/s with the corpus' runtime strides, 198 with constant ones), so that path is
+//! opt-in.
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)
 
 pub mod carried;
 mod staging;
+pub mod workgroup;
 
 use staging::{operands, stage_operands, VECTOR_LANES};
 

@@ -19,6 +19,7 @@ pub fn lower(ttir: &str, options: &Options) -> (Artifact, String) {
         compute_capability: None,
         shared_memory_bytes: options.workgroup_memory_limit,
         num_stages: 1,
+        loads_dot_operands_whole: options.workgroup_matrices.is_some(),
     };
     run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
     let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");

@@ -119,6 +119,27 @@ pub struct WorkgroupMatrices {
     pub tensor_addressing: bool,
 }
 
+impl WorkgroupMatrices {
+    /// The shapes whose types the spirv backend names (f16, bf16, f32), as it takes them.
+    fn for_backend(&self) -> trident_backend_spirv::WorkgroupMatrices {
+        let granules = self
+            .shapes
+            .iter()
+            .filter_map(|shape| {
+                Some(trident_backend_spirv::MatrixGranule {
+                    m: shape.m_granularity,
+                    n: shape.n_granularity,
+                    k: shape.k_granularity,
+                    invocations: shape.invocations,
+                    operand: trident_midend::ir::DType::from_ir_name(&shape.ab)?,
+                    accumulator: trident_midend::ir::DType::from_ir_name(&shape.cr)?,
+                })
+            })
+            .collect();
+        trident_backend_spirv::WorkgroupMatrices { granules, max_dimension: self.max_dimension }
+    }
+}
+
 /// One workgroup-scope shape: matrices whose M, N and K are multiples of the granularities, A
 /// and B of `ab`, C and D of `cr`, in workgroups of exactly `invocations`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -301,9 +322,10 @@ pub struct WgpuDevice {
     /// bf16 ones too (the 16x16x16 bf16 -> f32 shape, the device opened with
     /// `VK_KHR_shader_bfloat16`).
     cooperative_matrix_bf16: bool,
-    /// The device was opened with `VK_NV_cooperative_matrix2`'s workgroup-scope matrices of
-    /// flexible dimensions ([`WORKGROUP_MATRICES_ENV`]).
-    workgroup_matrices: bool,
+    /// What `VK_NV_cooperative_matrix2` offers at workgroup scope, where the device was opened
+    /// with its workgroup-scope matrices of flexible dimensions and tensor addressing
+    /// ([`WORKGROUP_MATRICES_ENV`]).
+    workgroup_matrices: Option<trident_backend_spirv::WorkgroupMatrices>,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -365,9 +387,12 @@ pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
 pub const WIDE_ACCESS_ENV: &str = "TRIDENT_VULKAN_WIDE_ACCESS";
 
 /// `1` opens the device with `VK_NV_cooperative_matrix2`'s workgroup-scope matrices of flexible
-/// dimensions where the adapter offers them (and cooperative matrices are on). The spirv backend
-/// does not emit them yet: this is for SPIR-V written by hand against the runtime
-/// (`examples/workgroup_matrix_gemm.rs`, which measures what they give a GEMM).
+/// dimensions and tensor addressing where the adapter offers them (and cooperative matrices are
+/// on): the spirv backend then runs GEMM loops on them
+/// (`trident_backend_spirv::Options::workgroup_matrices`), and SPIR-V written by hand against the
+/// runtime may use them (`examples/workgroup_matrix_gemm.rs`). Off by default: on the H100 the
+/// backend's GEMMs ran slower on them than on subgroup-scope matrices (see
+/// `trident_backend_spirv`'s `cooperative/workgroup.rs`).
 pub const WORKGROUP_MATRICES_ENV: &str = "TRIDENT_VULKAN_WORKGROUP_MATRICES";
 
 /// Whether wide accesses are on: unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
@@ -489,7 +514,9 @@ impl WgpuDevice {
             timestamps: features.contains(wgpu::Features::TIMESTAMP_QUERY),
             cooperative_matrix_f16: features.contains(wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX),
             cooperative_matrix_bf16: bfloat16,
-            workgroup_matrices: additions.workgroup_matrices,
+            workgroup_matrices: workgroup
+                .filter(|_| additions.workgroup_matrices && additions.tensor_addressing)
+                .map(WorkgroupMatrices::for_backend),
             summary,
             device,
             queue,
@@ -572,9 +599,10 @@ impl WgpuDevice {
         self.cooperative_matrix_bf16
     }
 
-    /// Whether the device was opened with workgroup-scope matrices ([`WORKGROUP_MATRICES_ENV`]).
-    pub fn workgroup_matrices(&self) -> bool {
-        self.workgroup_matrices
+    /// The workgroup-scope matrices the device was opened with ([`WORKGROUP_MATRICES_ENV`]), as
+    /// the spirv backend takes them.
+    pub fn workgroup_matrices(&self) -> Option<&trident_backend_spirv::WorkgroupMatrices> {
+        self.workgroup_matrices.as_ref()
     }
 
     /// Which 16-bit accesses use the device's 16-bit storage (`STORAGE_16BIT_ENV`).

@@ -69,6 +69,9 @@ pub struct SpirvTarget {
     /// `tl.dot` of bf16 through cooperative matrices (see
     /// `trident_backend_spirv::Options::cooperative_matrix_bf16`); Vulkan dialect only.
     pub cooperative_matrix_bf16: bool,
+    /// GEMM loops on workgroup-scope matrices (see
+    /// `trident_backend_spirv::Options::workgroup_matrices`); Vulkan dialect only.
+    pub workgroup_matrices: Option<trident_backend_spirv::WorkgroupMatrices>,
 }
 
 impl SpirvTarget {

@@ -127,7 +127,9 @@
 //! # Depth per loop
 //!
 //! The depth is the loop's own `tt.num_stages` (`tl.range(..., num_stages=N)`) where it has one,
-//! else the kernel's `num_stages`; under 2 the loop is left alone.
+//! else the kernel's `num_stages`; under 2 the loop is left alone. A target whose backend loads
+//! dot operands whole ([`Target::loads_dot_operands_whole`]: Vulkan devices with workgroup-scope
+//! matrices, whose driver stages them) has no loop pipelined.
 //!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
@@ -157,6 +159,9 @@ const SCRATCH_RESERVE: u64 = 64 * 1024;
 /// Pipelines the dot operand loads of every `scf.for` whose depth is at least 2: the loop's
 /// own `tt.num_stages` (`tl.range(..., num_stages=N)`), else `target.num_stages`.
 pub fn run(module: &mut Module, target: &Target) {
+    if target.loads_dot_operands_whole && target.compute_capability.is_none() {
+        return;
+    }
     for function in &mut module.functions {
         let body = &mut function.body;
         let loops: Vec<Op> =

@@ -1,0 +1,635 @@
+//! A GEMM's K loop on workgroup-scope cooperative matrices (`VK_NV_cooperative_matrix2`), its
+//! operand tiles loaded straight from the storage buffers and its result stored as one matrix.
+//!
+//! The subgroup-scope path (`super::carried`) stages A and B through workgroup memory itself and
+//! splits the accumulator into the subgroups' 16x16 tiles. A workgroup-scope matrix is the whole
+//! `BM x BN` tile of the program, and the driver stages its operands itself: written by hand on
+//! an H100, such a loop ran a 4096^3 f16 GEMM at 281 TFLOP/s against the staged path's 195
+//! (`runtime/examples/workgroup_matrix_gemm.rs`). This module lowers the TTGIR loop
+//!
+//! ```text
+//! acc = zeros
+//! for k:  a = tt.load(a_ptrs, a_mask, 0)          // BM x BK, strided
+//!         b = tt.load(b_ptrs, b_mask, 0)          // BK x BN, strided
+//!         acc = tt.dot(a, b, acc)
+//! tt.store(c_ptrs, acc.to(c), c_mask)             // BM x BN, strided
+//! ```
+//!
+//! as one accumulator matrix carried by the loop, one A and one B matrix loaded per iteration and
+//! one `OpCooperativeMatrixMulAddKHR`, and a store of the (converted) accumulator. The pointer
+//! tensors and masks are read as strided tiles (`trident_midend::analysis::strided_tiles`): the
+//! tile's origin is any register of the pointer tensor minus its coordinate times the strides
+//! (every thread computes the same value), and the mask's extents are the bounds minus the
+//! origin's index along each dimension. Each load or store then tests, uniformly: the whole tile
+//! in bounds, its origin and row stride 16-byte aligned? Then one `OpCooperativeMatrixLoadKHR`
+//! (or store) through the binding's `uvec4` view, with the row stride; else a slice of a tensor
+//! layout whose dimensions are the mask's extents (`SPV_NV_tensor_addressing`): what lies outside
+//! reads as zero and is not stored, which is what the masked load's `other = 0` and the masked
+//! store do.
+//!
+//! Taken where (besides a device with the matrices, f16 or bf16 operands and a shape whose
+//! dimensions are multiples of a granule the device lists for the workgroup's size): the loop
+//! carries the accumulator and only its dot reads it (`super::carried::find`), starting from a
+//! splat constant; A and B are loads in the loop body read only by the dot, through row-major
+//! strided pointers (unit stride along columns, a positive row stride), with masks that keep a
+//! leading block of each dimension and zero (or no) `other`; the loop's result is read once,
+//! by a store of such a tile, directly or through one `arith.truncf`. No buffer is windowed.
+//! The rest of the kernel does not change: the pointer and mask tensors are still computed
+//! (the driver drops the registers nothing reads), and the TTGIR is left as it is.
+//!
+//! Expects: row strides that are non-negative at run time, as every GEMM's are: a tensor
+//! layout's strides are unsigned, and the uniform test does not look at the sign.
+//!
+//! # Measured: correct, and slower than the subgroup path (so off by default)
+//!
+//! H100, NVIDIA's Vulkan driver 580, `TRIDENT_VULKAN_WORKGROUP_MATRICES=1` (2026-11-27): every
+//! corpus case passes on spirv (`--size ci`, 117/0, the GEMM cases' edge tiles through the
+//! tensor slices). The corpus' fp16 4096^3 GEMM runs at 69 TFLOP/s (bf16 69, the persistent
+//! GEMM 69) against 193 on the subgroup path and 669 for Triton on CUDA. What was tried, on the
+//! same machine:
+//! - strided loads only (the tensor branch never taken): 63; tensor slices only: 170;
+//! - a constant row stride (the same loads with the stride operand a literal): 198. With the
+//!   runtime stride the driver's strided load is what is slow; a tensor layout takes it at run
+//!   time better;
+//! - every size and stride a compile-time constant (a variant of the kernel with them
+//!   `tl.constexpr`): 167 with the branch, 197 with strided loads only, 196 with the tiles'
+//!   pointers computed from `k` in the loop (nothing carried but the accumulator); an f32 C
+//!   (no conversion) 194;
+//! - no effect (within 1%): the loop's `DontUnroll` dropped, the bindings' views not
+//!   `Aliased`, 128-byte alignment made visible (`& ~7` on the indices), the loaded matrix as an
+//!   `OpPhi` instead of a variable, the accumulator carried as a header `OpPhi` instead of a
+//!   variable, the addresses computed from the induction variable instead of the carried i64
+//!   offset, the grid check's early return dropped, no tensor-addressing capabilities.
+//!
+//! The hand-written kernel of `runtime/examples/workgroup_matrix_gemm.rs` (the same tiles, loop
+//! and loads, everything constant) ran at 282 in the same session: what separates the two
+//! modules beyond the above is not found yet.
+
+use std::collections::HashMap;
+
+use rspirv::spirv::{self, Op, Word};
+use trident_midend::analysis::strided_tiles::{mask_terms, strides, MaskTerm, Stride};
+use trident_midend::codegen::Isa;
+use trident_midend::ir::{Attr, DType, Function, Op as IrOp, Opcode, Value, ValueDef};
+use trident_midend::passes::uses::UseCounts;
+
+use crate::emit::{EResult, Emitter, View};
+use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
+use crate::{Options, Storage16Bit};
+
+/// What an op of a planned GEMM becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `tt.load` of A or B: a matrix of this shape and use.
+    Operand(WorkgroupMatrix),
+    /// `tt.dot`: one multiply-add into the carried accumulator.
+    Product,
+    /// `arith.truncf` of the loop's result: the matrix converted.
+    Convert(WorkgroupMatrix),
+    /// `tt.store` of the result: the matrix stored.
+    Store,
+    /// Lowered to nothing: computes tensors that only the addresses and masks of the matrices'
+    /// loads and stores read (those take their origins and extents from the scalars the tensors
+    /// are built from instead). Left in, a pointer's or a mask's layout conversion would still
+    /// cost barriers and workgroup memory.
+    Unneeded,
+}
+
+/// A GEMM loop planned for workgroup matrices: the accumulator's matrix, and the role of every
+/// op that reads or writes a matrix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The loop body's argument that carries the accumulator.
+    pub accumulator: Value,
+    pub matrix: WorkgroupMatrix,
+    pub roles: Vec<(IrOp, Role)>,
+}
+
+/// The GEMM loops of `func` that run on workgroup matrices, where the device has them: each
+/// carried accumulator `carried` lists (body argument, dot) whose loop has the shape the module
+/// docs give.
+pub fn find(
+    func: &Function,
+    uses: &UseCounts,
+    options: &Options,
+    operand: DType,
+    carried: &HashMap<Value, IrOp>,
+) -> Vec<Plan> {
+    let Some(offered) = &options.workgroup_matrices else { return Vec::new() };
+    if !options.windowed_buffers.is_empty() || options.storage_16bit == Storage16Bit::Words {
+        return Vec::new();
+    }
+    let body = &func.body;
+    let mut readers: HashMap<Value, Vec<IrOp>> = HashMap::new();
+    for op in body.walk(func.entry) {
+        for &v in &body.op(op).operands {
+            readers.entry(v).or_default().push(op);
+        }
+    }
+    let only_reader = |v: Value| match readers.get(&v).map(Vec::as_slice) {
+        Some(&[op]) if uses.get(v) == 1 => Some(op),
+        _ => None,
+    };
+    let invocations = options.threads_per_warp * options.num_warps;
+    let mut plans = Vec::new();
+    for (&accumulator, &dot) in carried {
+        let plan = || -> Option<Plan> {
+            let data = body.op(dot);
+            let (a, b) = (data.operands[0], data.operands[1]);
+            let (&[m, k], &[_, n]) = (body.ty(a).shape(), body.ty(b).shape()) else { return None };
+            let fits = |g: &crate::MatrixGranule| {
+                g.operand == operand
+                    && g.accumulator == DType::F32
+                    && g.invocations == invocations
+                    && m % g.m == 0
+                    && n % g.n == 0
+                    && k % g.k == 0
+            };
+            if !offered.granules.iter().any(fits) || m.max(n).max(k) > offered.max_dimension {
+                return None;
+            }
+            if body.ty(a).dtype() != operand || body.ty(b).dtype() != operand {
+                return None;
+            }
+            let tile_load = |v: Value| -> Option<IrOp> {
+                let load = body.def_op(v)?;
+                let ops = &body.op(load).operands;
+                let other_is_zero = ops.get(2).is_none_or(|&o| is_zero_constant(func, o));
+                (body.opcode(load) == Opcode::Load
+                    && body.op(load).parent == data.parent
+                    && only_reader(v) == Some(dot)
+                    && other_is_zero
+                    && is_tile(func, ops[0], ops.get(1).copied()))
+                .then_some(load)
+            };
+            let (a_load, b_load) = (tile_load(a)?, tile_load(b)?);
+            // The loop's result, its initial value, and what reads the result.
+            let ValueDef::Arg(block, index) = body.values[accumulator].def else { return None };
+            let lp = body.blocks[block].parent_op?;
+            let index = index as usize;
+            let init = *body.op(lp).operands.get(2 + index)?;
+            if !is_float_splat(func, init) {
+                return None;
+            }
+            let result = *body.op(lp).results.get(index - 1)?;
+            let mut stored = result;
+            let mut reader = only_reader(result)?;
+            let mut convert = None;
+            if body.opcode(reader) == Opcode::TruncF {
+                convert = Some(reader);
+                stored = body.op(reader).results[0];
+                reader = only_reader(stored)?;
+            }
+            let store = body.op(reader);
+            let c = body.ty(stored).dtype();
+            let converts_right = match convert {
+                Some(_) => matches!(c, DType::F16 | DType::BF16),
+                None => c == DType::F32,
+            };
+            if store.opcode != Opcode::Store
+                || store.operands.get(1) != Some(&stored)
+                || !converts_right
+                || !is_tile(func, store.operands[0], store.operands.get(2).copied())
+            {
+                return None;
+            }
+            let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
+            let matrix = shape(m, n, ACCUMULATOR_USE, DType::F32);
+            let mut roles = vec![
+                (a_load, Role::Operand(shape(m, k, MATRIX_A_USE, operand))),
+                (b_load, Role::Operand(shape(k, n, MATRIX_B_USE, operand))),
+                (dot, Role::Product),
+                (reader, Role::Store),
+            ];
+            if let Some(convert) = convert {
+                roles.push((convert, Role::Convert(shape(m, n, ACCUMULATOR_USE, c))));
+            }
+            Some(Plan { accumulator, matrix, roles })
+        };
+        plans.extend(plan());
+    }
+    let planned: HashMap<IrOp, Role> = plans.iter().flat_map(|p| p.roles.iter().copied()).collect();
+    let unneeded = unneeded_addresses(func, &readers, &planned);
+    if let Some(first) = plans.first_mut() {
+        first.roles.extend(unneeded.into_iter().map(|op| (op, Role::Unneeded)));
+    }
+    plans
+}
+
+/// The ops whose results only the addresses and masks of `planned` loads and stores read (or
+/// other such ops): boolean tensors, and pointer and index tensors of ops [`origin_of`] follows
+/// without their registers.
+fn unneeded_addresses(
+    func: &Function,
+    readers: &HashMap<Value, Vec<IrOp>>,
+    planned: &HashMap<IrOp, Role>,
+) -> Vec<IrOp> {
+    let body = &func.body;
+    let mut unneeded: Vec<IrOp> = Vec::new();
+    let mut skipped = std::collections::HashSet::new();
+    // Readers come after what they read: from the last op back, each op's readers are decided.
+    for op in body.walk(func.entry).into_iter().rev() {
+        let data = body.op(op);
+        let followed = matches!(
+            data.opcode,
+            Opcode::Splat
+                | Opcode::MakeRange
+                | Opcode::Constant
+                | Opcode::Broadcast
+                | Opcode::ConvertLayout
+                | Opcode::ExpandDims
+                | Opcode::AddI
+                | Opcode::SubI
+                | Opcode::MulI
+                | Opcode::AddPtr
+        );
+        let only_addresses = !data.results.is_empty()
+            && data.regions.is_empty()
+            && data.results.iter().all(|&r| {
+                let ty = body.ty(r);
+                ty.is_tensor()
+                    && (ty.dtype() == DType::I1 || followed)
+                    && readers.get(&r).is_some_and(|readers| {
+                        readers.iter().all(|&reader| {
+                            let operands = &body.op(reader).operands;
+                            let address_of_planned = match planned.get(&reader) {
+                                Some(Role::Operand(_)) => operands[0] == r || operands.get(1) == Some(&r),
+                                Some(Role::Store) => operands[0] == r || operands.get(2) == Some(&r),
+                                _ => false,
+                            };
+                            address_of_planned || skipped.contains(&reader)
+                        })
+                    })
+            });
+        if only_addresses {
+            skipped.insert(op);
+            unneeded.push(op);
+        }
+    }
+    unneeded
+}
+
+/// Whether `ptr` (with `mask`) addresses a row-major strided tile: unit stride along columns, a
+/// row stride that is a positive constant or a scalar times a positive constant, and a mask of
+/// leading blocks ([`mask_terms`]).
+fn is_tile(func: &Function, ptr: Value, mask: Option<Value>) -> bool {
+    let body = &func.body;
+    let row_major = match strides(body, ptr).as_deref() {
+        Some(&[Stride::Const(rows), Stride::Const(1)]) => rows > 0,
+        Some(&[Stride::Scaled(_, factor), Stride::Const(1)]) => factor > 0,
+        _ => false,
+    };
+    row_major && mask.is_none_or(|mask| mask_terms(body, mask).is_some())
+}
+
+/// Whether `v` is a constant zero (integer or float, scalar or splat).
+fn is_zero_constant(func: &Function, v: Value) -> bool {
+    let Some(def) = func.body.def_op(v) else { return false };
+    let value = func.body.op(def).attrs.get("value");
+    func.body.opcode(def) == Opcode::Constant
+        && (value.and_then(Attr::as_float) == Some(0.0) || value.and_then(Attr::as_int) == Some(0))
+}
+
+/// Whether `v` is a float constant (a splat: every element the same).
+fn is_float_splat(func: &Function, v: Value) -> bool {
+    let Some(def) = func.body.def_op(v) else { return false };
+    func.body.opcode(def) == Opcode::Constant
+        && func.body.op(def).attrs.get("value").and_then(Attr::as_float).is_some()
+}
+
+/// At the entry of a loop: where `arg` is a planned accumulator, its initial value (a splat)
+/// becomes one matrix. Returns whether it did.
+pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<bool> {
+    let Some(&matrix) = e.workgroup_accumulators.get(&arg) else { return Ok(false) };
+    let Some(&first) = init.first() else { return e.invalid("an accumulator without registers") };
+    if init.iter().any(|r| r.id != first.id) || first.class != Class::F32 {
+        return e.invalid("a workgroup-matrix accumulator that does not start as a splat");
+    }
+    let class = Class::WorkgroupMatrix(matrix);
+    let ty = e.s.ty(class);
+    let id = e.s.inst(Op::CompositeConstruct, ty, &[first.id]);
+    *init = vec![Reg { id, class }];
+    Ok(true)
+}
+
+/// Lowers `op` where it has a role in a planned GEMM; `Ok(false)` for every other op.
+pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
+    let Some(&role) = e.workgroup_roles.get(&op) else { return Ok(false) };
+    if role == Role::Unneeded {
+        return Ok(true);
+    }
+    let data = e.func.body.op(op);
+    let (operands, result) = (data.operands.clone(), data.results.first().copied());
+    match role {
+        Role::Operand(matrix) => {
+            let tile = Tile::read(e, operands[0], operands.get(1).copied(), matrix)?;
+            let loaded = tile.load(e, matrix);
+            e.set(result.expect("a load's result"), vec![loaded]);
+        }
+        Role::Product => {
+            let [a, b, c] = [0, 1, 2].map(|i| e.get(operands[i]).map(|regs| regs[0]));
+            let (a, b, c) = (a?, b?, c?);
+            let (ty, class) = (e.s.ty(c.class), c.class);
+            let id = e.s.b.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None).expect("a block");
+            e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
+        }
+        Role::Convert(matrix) => {
+            let source = e.get(operands[0])?[0];
+            let class = Class::WorkgroupMatrix(matrix);
+            let ty = e.s.ty(class);
+            let id = e.s.inst(Op::FConvert, ty, &[source.id]);
+            e.set(result.expect("a conversion's result"), vec![Reg { id, class }]);
+        }
+        Role::Unneeded => {}
+        Role::Store => {
+            let value = e.get(operands[1])?[0];
+            let Class::WorkgroupMatrix(matrix) = value.class else {
+                return e.invalid("a workgroup-matrix store of a value that is no matrix");
+            };
+            let tile = Tile::read(e, operands[0], operands.get(2).copied(), matrix)?;
+            tile.store(e, value);
+        }
+    }
+    Ok(true)
+}
+
+/// How deep [`origin_of`] follows operands before it reads a tensor's registers instead.
+const MAX_DEPTH: u32 = 32;
+
+/// Element (0, ..) of tensor `v` (a strided pointer or index tensor, [`strides`]; a scalar is
+/// itself), as a scalar:
+/// computed from the scalars the tensor is built from where its ops allow (so the tensor itself
+/// need not be lowered: [`Role::Unneeded`]), else from the thread's register 0 minus its
+/// coordinates times the strides (every invocation gets the same value).
+fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
+    let body = &e.func.body;
+    if body.ty(v).shape().is_empty() {
+        return Ok(e.get(v)?[0]);
+    }
+    let def = body.def_op(v).filter(|_| depth > 0);
+    let operands = def.map(|op| body.op(op).operands.clone()).unwrap_or_default();
+    let opcode = def.map(|op| body.opcode(op));
+    let depth = depth.saturating_sub(1);
+    let scalar = |e: &mut Emitter, r: Reg| -> Reg {
+        match r.class {
+            Class::U64 => e.s.op(Op::UConvert, Class::U32, &[r]),
+            _ => r,
+        }
+    };
+    match opcode {
+        Some(Opcode::Splat) if body.ty(operands[0]).shape().is_empty() => {
+            let r = e.get(operands[0])?[0];
+            return Ok(scalar(e, r));
+        }
+        Some(Opcode::Constant | Opcode::MakeRange) => {
+            let attrs = &body.op(def.expect("an op")).attrs;
+            let first = attrs.int(if opcode == Some(Opcode::Constant) { "value" } else { "start" });
+            if let Some(first) = first {
+                return Ok(e.u32c(first as u32));
+            }
+        }
+        Some(Opcode::Broadcast | Opcode::ConvertLayout | Opcode::ExpandDims) => {
+            return origin_of(e, operands[0], depth);
+        }
+        Some(Opcode::AddI | Opcode::SubI | Opcode::MulI | Opcode::AddPtr) => {
+            let size = match opcode {
+                Some(Opcode::AddPtr) => body.ty(v).dtype().size_bytes() as u32,
+                _ => 1,
+            };
+            let op = match opcode {
+                Some(Opcode::SubI) => Op::ISub,
+                Some(Opcode::MulI) => Op::IMul,
+                _ => Op::IAdd,
+            };
+            let lhs = origin_of(e, operands[0], depth)?;
+            let mut rhs = origin_of(e, operands[1], depth)?;
+            if size > 1 {
+                let size = e.u32c(size);
+                rhs = e.s.op(Op::IMul, Class::U32, &[rhs, size]);
+            }
+            let r = e.s.op(op, Class::U32, &[lhs, rhs]);
+            return Ok(Reg { id: r.id, class: lhs.class });
+        }
+        _ => {}
+    }
+    // Register 0 minus its coordinates times the strides.
+    let Some(strides) = strides(&e.func.body, v) else {
+        return e.invalid("a workgroup-matrix tile that is no longer strided");
+    };
+    let first = e.get(v)?[0];
+    let first = scalar(e, first);
+    let layout = e.layout(v)?;
+    let mut offset = e.u32c(0);
+    for (dim, stride) in strides.into_iter().enumerate() {
+        let step = match stride {
+            Stride::Const(0) => continue,
+            Stride::Const(k) => e.u32c(k as u32),
+            Stride::Scaled(s, factor) => {
+                let s = e.get(s)?[0];
+                let factor = e.u32c(factor as u32);
+                e.s.op(Op::IMul, Class::U32, &[s, factor])
+            }
+        };
+        let at = e.coord_regs(&layout, dim)[0];
+        let along = e.s.op(Op::IMul, Class::U32, &[at, step]);
+        offset = e.add_u32(offset, along);
+    }
+    if e.ty(v).is_ptr() {
+        let size = e.u32c(e.ty(v).dtype().size_bytes() as u32);
+        offset = e.s.op(Op::IMul, Class::U32, &[offset, size]);
+    }
+    let r = e.s.op(Op::ISub, Class::U32, &[first, offset]);
+    Ok(Reg { id: r.id, class: first.class })
+}
+
+/// A strided tile of one binding as the program addresses it: uniform values, the same in
+/// every invocation.
+struct Tile {
+    binding: u32,
+    /// The byte offset of element (0, 0) in the binding.
+    origin: Reg,
+    /// Elements from one row to the next.
+    row_stride: Reg,
+    /// Rows and columns the mask keeps (from the origin; at least 0, perhaps beyond the tile).
+    rows: Reg,
+    cols: Reg,
+    /// The element's size in bytes.
+    size: u32,
+}
+
+impl Tile {
+    /// Pointer tensor `ptr` with `mask`, as the tile of `matrix`'s shape it addresses.
+    fn read(e: &mut Emitter, ptr: Value, mask: Option<Value>, matrix: WorkgroupMatrix) -> EResult<Tile> {
+        let body = &e.func.body;
+        let (Some(strides), Some(terms)) =
+            (strides(body, ptr), mask.map_or(Some(Vec::new()), |m| mask_terms(body, m)))
+        else {
+            return e.invalid("a workgroup-matrix tile that is no longer strided");
+        };
+        let size = e.ty(ptr).dtype().size_bytes() as u32;
+        let row_stride = match strides[0] {
+            Stride::Const(k) => e.u32c(k as u32),
+            Stride::Scaled(v, factor) => {
+                let v = e.get(v)?[0];
+                let factor = e.u32c(factor as u32);
+                e.s.op(Op::IMul, Class::U32, &[v, factor])
+            }
+        };
+        let origin = origin_of(e, ptr, MAX_DEPTH)?;
+        let Class::Ptr(binding) = origin.class else {
+            return e.invalid("a workgroup-matrix tile whose pointers have no binding");
+        };
+        // The extents: per dimension, the tile's size or less, the smallest bound minus the
+        // origin's index.
+        let mut extent = [e.u32c(matrix.rows), e.u32c(matrix.cols)];
+        let mut guard: Option<Reg> = None;
+        for term in terms {
+            match term {
+                MaskTerm::Below { index, index_axis: _, bound, inclusive, axis } => {
+                    let first = origin_of(e, index, MAX_DEPTH)?;
+                    let bound = origin_of(e, bound, MAX_DEPTH)?;
+                    let mut count = e.s.op(Op::ISub, Class::U32, &[bound, first]);
+                    if inclusive {
+                        count = e.add_imm(count, 1);
+                    }
+                    let Some(&before) = extent.get(axis) else {
+                        return e.invalid("a workgroup-matrix mask of more than two dimensions");
+                    };
+                    extent[axis] = e.s.ext(crate::spirv::glsl::SMIN, Class::U32, &[before, count]);
+                }
+                MaskTerm::Uniform(condition) => {
+                    let condition = e.get(condition)?[0];
+                    guard = Some(match guard {
+                        Some(g) => e.s.op(Op::LogicalAnd, Class::Bool, &[g, condition]),
+                        None => condition,
+                    });
+                }
+            }
+        }
+        let zero = e.u32c(0);
+        let [rows, cols] = extent.map(|x| {
+            let x = e.s.ext(crate::spirv::glsl::SMAX, Class::U32, &[x, zero]);
+            match guard {
+                Some(g) => e.s.select(g, x, zero),
+                None => x,
+            }
+        });
+        Ok(Tile { binding, origin: Reg { id: origin.id, class: Class::U32 }, row_stride, rows, cols, size })
+    }
+
+    /// Whether the whole `matrix`-shaped tile is in bounds with its origin and rows 16-byte
+    /// aligned: then it moves through the `uvec4` view with a row stride.
+    fn whole(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> Reg {
+        let (m, n) = (e.u32c(matrix.rows), e.u32c(matrix.cols));
+        let rows_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.rows, m]);
+        let cols_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.cols, n]);
+        let inside = e.s.op(Op::LogicalAnd, Class::Bool, &[rows_in, cols_in]);
+        let size = e.u32c(self.size);
+        let row_bytes = e.s.op(Op::IMul, Class::U32, &[self.row_stride, size]);
+        let either = e.s.op(Op::BitwiseOr, Class::U32, &[row_bytes, self.origin]);
+        let fifteen = e.u32c(15);
+        let low = e.s.op(Op::BitwiseAnd, Class::U32, &[either, fifteen]);
+        let zero = e.u32c(0);
+        let aligned = e.s.op(Op::IEqual, Class::Bool, &[low, zero]);
+        e.s.op(Op::LogicalAnd, Class::Bool, &[inside, aligned])
+    }
+
+    /// A pointer to the origin through the `uvec4` view, and the row stride in its elements.
+    fn vector_access(&self, e: &mut Emitter) -> (Word, Word) {
+        let four = e.u32c(4);
+        let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, four]);
+        let pointer = e.buffer_view_ptr(self.binding, View::Words4, index);
+        let size = e.u32c(self.size);
+        let row_bytes = e.s.op(Op::IMul, Class::U32, &[self.row_stride, size]);
+        let stride = e.s.op(Op::ShiftRightLogical, Class::U32, &[row_bytes, four]);
+        (pointer, stride.id)
+    }
+
+    /// A pointer to the origin through the view of `component` elements, and the tensor layout
+    /// of the kept rows and columns, sliced to the tile.
+    fn tensor_access(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> (Word, Word) {
+        let element = e.u32c(self.size.trailing_zeros());
+        let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, element]);
+        let pointer = match matrix.component {
+            DType::F32 => e.buffer_f32_ptr(self.binding, index),
+            DType::BF16 => e.buffer_view_ptr(self.binding, View::BFloat16, index),
+            _ => e.buffer_view_ptr(self.binding, View::Float16, index),
+        };
+        let ty = e.s.tensor_layout_ty();
+        let layout = e.s.b.create_tensor_layout_nv(ty, None).expect("a block");
+        let layout =
+            e.s.b
+                .tensor_layout_set_dimension_nv(ty, None, layout, [self.rows.id, self.cols.id])
+                .expect("a block");
+        let one = e.s.const_u32(1);
+        let layout =
+            e.s.b.tensor_layout_set_stride_nv(ty, None, layout, [self.row_stride.id, one]).expect("a block");
+        let (zero, m, n) = (e.s.const_u32(0), e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
+        let layout = e.s.b.tensor_layout_slice_nv(ty, None, layout, [zero, m, zero, n]).expect("a block");
+        (pointer, layout)
+    }
+
+    /// The tile as a matrix: what the mask leaves out reads as zero.
+    fn load(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> Reg {
+        let class = Class::WorkgroupMatrix(matrix);
+        let ty = e.s.ty(class);
+        let whole = self.whole(e, matrix);
+        let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
+        let (then, other, merge) = e.s.begin_if_else_labelled(whole);
+        let (pointer, stride) = self.vector_access(e);
+        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
+        let strided =
+            e.s.b
+                .cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
+                .expect("a block");
+        e.s.else_part(other, merge);
+        let (pointer, layout) = self.tensor_access(e, matrix);
+        let zero = e.zero_matrix(class);
+        let none = spirv::TensorAddressingOperands::NONE;
+        let sliced =
+            e.s.b
+                .cooperative_matrix_load_tensor_nv(ty, None, pointer, zero, layout, access, none, [])
+                .expect("a block");
+        e.s.end_if(merge);
+        e.s.uses_workgroup_matrices = true;
+        let id = e.s.b.phi(ty, None, [(strided, then), (sliced, other)]).expect("a block");
+        Reg { id, class }
+    }
+
+    /// Stores `value` (a matrix of the tile's shape) where the mask keeps it.
+    fn store(&self, e: &mut Emitter, value: Reg) {
+        let Class::WorkgroupMatrix(matrix) = value.class else { unreachable!("checked by the caller") };
+        let whole = self.whole(e, matrix);
+        let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
+        let (other, merge) = e.s.begin_if_else(whole);
+        let (pointer, stride) = self.vector_access(e);
+        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
+        e.s.b
+            .cooperative_matrix_store_khr(pointer, value.id, row_major, Some(stride), Some(access), [])
+            .expect("a block");
+        e.s.else_part(other, merge);
+        let (pointer, layout) = self.tensor_access(e, matrix);
+        let none = spirv::TensorAddressingOperands::NONE;
+        e.s.b
+            .cooperative_matrix_store_tensor_nv(pointer, value.id, layout, access, none, [])
+            .expect("a block");
+        e.s.end_if(merge);
+        e.s.uses_workgroup_matrices = true;
+    }
+}
+
+impl Emitter<'_> {
+    /// A matrix of `class` whose elements are all zero.
+    fn zero_matrix(&mut self, class: Class) -> Word {
+        let Class::WorkgroupMatrix(matrix) = class else { unreachable!("a workgroup matrix") };
+        let zero = match matrix.component {
+            DType::F32 => self.s.const_f32(0.0).id,
+            half => {
+                let ty = self.s.half_ty(half);
+                self.s.b.constant_bit32(ty, 0)
+            }
+        };
+        let ty = self.s.ty(class);
+        self.s.in_prologue(|s| s.inst(Op::CompositeConstruct, ty, &[zero]))
+    }
+}

@@ -1,0 +1,146 @@
+//! GEMM loops on workgroup-scope cooperative matrices (`Options::workgroup_matrices`,
+//! `VK_NV_cooperative_matrix2`): the accumulator is one matrix of the whole tile from the loop's
+//! entry to the store, A and B are loaded straight from their buffers each iteration (a strided
+//! load where the tile is whole and aligned, a tensor-layout slice where the mask cuts it), and
+//! the result is stored as a matrix the same two ways. Every module also goes through `spirv-val`
+//! where it is installed (one that knows `SPV_NV_cooperative_matrix2`).
+//!
+//! The kernels are the corpus' `tutorial/matmul` as TTIR (`trident compile ... --emit ttir`):
+//! `matmul_loop.ttir` at 64x64x32 on four warps with an f32 C, `gemm_loop.ttir` at 128x256x64 on
+//! eight warps with an f16 C (the perf case's shape).
+
+mod common;
+
+use common::spirv_val;
+use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
+use trident_midend::ir::DType;
+
+const MATMUL_LOOP: &str = include_str!("matmul_loop.ttir");
+const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
+
+/// A device like the H100 under NVIDIA's driver: 32-wide subgroups, subgroup-scope f16
+/// matrices, 16-bit storage, and (with `workgroup`) the workgroup-scope granules it lists for
+/// f16 into f32.
+fn options(num_warps: u32, workgroup: bool) -> Options {
+    let granule = |m, n, invocations| MatrixGranule {
+        m,
+        n,
+        k: 16,
+        invocations,
+        operand: DType::F16,
+        accumulator: DType::F32,
+    };
+    let granules = vec![granule(16, 16, 32), granule(16, 16, 64), granule(32, 16, 128), granule(32, 32, 256)];
+    Options {
+        mode: Mode::Vulkan,
+        num_warps,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit: 48 * 1024,
+        cooperative_matrix_f16: true,
+        storage_16bit: Storage16Bit::Stores,
+        workgroup_matrices: workgroup.then_some(WorkgroupMatrices { granules, max_dimension: 1024 }),
+        ..Options::default()
+    }
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+/// The text of the loop body: from its `OpLoopMerge` to the merge block's label.
+fn loop_body(text: &str) -> &str {
+    let start = text.find("OpLoopMerge").expect("a loop");
+    let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
+    let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
+    &text[start..start + end]
+}
+
+#[test]
+fn a_gemm_loop_loads_and_multiplies_whole_tiles() {
+    let (artifact, text) = common::lower(GEMM_LOOP, &options(8, true));
+    spirv_val("workgroup gemm", &artifact.words);
+    for wanted in [
+        "OpExtension \"SPV_NV_cooperative_matrix2\"",
+        "OpExtension \"SPV_NV_tensor_addressing\"",
+        "OpCapability TensorAddressingNV",
+        "OpCapability CooperativeMatrixTensorAddressingNV",
+        "OpTypeTensorLayoutNV",
+    ] {
+        assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
+    }
+    // Workgroup scope (2), the whole tiles: A 128x64, B 64x256, the accumulator 128x256 in f32
+    // and, converted for C, in f16.
+    let matrices: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains("OpTypeCooperativeMatrixKHR"))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    let workgroup = constant(&text, 2);
+    for (rows, cols) in [(128, 64), (64, 256), (128, 256)] {
+        let (rows, cols) = (constant(&text, rows), constant(&text, cols));
+        assert!(
+            matrices.iter().any(|l| l.contains(&format!("{workgroup} {rows} {cols}"))),
+            "no workgroup matrix {rows} x {cols} in {matrices:?}"
+        );
+    }
+    let body = loop_body(&text);
+    // Each operand: a strided load of the whole tile or a slice of a tensor layout; one product.
+    assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2, "{body}");
+    assert_eq!(count(body, "OpCooperativeMatrixLoadTensorNV"), 2, "{body}");
+    assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 1, "{body}");
+    // No staging: nothing of the dot goes through workgroup memory, and no barrier (the masks'
+    // layout conversions are not lowered: the loads and stores take their extents instead).
+    assert_eq!(count(&text, "OpControlBarrier"), 0, "{text}");
+    assert!(!text.contains("cooperative_a") && !text.contains("\"smem\""), "{text}");
+    // The exit: converted to f16 once, stored whole or through the tensor layout's bounds.
+    let after = &text[text.find("OpLoopMerge").unwrap() + body.len()..];
+    assert_eq!(count(after, "OpFConvert"), 1, "{after}");
+    assert_eq!(count(after, "OpCooperativeMatrixStoreKHR"), 1, "{after}");
+    assert_eq!(count(after, "OpCooperativeMatrixStoreTensorNV"), 1, "{after}");
+}
+
+/// With an f32 C the accumulator is stored as it is, and a 64x64 tile on four warps takes the
+/// 32x16x16 granules of 128 invocations.
+#[test]
+fn an_f32_result_is_stored_without_a_conversion() {
+    let (artifact, text) = common::lower(MATMUL_LOOP, &options(4, true));
+    spirv_val("workgroup gemm f32", &artifact.words);
+    assert_eq!(count(&text, "OpFConvert"), 0, "{text}");
+    assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 1, "{text}");
+    assert_eq!(count(&text, "OpCooperativeMatrixMulAddKHR"), 1, "{text}");
+}
+
+/// Without the matrices, or where the device lists no granule for the workgroup's size (here
+/// only those of 256 invocations, for a kernel of four warps), the loop takes the subgroups'
+/// matrices, staged through workgroup memory.
+#[test]
+fn without_a_fitting_granule_the_loop_takes_subgroup_matrices() {
+    let mut other_size = options(4, true);
+    if let Some(offered) = &mut other_size.workgroup_matrices {
+        offered.granules.retain(|g| g.invocations == 256);
+    }
+    for (options, name) in [(options(4, false), "no workgroup matrices"), (other_size, "no granule for 128")]
+    {
+        let (_, text) = common::lower(MATMUL_LOOP, &options);
+        assert!(!text.contains("SPV_NV_cooperative_matrix2"), "{name}: {text}");
+        assert!(text.contains("OpCooperativeMatrixMulAddKHR"), "{name}: {text}");
+        assert!(text.contains("cooperative_a"), "{name}: {text}");
+    }
+}
+
+/// The id the instruction ending in `definition` defines.
+fn id_of(text: &str, definition: &str) -> String {
+    let normal = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = text
+        .lines()
+        .find(|line| normal(line).ends_with(definition))
+        .unwrap_or_else(|| panic!("{definition}"));
+    line.split(' ').next().unwrap().to_string()
+}
+
+/// The id of the 32-bit unsigned constant `value`.
+fn constant(text: &str, value: u32) -> String {
+    let uint = id_of(text, "OpTypeInt 32 0");
+    id_of(text, &format!("OpConstant {uint} {value}"))
+}
