@@ -4,7 +4,8 @@
 //! `BM x BK` of A and `BK x BN` of B straight from the storage buffers into workgroup-scope
 //! matrices (the driver stages them through shared memory itself) for one
 //! `OpCooperativeMatrixMulAddKHR` a step. It checks the result (A = 1/64 and B = 1 everywhere, so
-//! every element of C is 64) and prints the time per launch and TFLOP/s.
+//! every element of C is 64) and prints the time per launch and TFLOP/s, for those constant
+//! operands and again for random ones.
 //!
 //!     TRIDENT_VULKAN_WORKGROUP_MATRICES=1 cargo run --release -p trident-runtime \
 //!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT [BAND [EXIT]]]
@@ -43,6 +44,8 @@
 //! beside the driver's own 8: 46.8) and little at 8 or 4 rows (285) or 1 (301): the
 //! accumulator has to leave as a matrix stored to its destination: 302; through a global
 //! scratch tile (`EXIT=5`, the whole matrix stored, then copied out element by element) 243.
+//! Random operands instead of the constant ones (same session, 2026-11-27): variant 0 283.0 ->
+//! 279.3, variant 3 299.0 -> 297.7, variant 2 186.4 -> 183.5: the data barely matters.
 //! Beside it, the corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and
 //! Triton 3.6 on CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed
 //! from the backend's own staging in workgroup memory instead (the accumulator carried in them,
@@ -609,12 +612,33 @@ fn main() {
         panic!("{} elements of C are not 64; in the first tile's first column, rows {rows:?}", wrong.len());
     }
     let limits = BenchLimits { min_runs: 10, max_runs: 200, budget: std::time::Duration::from_secs(2) };
-    let stats = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
-    let tflops = 2.0 * f64::from(S).powi(3) / (stats.median_ms * 1e-3) / 1e12;
+    let constant = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
+    // The same product of random operands (as the corpus' GEMMs have: the tensor cores draw more
+    // power, and the clocks may drop), timed after the check of the constant ones.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut random = |scale: f32| {
+        let bytes: Vec<u8> = (0..n)
+            .flat_map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let unit = (state >> 40) as f32 / (1u64 << 24) as f32;
+                half((unit * 2.0 - 1.0) * scale).to_le_bytes()
+            })
+            .collect();
+        bytes
+    };
+    buffers[0].bytes = random(2.0 / 64.0);
+    buffers[1].bytes = random(1.7);
+    let random = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
+    let tflops = |ms: f64| 2.0 * f64::from(S).powi(3) / (ms * 1e-3) / 1e12;
     println!(
         "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}, \
-         bands of {band} rows, exit {exit}: \
-         {:.4} ms, {tflops:.1} TFLOP/s",
-        stats.median_ms
+         bands of {band} rows, exit {exit}: constant operands {:.4} ms, {:.1} TFLOP/s; random operands \
+         {:.4} ms, {:.1} TFLOP/s",
+        constant.median_ms,
+        tflops(constant.median_ms),
+        random.median_ms,
+        tflops(random.median_ms)
     );
 }
