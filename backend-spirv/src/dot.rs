@@ -20,7 +20,7 @@ use trident_midend::layout::registers::Affine;
 
 /// The most operand writes to workgroup memory one dot may emit over all its chunks of K: a
 /// 256x256x64 f16 tile on four warps, chunked for 32 KiB, takes about a thousand.
-const MAX_CHUNKED_WRITES: u64 = 1 << 18;
+pub const MAX_CHUNKED_WRITES: u64 = 1 << 18;
 
 impl<'a> LowerDot<'a> for Emitter<'a> {
     fn dot(e: &mut Self, op: IrOp) -> EResult<()> {

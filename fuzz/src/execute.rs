@@ -6,7 +6,11 @@
 //!    renderer reads spans into the mutated source, so it is fuzzed too).
 //! 2. `ptx-sm80`, `ptx-sm90a`: the TTGIR pipeline for the NVIDIA target and the nvptx emitter.
 //! 3. `spirv`: the TTGIR pipeline for a Vulkan device with the defaults `trident compile` uses
-//!    without an adapter, and the spirv emitter.
+//!    without an adapter, and the spirv emitter; `spirv-matrices`: the same for a device like the
+//!    H100 under NVIDIA's driver ([`matrices_target`]: 32-wide subgroups, 16-bit storage,
+//!    subgroup-scope f16 and bf16 matrices, workgroup-scope ones), where f16 and bf16 dots take
+//!    the cooperative paths (staged, carried in the subgroups' matrices, or whole tiles on
+//!    workgroup matrices).
 //! 4. `interp`: the reference interpreter on the input's tiny grid, zero-filled buffers of
 //!    [`INTERP_BUFFER_ELEMENTS`] elements, and a work budget of [`INTERP_BUDGET`].
 //!
@@ -39,6 +43,7 @@ pub enum Stage {
     PtxSm80,
     PtxSm90a,
     Spirv,
+    SpirvMatrices,
     Interp,
 }
 
@@ -49,6 +54,7 @@ impl Stage {
             Stage::PtxSm80 => "ptx-sm80",
             Stage::PtxSm90a => "ptx-sm90a",
             Stage::Spirv => "spirv",
+            Stage::SpirvMatrices => "spirv-matrices",
             Stage::Interp => "interp",
         }
     }
@@ -57,7 +63,8 @@ impl Stage {
         Stage::ALL.into_iter().find(|s| s.name() == name)
     }
 
-    pub const ALL: [Stage; 5] = [Stage::Ttir, Stage::PtxSm80, Stage::PtxSm90a, Stage::Spirv, Stage::Interp];
+    pub const ALL: [Stage; 6] =
+        [Stage::Ttir, Stage::PtxSm80, Stage::PtxSm90a, Stage::Spirv, Stage::SpirvMatrices, Stage::Interp];
 }
 
 /// Which stages run after `ttir` (which always runs).
@@ -139,6 +146,16 @@ pub fn execute(input: &Input, stages: &Stages) -> Verdict {
         let outcome =
             trident::lower_to_spirv(&module, &input.path, &input.source, &input.spec, target, &options);
         record(Stage::Spirv, outcome.map(|_| ()));
+        enter(Stage::SpirvMatrices);
+        let outcome = trident::lower_to_spirv(
+            &module,
+            &input.path,
+            &input.source,
+            &input.spec,
+            matrices_target(),
+            &options,
+        );
+        record(Stage::SpirvMatrices, outcome.map(|_| ()));
     }
     if stages.interp {
         enter(Stage::Interp);
@@ -146,6 +163,35 @@ pub fn execute(input: &Input, stages: &Stages) -> Verdict {
         let _ = interpret(input, &module);
     }
     verdict
+}
+
+/// A Vulkan device like the H100 under NVIDIA's driver (as `trident devices` lists it): 32-wide
+/// subgroups with subgroup operations, 48 KiB of workgroup memory, 16-bit storage, f32 atomic
+/// add, wide accesses, f16 and bf16 cooperative matrices at 16x16x16, and the workgroup-scope
+/// f16 and bf16 granules of `VK_NV_cooperative_matrix2` with tensor addressing.
+pub fn matrices_target() -> trident::SpirvTarget {
+    use trident_backend_spirv::{MatrixGranule, Storage16Bit, WorkgroupMatrices};
+    use trident_midend::ir::DType;
+    let mut granules = Vec::new();
+    for (m, n, invocations) in [(16, 16, 32), (16, 16, 64), (32, 16, 128), (32, 32, 256)] {
+        for operand in [DType::F16, DType::BF16] {
+            granules.push(MatrixGranule { m, n, k: 16, invocations, operand, accumulator: DType::F32 });
+        }
+    }
+    trident::SpirvTarget {
+        mode: Mode::Vulkan,
+        threads_per_warp: 32,
+        max_workgroup_invocations: 1024,
+        workgroup_memory_bytes: 48 * 1024,
+        float32_atomic_add: true,
+        windowed_buffers: Vec::new(),
+        storage_16bit: Storage16Bit::Stores,
+        wide_accesses: true,
+        subgroup_size: 32,
+        cooperative_matrix_f16: true,
+        cooperative_matrix_bf16: true,
+        workgroup_matrices: Some(WorkgroupMatrices { granules, max_dimension: 1024 }),
+    }
 }
 
 /// The verdict after `stage` failed with `error`, given the verdict so far (`None` for the first

@@ -109,6 +109,9 @@ impl Finding {
             Some(Stage::PtxSm80) => "--emit ptx --target sm_80",
             Some(Stage::PtxSm90a) => "--emit ptx --target sm_90a",
             Some(Stage::Spirv) => "--emit spvasm",
+            // The command line compiles for the adapter it finds: only an H100's Vulkan one
+            // matches the stage's device (`--replay` reproduces it anywhere).
+            Some(Stage::SpirvMatrices) => "--emit spvasm  # on an H100's Vulkan adapter",
             _ => "--emit ttir",
         };
         let _ = writeln!(

@@ -406,7 +406,12 @@ fn chunk_of_k(e: &Emitter, dot: &DotOp, needs: impl Fn(i64) -> Need) -> Option<i
     while chunk > TILE && !fits(e, needs(chunk)) {
         chunk /= 2;
     }
-    (fits(e, needs(chunk)) && chunk % TILE == 0 && dot.k % chunk == 0).then_some(chunk)
+    // Every chunk stages each operand register of the thread under a test of its k, as the FMA
+    // path does: past its bound on those writes, the dot is left to FMA, which says so.
+    let operand_registers = (dot.a_layout.num_regs() + dot.b_layout.num_regs()) as u64;
+    let chunks = (dot.k / chunk.max(1)) as u64;
+    let bounded = chunks <= 1 || chunks * operand_registers <= crate::dot::MAX_CHUNKED_WRITES;
+    (bounded && fits(e, needs(chunk)) && chunk % TILE == 0 && dot.k % chunk == 0).then_some(chunk)
 }
 
 /// Whether the staging arrays, grown to hold `need`, fit the workgroup memory the dots may take.
