@@ -7,7 +7,8 @@
 //!
 //! The kernels are the corpus' `tutorial/matmul` as TTIR (`trident compile ... --emit ttir`):
 //! `matmul_loop.ttir` at 64x64x32 on four warps with an f32 C, `gemm_loop.ttir` at 128x256x64 on
-//! eight warps with an f16 C (the perf case's shape).
+//! eight warps with an f16 C (the perf case's shape), and `gemm_constant_sizes.ttir`, the same
+//! kernel with `M`, `N`, `K` and the strides `tl.constexpr` (4096, row-major).
 
 mod common;
 
@@ -143,4 +144,18 @@ fn id_of(text: &str, definition: &str) -> String {
 fn constant(text: &str, value: u32) -> String {
     let uint = id_of(text, "OpTypeInt 32 0");
     id_of(text, &format!("OpConstant {uint} {value}"))
+}
+
+/// The same GEMM with every size and stride a `tl.constexpr` (`gemm_constant_sizes.ttir`): the
+/// masks compare against constant tensors, which the loads and stores read as their bounds (the
+/// comparisons themselves are not lowered), and the strides are constants.
+#[test]
+fn constant_sizes_and_strides_take_the_same_path() {
+    let (artifact, text) = common::lower(include_str!("gemm_constant_sizes.ttir"), &options(8, true));
+    spirv_val("workgroup gemm, constant sizes", &artifact.words);
+    let body = loop_body(&text);
+    assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2, "{body}");
+    assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 1, "{body}");
+    assert_eq!(count(&text, "OpControlBarrier"), 0, "{text}");
+    assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 1, "{text}");
 }
