@@ -64,8 +64,9 @@ pub struct Emitter<'a> {
     /// Per binding, the id of its f32-typed view, reserved on first use by a native float atomic
     /// and declared at the end (like workgroup memory); `None` for bindings without one.
     float_views: Vec<Option<Word>>,
-    /// Per binding, the ids of its other views ([`View`]: 16-bit elements, `uvec2`, `uvec4`),
-    /// each reserved on first use and declared at the end; `None` for views a binding lacks.
+    /// Per binding, the ids of its other views ([`View`]: 16-bit elements, `uvec2`, `uvec4`, f16
+    /// and bf16), each reserved on first use and declared at the end; `None` for views a binding
+    /// lacks.
     views: Vec<[Option<Word>; View::COUNT]>,
     /// Per binding, whether anything reads or writes it as 32-bit words: a binding with a 16-bit
     /// view is then `Aliased` in both views (else its word view is unused and needs no decoration).
