@@ -153,7 +153,9 @@ pub fn find(
             if !offered.granules.iter().any(fits) || m.max(n).max(k) > offered.max_dimension {
                 return None;
             }
-            if body.ty(a).dtype() != operand || body.ty(b).dtype() != operand {
+            // f16 or bf16 operands into an f32 accumulator (not `out_dtype=tl.float16`).
+            let accumulates_f32 = body.ty(data.results[0]).dtype() == DType::F32;
+            if body.ty(a).dtype() != operand || body.ty(b).dtype() != operand || !accumulates_f32 {
                 return None;
             }
             let tile_load = |v: Value| -> Option<IrOp> {
