@@ -93,11 +93,8 @@ pub struct Emitter<'a> {
     /// The dots (by product) whose loop carries their accumulator in matrices, with the plan
     /// the loop's entry chose.
     pub carried_plans: HashMap<Value, crate::cooperative::carried::Carried>,
-    /// The loop-carried accumulators of GEMM loops that run on workgroup-scope matrices, with
-    /// the accumulator's matrix (`cooperative/workgroup.rs`).
-    pub workgroup_accumulators: HashMap<Value, crate::spirv::WorkgroupMatrix>,
-    /// What each op of those loops' GEMMs becomes.
-    pub workgroup_roles: HashMap<IrOp, crate::cooperative::workgroup::Role>,
+    /// The GEMM loops that run on workgroup-scope matrices (`cooperative/workgroup.rs`).
+    pub workgroup: crate::cooperative::workgroup::Gemms,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
     pub cooperative_reserve: u32,
     /// Set when the cooperative dots' staging did not fit beside the rest of the kernel: the
@@ -186,8 +183,7 @@ impl<'a> Emitter<'a> {
             cooperative_operand: None,
             carried_dots: HashMap::new(),
             carried_plans: HashMap::new(),
-            workgroup_accumulators: HashMap::new(),
-            workgroup_roles: HashMap::new(),
+            workgroup: Default::default(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
             staging_overflow: Default::default(),
         }
@@ -736,18 +732,10 @@ impl<'a> Emitter<'a> {
         self.s.vulkan_memory_model = self.cooperative_operand.is_some();
         if let Some(operand) = self.cooperative_operand {
             self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand);
-            let gemms = crate::cooperative::workgroup::find(
-                func,
-                self.uses(),
-                self.options,
-                operand,
-                &self.carried_dots,
-            );
-            for gemm in gemms {
-                self.carried_dots.remove(&gemm.accumulator);
-                self.workgroup_accumulators.insert(gemm.accumulator, gemm.matrix);
-                self.workgroup_roles.extend(gemm.roles);
-            }
+            self.workgroup =
+                crate::cooperative::workgroup::find(func, self.options, operand, &self.carried_dots);
+            let workgroup = &self.workgroup.accumulators;
+            self.carried_dots.retain(|arg, _| !workgroup.contains_key(arg));
         }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.

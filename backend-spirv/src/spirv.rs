@@ -520,12 +520,7 @@ impl Spv {
 
     /// Opens `if cond { A } else { B }`: returns (else label, merge label); the then-part follows.
     pub fn begin_if_else(&mut self, cond: Reg) -> (Word, Word) {
-        let then = self.b.id();
-        let other = self.b.id();
-        let merge = self.b.id();
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
-        self.b.branch_conditional(cond.id, then, other, []).expect("if");
-        self.b.begin_block(Some(then)).expect("if");
+        let (_, other, merge) = self.begin_if_else_labelled(cond);
         (other, merge)
     }
 

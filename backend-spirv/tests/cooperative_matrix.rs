@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::spirv_val;
+use common::{id_of, loop_body, spirv_val};
 use trident_backend_spirv::{Mode, Options};
 
 /// `c = tl.dot(a, b)` over 64x32 and 32x64 f16 tiles, stored as f32.
@@ -268,14 +268,6 @@ fn bands_grow_to_the_memory_left() {
 /// ... --emit ttir`): `acc = tl.dot(a, b, acc)` with `acc` carried by the loop.
 const MATMUL_LOOP: &str = include_str!("matmul_loop.ttir");
 
-/// The text of the loop body: from its `OpLoopMerge` to the merge block's label.
-fn loop_body(text: &str) -> &str {
-    let start = text.find("OpLoopMerge").expect("a loop");
-    let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
-    let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
-    &text[start..start + end]
-}
-
 /// The loop carries its accumulator in the subgroups' matrices: the zero splat becomes matrices
 /// before the loop, the body multiplies into them without moving an accumulator element through
 /// workgroup memory (no matrix store, no accumulator load), and the exit stores them once.
@@ -305,12 +297,6 @@ fn a_loop_carries_its_accumulator_in_matrices() {
     // The exit: each matrix stored once, in the band of rows it lies in.
     let bands = 64 / stage_rows(&text, 64);
     assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 4 * bands, "{text}");
-}
-
-/// The id the instruction ending in `definition` (`OpTypeFloat 16`, say) defines.
-fn id_of(text: &str, definition: &str) -> String {
-    let line = text.lines().find(|line| line.ends_with(definition)).unwrap_or_else(|| panic!("{definition}"));
-    line.split(' ').next().unwrap().to_string()
 }
 
 /// The rows of `n` columns the `cooperative_stage` array holds: each is padded by 4 f32 (16 bytes,

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::spirv_val;
+use common::{id_of, loop_body, spirv_val};
 use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
 use trident_midend::ir::DType;
 
@@ -47,14 +47,6 @@ fn options(num_warps: u32, workgroup: bool) -> Options {
 
 fn count(text: &str, what: &str) -> usize {
     text.matches(what).count()
-}
-
-/// The text of the loop body: from its `OpLoopMerge` to the merge block's label.
-fn loop_body(text: &str) -> &str {
-    let start = text.find("OpLoopMerge").expect("a loop");
-    let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
-    let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
-    &text[start..start + end]
 }
 
 #[test]
@@ -128,16 +120,6 @@ fn without_a_fitting_granule_the_loop_takes_subgroup_matrices() {
         assert!(text.contains("OpCooperativeMatrixMulAddKHR"), "{name}: {text}");
         assert!(text.contains("cooperative_a"), "{name}: {text}");
     }
-}
-
-/// The id the instruction ending in `definition` defines.
-fn id_of(text: &str, definition: &str) -> String {
-    let normal = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
-    let line = text
-        .lines()
-        .find(|line| normal(line).ends_with(definition))
-        .unwrap_or_else(|| panic!("{definition}"));
-    line.split(' ').next().unwrap().to_string()
 }
 
 /// The id of the 32-bit unsigned constant `value`.

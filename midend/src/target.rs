@@ -20,8 +20,8 @@ pub struct Target {
     pub num_stages: u32,
     /// The backend loads the operands of a GEMM loop's dot whole, straight from memory into
     /// matrices (the spirv backend on workgroup-scope cooperative matrices, where the driver
-    /// stages them itself): `pipeline-dot-loads` then leaves the loops of this (non-NVIDIA)
-    /// target alone, as operands loaded an iteration ahead into registers could not be.
+    /// stages them itself): `pipeline-dot-loads` then leaves the loops of this target alone, as
+    /// operands loaded an iteration ahead into registers could not be.
     pub loads_dot_operands_whole: bool,
 }
 

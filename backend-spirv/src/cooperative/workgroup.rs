@@ -70,13 +70,12 @@
 //! (as the example has it) instead of a block of its own (also no change to the subgroup path's
 //! GEMM: 193.9 either way).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rspirv::spirv::{self, Op, Word};
 use trident_midend::analysis::strided_tiles::{mask_terms, strides, MaskTerm, Stride};
 use trident_midend::codegen::Isa;
 use trident_midend::ir::{Attr, DType, Function, Op as IrOp, Opcode, Value, ValueDef};
-use trident_midend::passes::uses::UseCounts;
 
 use crate::emit::{EResult, Emitter, View};
 use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
@@ -100,29 +99,23 @@ pub enum Role {
     Unneeded,
 }
 
-/// A GEMM loop planned for workgroup matrices: the accumulator's matrix, and the role of every
-/// op that reads or writes a matrix.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Plan {
-    /// The loop body's argument that carries the accumulator.
-    pub accumulator: Value,
-    pub matrix: WorkgroupMatrix,
-    pub roles: Vec<(IrOp, Role)>,
+/// The GEMM loops of a kernel planned for workgroup matrices.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Gemms {
+    /// The loop bodies' arguments that carry an accumulator, with its matrix.
+    pub accumulators: HashMap<Value, WorkgroupMatrix>,
+    /// What each op of their GEMMs becomes.
+    pub roles: HashMap<IrOp, Role>,
 }
 
 /// The GEMM loops of `func` that run on workgroup matrices, where the device has them: each
 /// carried accumulator `carried` lists (body argument, dot) whose loop has the shape the module
 /// docs give.
-pub fn find(
-    func: &Function,
-    uses: &UseCounts,
-    options: &Options,
-    operand: DType,
-    carried: &HashMap<Value, IrOp>,
-) -> Vec<Plan> {
-    let Some(offered) = &options.workgroup_matrices else { return Vec::new() };
+pub fn find(func: &Function, options: &Options, operand: DType, carried: &HashMap<Value, IrOp>) -> Gemms {
+    let mut gemms = Gemms::default();
+    let Some(offered) = &options.workgroup_matrices else { return gemms };
     if !options.windowed_buffers.is_empty() || options.storage_16bit == Storage16Bit::Words {
-        return Vec::new();
+        return gemms;
     }
     let body = &func.body;
     let mut readers: HashMap<Value, Vec<IrOp>> = HashMap::new();
@@ -132,13 +125,12 @@ pub fn find(
         }
     }
     let only_reader = |v: Value| match readers.get(&v).map(Vec::as_slice) {
-        Some(&[op]) if uses.get(v) == 1 => Some(op),
+        Some(&[op]) => Some(op),
         _ => None,
     };
     let invocations = options.threads_per_warp * options.num_warps;
-    let mut plans = Vec::new();
     for (&accumulator, &dot) in carried {
-        let plan = || -> Option<Plan> {
+        let plan = || -> Option<(WorkgroupMatrix, Vec<(IrOp, Role)>)> {
             let data = body.op(dot);
             let (a, b) = (data.operands[0], data.operands[1]);
             let (&[m, k], &[_, n]) = (body.ty(a).shape(), body.ty(b).shape()) else { return None };
@@ -211,16 +203,16 @@ pub fn find(
             if let Some(convert) = convert {
                 roles.push((convert, Role::Convert(shape(m, n, ACCUMULATOR_USE, c))));
             }
-            Some(Plan { accumulator, matrix, roles })
+            Some((matrix, roles))
         };
-        plans.extend(plan());
+        if let Some((matrix, roles)) = plan() {
+            gemms.accumulators.insert(accumulator, matrix);
+            gemms.roles.extend(roles);
+        }
     }
-    let planned: HashMap<IrOp, Role> = plans.iter().flat_map(|p| p.roles.iter().copied()).collect();
-    let unneeded = unneeded_addresses(func, &readers, &planned);
-    if let Some(first) = plans.first_mut() {
-        first.roles.extend(unneeded.into_iter().map(|op| (op, Role::Unneeded)));
-    }
-    plans
+    let unneeded = unneeded_addresses(func, &readers, &gemms.roles);
+    gemms.roles.extend(unneeded.into_iter().map(|op| (op, Role::Unneeded)));
+    gemms
 }
 
 /// The ops whose results only the addresses and masks of `planned` loads and stores read (or
@@ -230,10 +222,9 @@ fn unneeded_addresses(
     func: &Function,
     readers: &HashMap<Value, Vec<IrOp>>,
     planned: &HashMap<IrOp, Role>,
-) -> Vec<IrOp> {
+) -> HashSet<IrOp> {
     let body = &func.body;
-    let mut unneeded: Vec<IrOp> = Vec::new();
-    let mut skipped = std::collections::HashSet::new();
+    let mut skipped = HashSet::new();
     // Readers come after what they read: from the last op back, each op's readers are decided.
     for op in body.walk(func.entry).into_iter().rev() {
         let data = body.op(op);
@@ -270,10 +261,9 @@ fn unneeded_addresses(
             });
         if only_addresses {
             skipped.insert(op);
-            unneeded.push(op);
         }
     }
-    unneeded
+    skipped
 }
 
 /// Whether `ptr` (with `mask`) addresses a row-major strided tile: unit stride along columns, a
@@ -307,7 +297,7 @@ fn is_float_splat(func: &Function, v: Value) -> bool {
 /// At the entry of a loop: where `arg` is a planned accumulator, its initial value (a splat)
 /// becomes one matrix. Returns whether it did.
 pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<bool> {
-    let Some(&matrix) = e.workgroup_accumulators.get(&arg) else { return Ok(false) };
+    let Some(&matrix) = e.workgroup.accumulators.get(&arg) else { return Ok(false) };
     let Some(&first) = init.first() else { return e.invalid("an accumulator without registers") };
     if init.iter().any(|r| r.id != first.id) || first.class != Class::F32 {
         return e.invalid("a workgroup-matrix accumulator that does not start as a splat");
@@ -321,7 +311,7 @@ pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<bool> 
 
 /// Lowers `op` where it has a role in a planned GEMM; `Ok(false)` for every other op.
 pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
-    let Some(&role) = e.workgroup_roles.get(&op) else { return Ok(false) };
+    let Some(&role) = e.workgroup.roles.get(&op) else { return Ok(false) };
     if role == Role::Unneeded {
         return Ok(true);
     }
@@ -460,6 +450,8 @@ struct Tile {
     /// Rows and columns the mask keeps (from the origin; at least 0, perhaps beyond the tile).
     rows: Reg,
     cols: Reg,
+    /// Bytes from one row to the next.
+    row_bytes: Reg,
     /// The element's size in bytes.
     size: u32,
 }
@@ -521,7 +513,10 @@ impl Tile {
                 None => x,
             }
         });
-        Ok(Tile { binding, origin: Reg { id: origin.id, class: Class::U32 }, row_stride, rows, cols, size })
+        let size_c = e.u32c(size);
+        let row_bytes = e.s.op(Op::IMul, Class::U32, &[row_stride, size_c]);
+        let origin = Reg { id: origin.id, class: Class::U32 };
+        Ok(Tile { binding, origin, row_stride, rows, cols, row_bytes, size })
     }
 
     /// Whether the whole `matrix`-shaped tile is in bounds with its origin and rows 16-byte
@@ -531,9 +526,7 @@ impl Tile {
         let rows_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.rows, m]);
         let cols_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.cols, n]);
         let inside = e.s.op(Op::LogicalAnd, Class::Bool, &[rows_in, cols_in]);
-        let size = e.u32c(self.size);
-        let row_bytes = e.s.op(Op::IMul, Class::U32, &[self.row_stride, size]);
-        let either = e.s.op(Op::BitwiseOr, Class::U32, &[row_bytes, self.origin]);
+        let either = e.s.op(Op::BitwiseOr, Class::U32, &[self.row_bytes, self.origin]);
         let fifteen = e.u32c(15);
         let low = e.s.op(Op::BitwiseAnd, Class::U32, &[either, fifteen]);
         let zero = e.u32c(0);
@@ -541,15 +534,15 @@ impl Tile {
         e.s.op(Op::LogicalAnd, Class::Bool, &[inside, aligned])
     }
 
-    /// A pointer to the origin through the `uvec4` view, and the row stride in its elements.
-    fn vector_access(&self, e: &mut Emitter) -> (Word, Word) {
+    /// A pointer to the origin through the `uvec4` view, the row-major layout, and the row stride
+    /// in the view's elements: the operands of a strided matrix load or store.
+    fn vector_access(&self, e: &mut Emitter) -> (Word, Word, Word) {
         let four = e.u32c(4);
         let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, four]);
         let pointer = e.buffer_view_ptr(self.binding, View::Words4, index);
-        let size = e.u32c(self.size);
-        let row_bytes = e.s.op(Op::IMul, Class::U32, &[self.row_stride, size]);
-        let stride = e.s.op(Op::ShiftRightLogical, Class::U32, &[row_bytes, four]);
-        (pointer, stride.id)
+        let stride = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.row_bytes, four]);
+        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
+        (pointer, row_major, stride.id)
     }
 
     /// A pointer to the origin through the view of `component` elements, and the tensor layout
@@ -583,8 +576,7 @@ impl Tile {
         let whole = self.whole(e, matrix);
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let (then, other, merge) = e.s.begin_if_else_labelled(whole);
-        let (pointer, stride) = self.vector_access(e);
-        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
+        let (pointer, row_major, stride) = self.vector_access(e);
         let strided =
             e.s.b
                 .cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
@@ -609,8 +601,7 @@ impl Tile {
         let whole = self.whole(e, matrix);
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let (other, merge) = e.s.begin_if_else(whole);
-        let (pointer, stride) = self.vector_access(e);
-        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
+        let (pointer, row_major, stride) = self.vector_access(e);
         e.s.b
             .cooperative_matrix_store_khr(pointer, value.id, row_major, Some(stride), Some(access), [])
             .expect("a block");

@@ -74,3 +74,25 @@ pub fn spirv_val(name: &str, words: &[u32]) {
         }
     }
 }
+
+/// The text of the first loop's body in disassembly `text`: from its `OpLoopMerge` to the merge
+/// block's label.
+#[allow(dead_code)]
+pub fn loop_body(text: &str) -> &str {
+    let start = text.find("OpLoopMerge").expect("a loop");
+    let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
+    let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
+    &text[start..start + end]
+}
+
+/// The id the instruction ending in `definition` (`OpTypeFloat 16`, say; spaces as one) defines.
+#[allow(dead_code)]
+pub fn id_of(text: &str, definition: &str) -> String {
+    let normal = |line: &str| line.split_whitespace().collect::<Vec<_>>().join(" ");
+    let definition = normal(definition);
+    let line = text
+        .lines()
+        .find(|line| normal(line).ends_with(&definition))
+        .unwrap_or_else(|| panic!("{definition}"));
+    line.split(' ').next().unwrap().to_string()
+}

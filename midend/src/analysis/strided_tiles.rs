@@ -20,8 +20,16 @@
 use super::trip_count;
 use crate::ir::{Attr, Body, DType, Op, Opcode, Value, ValueDef};
 
-/// How deep the reading follows operands before it gives up (tile expressions are short).
-const MAX_DEPTH: u32 = 32;
+/// How many values the reading visits before it gives up (tile expressions are short; the bound
+/// also keeps a DAG whose shared operands would be read again and again from taking exponential
+/// time: `x + x` nested thirty deep).
+const MAX_STEPS: u32 = 256;
+
+/// Takes one of the reading's steps, or says none is left.
+fn step(steps: &mut u32) -> Option<()> {
+    *steps = steps.checked_sub(1)?;
+    Some(())
+}
 
 /// How far apart (in elements, for pointers) neighbouring elements of a tensor are along one
 /// dimension: a constant, or a scalar SSA value times a constant.
@@ -70,13 +78,19 @@ impl Stride {
 /// The strides of tensor `v` (an integer tensor of 32 or 64 bits, or a tensor of pointers: in
 /// elements of the pointee), one per dimension, where it is built as the module docs say.
 pub fn strides(body: &Body, v: Value) -> Option<Vec<Stride>> {
-    strides_at(body, v, MAX_DEPTH, None)
+    let mut steps = MAX_STEPS;
+    strides_at(body, v, &mut steps, None)
 }
 
 /// `assumed`: a loop-carried argument and the strides its initial value has, while its next
 /// value is read.
-fn strides_at(body: &Body, v: Value, depth: u32, assumed: Option<(Value, &[Stride])>) -> Option<Vec<Stride>> {
-    let depth = depth.checked_sub(1)?;
+fn strides_at(
+    body: &Body,
+    v: Value,
+    steps: &mut u32,
+    assumed: Option<(Value, &[Stride])>,
+) -> Option<Vec<Stride>> {
+    step(steps)?;
     let ty = body.ty(v);
     let rank = ty.shape().len();
     // 64-bit offsets appear only as splats of a scalar (a loop's rematerialized pointer offset).
@@ -90,7 +104,7 @@ fn strides_at(body: &Body, v: Value, depth: u32, assumed: Option<(Value, &[Strid
     }
     let def = match body.values[v].def {
         ValueDef::Result(op, _) => op,
-        ValueDef::Arg(block, index) => return carried_strides(body, block, index as usize, depth),
+        ValueDef::Arg(block, index) => return carried_strides(body, block, index as usize, steps),
     };
     let data = body.op(def);
     let operands = &data.operands;
@@ -101,8 +115,8 @@ fn strides_at(body: &Body, v: Value, depth: u32, assumed: Option<(Value, &[Strid
         Opcode::MakeRange if rank == 1 => Some(vec![Stride::Const(1)]),
         Opcode::AddI | Opcode::SubI | Opcode::AddPtr => {
             let sign = if data.opcode == Opcode::SubI { -1 } else { 1 };
-            let lhs = strides_at(body, operands[0], depth, assumed)?;
-            let rhs = strides_at(body, operands[1], depth, assumed)?;
+            let lhs = strides_at(body, operands[0], steps, assumed)?;
+            let rhs = strides_at(body, operands[1], steps, assumed)?;
             lhs.iter().zip(&rhs).map(|(a, &b)| a.add(b, sign)).collect()
         }
         Opcode::MulI => {
@@ -112,18 +126,18 @@ fn strides_at(body: &Body, v: Value, depth: u32, assumed: Option<(Value, &[Strid
                 (None, Some(factor)) => (rhs, factor),
                 (None, None) => return None,
             };
-            let strides = strides_at(body, varying, depth, assumed)?;
+            let strides = strides_at(body, varying, steps, assumed)?;
             strides.iter().map(|s| s.times(factor)).collect()
         }
         Opcode::Broadcast | Opcode::ConvertLayout => {
             let source = body.ty(operands[0]).shape().to_vec();
-            let strides = strides_at(body, operands[0], depth, assumed)?;
+            let strides = strides_at(body, operands[0], steps, assumed)?;
             // A dimension broadcast from one element repeats it: no step along it.
             Some(strides.iter().zip(&source).map(|(&s, &n)| if n == 1 { Stride::ZERO } else { s }).collect())
         }
         Opcode::ExpandDims => {
             let axis = usize::try_from(data.attrs.get("axis").and_then(Attr::as_int)?).ok()?;
-            let mut strides = strides_at(body, operands[0], depth, assumed)?;
+            let mut strides = strides_at(body, operands[0], steps, assumed)?;
             (axis <= strides.len()).then(|| strides.insert(axis, Stride::ZERO))?;
             Some(strides)
         }
@@ -133,17 +147,22 @@ fn strides_at(body: &Body, v: Value, depth: u32, assumed: Option<(Value, &[Strid
 
 /// The strides of carried value `index - 1` of the `scf.for` whose body is `block`: those of its
 /// initial value, where the value the body yields for it has them too (given that it has them).
-fn carried_strides(body: &Body, block: crate::ir::Block, index: usize, depth: u32) -> Option<Vec<Stride>> {
+fn carried_strides(
+    body: &Body,
+    block: crate::ir::Block,
+    index: usize,
+    steps: &mut u32,
+) -> Option<Vec<Stride>> {
     let lp = body.blocks[block].parent_op?;
     if body.opcode(lp) != Opcode::For || index == 0 {
         return None;
     }
     let arg = body.blocks[block].args[index];
     let init = *body.op(lp).operands.get(2 + index)?;
-    let initial = strides_at(body, init, depth, None)?;
+    let initial = strides_at(body, init, steps, None)?;
     let terminator = *body.blocks[block].ops.last()?;
     let next = *body.op(terminator).operands.get(index - 1)?;
-    let advanced = strides_at(body, next, depth, Some((arg, &initial)))?;
+    let advanced = strides_at(body, next, steps, Some((arg, &initial)))?;
     (advanced == initial).then_some(initial)
 }
 
@@ -183,13 +202,20 @@ pub fn mask_terms(body: &Body, mask: Value) -> Option<Vec<MaskTerm>> {
     let rank = body.ty(mask).shape().len();
     let mut terms = Vec::new();
     let axes: Vec<usize> = (0..rank).collect();
-    collect_terms(body, mask, &axes, &mut terms, MAX_DEPTH)?;
+    let mut steps = MAX_STEPS;
+    collect_terms(body, mask, &axes, &mut terms, &mut steps)?;
     Some(terms)
 }
 
 /// `axes[d]`: the mask's dimension that dimension `d` of `v` becomes.
-fn collect_terms(body: &Body, v: Value, axes: &[usize], terms: &mut Vec<MaskTerm>, depth: u32) -> Option<()> {
-    let depth = depth.checked_sub(1)?;
+fn collect_terms(
+    body: &Body,
+    v: Value,
+    axes: &[usize],
+    terms: &mut Vec<MaskTerm>,
+    steps: &mut u32,
+) -> Option<()> {
+    step(steps)?;
     if body.ty(v).shape().is_empty() {
         terms.push(MaskTerm::Uniform(v));
         return Some(());
@@ -199,17 +225,17 @@ fn collect_terms(body: &Body, v: Value, axes: &[usize], terms: &mut Vec<MaskTerm
     let operands = &data.operands;
     match data.opcode {
         Opcode::AndI => {
-            collect_terms(body, operands[0], axes, terms, depth)?;
-            collect_terms(body, operands[1], axes, terms, depth)
+            collect_terms(body, operands[0], axes, terms, steps)?;
+            collect_terms(body, operands[1], axes, terms, steps)
         }
-        Opcode::Splat => collect_terms(body, operands[0], axes, terms, depth),
+        Opcode::Splat => collect_terms(body, operands[0], axes, terms, steps),
         Opcode::Constant if data.attrs.get("value").and_then(Attr::as_int) == Some(1) => Some(()),
-        Opcode::Broadcast | Opcode::ConvertLayout => collect_terms(body, operands[0], axes, terms, depth),
+        Opcode::Broadcast | Opcode::ConvertLayout => collect_terms(body, operands[0], axes, terms, steps),
         Opcode::ExpandDims => {
             let axis = usize::try_from(data.attrs.get("axis").and_then(Attr::as_int)?).ok()?;
             let mut inner = axes.to_vec();
             (axis < inner.len()).then(|| inner.remove(axis))?;
-            collect_terms(body, operands[0], &inner, terms, depth)
+            collect_terms(body, operands[0], &inner, terms, steps)
         }
         Opcode::CmpI => {
             let predicate = data.attrs.get("predicate").and_then(Attr::as_str)?;
@@ -253,63 +279,37 @@ fn splat_scalar(body: &Body, v: Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Attrs, Builder, Elem, Type};
-
-    fn ints(shape: &[u32]) -> Type {
-        Type::tensor(Elem::Scalar(DType::I32), shape)
-    }
-
-    fn bools(shape: &[u32]) -> Type {
-        Type::tensor(Elem::Scalar(DType::I1), shape)
-    }
-
-    fn pointers(shape: &[u32]) -> Type {
-        Type::tensor(Elem::Ptr(DType::F16), shape)
-    }
-
-    fn range(b: &mut Builder, end: i64) -> Value {
-        let attrs = Attrs::new().with("start", Attr::Int(0)).with("end", Attr::Int(end));
-        b.value(Opcode::MakeRange, vec![], ints(&[end as u32]), attrs)
-    }
-
-    fn expand(b: &mut Builder, x: Value, axis: i64, ty: Type) -> Value {
-        b.value(Opcode::ExpandDims, vec![x], ty, Attrs::new().with("axis", Attr::Int(axis)))
-    }
-
-    fn splat(b: &mut Builder, x: Value, ty: Type) -> Value {
-        b.value(Opcode::Splat, vec![x], ty, Attrs::new())
-    }
+    use crate::ir::{Attr, Builder, Elem, Type};
 
     /// The tutorial GEMM's A tile, `a + (m0 + arange(64))[:, None] * stride + arange(32)[None, :]`,
     /// and its mask `rows < M & cols < K - k`.
     #[test]
     fn a_gemm_tile_has_a_runtime_row_stride_and_a_block_mask() {
         let mut body = Body::new();
-        let scalars = [Type::ptr(DType::F16), Type::scalar(DType::I32), Type::scalar(DType::I32)];
-        let scalars = [&scalars[..], &[Type::scalar(DType::I32), Type::scalar(DType::I32)]].concat();
-        let entry = body.new_block(&scalars);
+        let int = Type::scalar(DType::I32);
+        let entry = body.new_block(&[Type::ptr(DType::F16), int.clone(), int.clone(), int.clone(), int]);
         let [base, m0, stride, m, k_left] = body.blocks[entry].args[..] else { unreachable!() };
         let mut b = Builder::at(&mut body, entry, 0);
-        let rows = range(&mut b, 64);
-        let m0s = splat(&mut b, m0, ints(&[64]));
+        let rows = b.make_range(0, 64);
+        let m0s = b.splat(m0, &[64]);
         let rows = b.same_type(Opcode::AddI, vec![m0s, rows]);
-        let rows = expand(&mut b, rows, 1, ints(&[64, 1]));
-        let strides_v = splat(&mut b, stride, ints(&[64, 1]));
+        let rows = b.expand_dims(rows, 1);
+        let strides_v = b.splat(stride, &[64, 1]);
         let row_offsets = b.same_type(Opcode::MulI, vec![rows, strides_v]);
-        let bases = splat(&mut b, base, pointers(&[64, 1]));
-        let row_ptrs = b.value(Opcode::AddPtr, vec![bases, row_offsets], pointers(&[64, 1]), Attrs::new());
-        let row_ptrs = b.value(Opcode::Broadcast, vec![row_ptrs], pointers(&[64, 32]), Attrs::new());
-        let cols = range(&mut b, 32);
-        let cols = expand(&mut b, cols, 0, ints(&[1, 32]));
-        let cols_wide = b.value(Opcode::Broadcast, vec![cols], ints(&[64, 32]), Attrs::new());
-        let tile = b.value(Opcode::AddPtr, vec![row_ptrs, cols_wide], pointers(&[64, 32]), Attrs::new());
+        let bases = b.splat(base, &[64, 1]);
+        let row_ptrs = b.same_type(Opcode::AddPtr, vec![bases, row_offsets]);
+        let row_ptrs = b.broadcast(row_ptrs, &[64, 32]);
+        let cols = b.make_range(0, 32);
+        let cols = b.expand_dims(cols, 0);
+        let cols_wide = b.broadcast(cols, &[64, 32]);
+        let tile = b.same_type(Opcode::AddPtr, vec![row_ptrs, cols_wide]);
 
-        let ms = splat(&mut b, m, ints(&[64, 1]));
+        let ms = b.splat(m, &[64, 1]);
         let rows_ok = b.cmpi("slt", rows, ms);
-        let rows_ok = b.value(Opcode::Broadcast, vec![rows_ok], bools(&[64, 32]), Attrs::new());
-        let ks = splat(&mut b, k_left, ints(&[1, 32]));
+        let rows_ok = b.broadcast(rows_ok, &[64, 32]);
+        let ks = b.splat(k_left, &[1, 32]);
         let cols_ok = b.cmpi("sgt", ks, cols);
-        let cols_ok = b.value(Opcode::Broadcast, vec![cols_ok], bools(&[64, 32]), Attrs::new());
+        let cols_ok = b.broadcast(cols_ok, &[64, 32]);
         let mask = b.same_type(Opcode::AndI, vec![rows_ok, cols_ok]);
 
         assert_eq!(strides(&body, tile), Some(vec![Stride::Scaled(stride, 1), Stride::Const(1)]));
@@ -330,18 +330,18 @@ mod tests {
         let entry = body.new_block(&[Type::scalar(DType::I32)]);
         let n = body.blocks[entry].args[0];
         let mut b = Builder::at(&mut body, entry, 0);
-        let r = range(&mut b, 16);
+        let r = b.make_range(0, 16);
         let square = b.same_type(Opcode::MulI, vec![r, r]);
-        let two = b.constant(ints(&[16]), Attr::Int(2));
+        let two = b.constant(Type::tensor(Elem::Scalar(DType::I32), &[16]), Attr::Int(2));
         let even = b.same_type(Opcode::MulI, vec![r, two]);
-        let ns = splat(&mut b, n, ints(&[16]));
+        let ns = b.splat(n, &[16]);
         let even_ok = b.cmpi("slt", even, ns);
-        let rows = expand(&mut b, r, 1, ints(&[16, 1]));
-        let rows = b.value(Opcode::Broadcast, vec![rows], ints(&[16, 16]), Attrs::new());
-        let cols = expand(&mut b, r, 0, ints(&[1, 16]));
-        let cols = b.value(Opcode::Broadcast, vec![cols], ints(&[16, 16]), Attrs::new());
+        let rows = b.expand_dims(r, 1);
+        let rows = b.broadcast(rows, &[16, 16]);
+        let cols = b.expand_dims(r, 0);
+        let cols = b.broadcast(cols, &[16, 16]);
         let diagonal = b.same_type(Opcode::AddI, vec![rows, cols]);
-        let ns2 = splat(&mut b, n, ints(&[16, 16]));
+        let ns2 = b.splat(n, &[16, 16]);
         let diagonal_ok = b.cmpi("slt", diagonal, ns2);
 
         assert_eq!(strides(&body, square), None);
@@ -349,5 +349,21 @@ mod tests {
         assert_eq!(mask_terms(&body, even_ok), None);
         assert_eq!(strides(&body, diagonal), Some(vec![Stride::Const(1), Stride::Const(1)]));
         assert_eq!(mask_terms(&body, diagonal_ok), None);
+    }
+
+    /// `x + x` nested thirty deep is read in bounded time (the shared operand is not read 2^30
+    /// times): past the step budget there are no strides.
+    #[test]
+    fn a_deep_dag_is_given_up_quickly() {
+        let mut body = Body::new();
+        let entry = body.new_block(&[]);
+        let mut b = Builder::at(&mut body, entry, 0);
+        let mut x = b.make_range(0, 16);
+        for _ in 0..30 {
+            x = b.same_type(Opcode::AddI, vec![x, x]);
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(strides(&body, x), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1), "took {:?}", started.elapsed());
     }
 }

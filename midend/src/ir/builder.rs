@@ -90,6 +90,23 @@ impl<'a> Builder<'a> {
         self.value(Opcode::Splat, vec![v], ty, Attrs::new())
     }
 
+    /// `tt.make_range {start, end}`: the i32 tensor `start .. end`.
+    pub fn make_range(&mut self, start: i64, end: i64) -> Value {
+        let ty = Type::tensor(Elem::Scalar(DType::I32), &[(end - start) as u32]);
+        self.value(
+            Opcode::MakeRange,
+            vec![],
+            ty,
+            Attrs::new().with("start", Attr::Int(start)).with("end", Attr::Int(end)),
+        )
+    }
+
+    /// `tt.broadcast` of `v` to `shape`.
+    pub fn broadcast(&mut self, v: Value, shape: &[u32]) -> Value {
+        let ty = self.ty(v).with_shape(shape);
+        self.value(Opcode::Broadcast, vec![v], ty, Attrs::new())
+    }
+
     /// `v` with a size-1 dimension inserted at `axis`: `tt.expand_dims` of a tensor, and for a
     /// scalar (whose only axis is 0) a one-element tensor through `tt.splat`, as Triton's
     /// `expand_dims` does for a value that is not a block.

@@ -159,7 +159,7 @@ const SCRATCH_RESERVE: u64 = 64 * 1024;
 /// Pipelines the dot operand loads of every `scf.for` whose depth is at least 2: the loop's
 /// own `tt.num_stages` (`tl.range(..., num_stages=N)`), else `target.num_stages`.
 pub fn run(module: &mut Module, target: &Target) {
-    if target.loads_dot_operands_whole && target.compute_capability.is_none() {
+    if target.loads_dot_operands_whole {
         return;
     }
     for function in &mut module.functions {
