@@ -207,17 +207,21 @@ fn check_compares_nvptx_with_interp() {
     assert!(output.status.success(), "{table}\n{}", stderr(&output));
 }
 
-/// The descriptor kernel of tests/kernels/descriptor_matmul.py: on sm_90a its descriptors become
-/// tensor maps and TMA copies waited on with mbarriers; on sm_80 (no TMA) they become pointers.
+/// The descriptor kernels of tests/kernels/descriptor_matmul.py: on sm_90a their descriptors
+/// become tensor maps and TMA copies waited on with mbarriers; on sm_80 (no TMA) they become
+/// pointers. The scale kernel's maps depend on its arguments alone: the runtime encodes them on
+/// the host and passes them as parameters (`.param .align 64 .b8 [128]`, read through their
+/// generic address); the band kernel's start at each program's rows, and each program builds
+/// them in global scratch (`tensormap.replace`).
 #[test]
 fn tensor_descriptors_use_tma_on_sm_90a_only() {
-    let compile = |target: &str| {
+    let compile = |kernel: &str, target: &str| {
         let output = trident(
             &[
                 "compile",
                 DESCRIPTOR_KERNELS,
                 "--kernel",
-                "descriptor_scale_kernel",
+                kernel,
                 "--emit",
                 "ptx",
                 "--target",
@@ -231,29 +235,52 @@ fn tensor_descriptors_use_tma_on_sm_90a_only() {
             .chain(SCALE_FLAGS)
             .collect::<Vec<_>>(),
         );
-        assert!(output.status.success(), "{target}: {}", stderr(&output));
+        assert!(output.status.success(), "{kernel} for {target}: {}", stderr(&output));
         stdout(&output)
     };
-    let hopper = compile("sm_90a");
-    for needle in
-        ["tensormap.replace.tile.global_address", "cp.async.bulk.tensor.2d", "mbarrier.try_wait.parity"]
-    {
-        assert!(hopper.contains(needle), "sm_90a PTX lacks {needle}");
+    let host = compile("descriptor_scale_kernel", "sm_90a");
+    for needle in [
+        ".param .align 64 .b8 descriptor_scale_kernel_param_map0[128]",
+        ".param .align 64 .b8 descriptor_scale_kernel_param_map1[128]",
+        "cvta.param.u64",
+        "cp.async.bulk.tensor.2d",
+        "mbarrier.try_wait.parity",
+    ] {
+        assert!(host.contains(needle), "sm_90a PTX of the scale kernel lacks {needle}:\n{host}");
     }
-    assert!(hopper.contains("_param_scratch"), "sm_90a PTX takes no global scratch");
-    let ampere = compile("sm_80");
-    assert!(!ampere.contains("cp.async.bulk") && !ampere.contains("_param_scratch"), "{ampere}");
+    assert!(!host.contains("tensormap.replace") && !host.contains("_param_scratch"), "{host}");
+    let device = compile("descriptor_band_kernel", "sm_90a");
+    for needle in ["tensormap.replace.tile.global_address", "_param_scratch", "cp.async.bulk.tensor.2d"] {
+        assert!(device.contains(needle), "sm_90a PTX of the band kernel lacks {needle}:\n{device}");
+    }
+    assert!(!device.contains("_param_map"), "{device}");
+    for kernel in ["descriptor_scale_kernel", "descriptor_band_kernel"] {
+        let ampere = compile(kernel, "sm_80");
+        assert!(
+            !ampere.contains("cp.async.bulk")
+                && !ampere.contains("_param_map")
+                && !ampere.contains("_param_scratch"),
+            "{ampere}"
+        );
+    }
 }
 
 /// Tensor-descriptor loads and stores through TMA on the GPU, with blocks overhanging the tensor
-/// on both axes (zeros read, nothing written there), agree with interp.
+/// on both axes (zeros read, nothing written there), agree with interp: with maps encoded on the
+/// host (the scale kernel) and built by each program (the band kernel).
 #[test]
 fn tensor_descriptors_through_tma_agree_with_interp() {
-    use trident_midend::ir::DType;
     if !require_gpu("tensor_descriptors_through_tma_agree_with_interp") {
         return;
     }
-    let dir = scratch_dir("cuda-descriptors");
+    for kernel in ["descriptor_scale_kernel", "descriptor_band_kernel"] {
+        descriptors_agree_with_interp(kernel);
+    }
+}
+
+fn descriptors_agree_with_interp(kernel: &str) {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir(&format!("cuda-descriptors-{kernel}"));
     let (rows, cols) = (100usize, 96usize);
     let x: Vec<u8> =
         (0..rows * cols).flat_map(|i| (((i * 37) % 101) as f32 / 10.0 - 5.0).to_le_bytes()).collect();
@@ -261,21 +288,10 @@ fn tensor_descriptors_through_tma_agree_with_interp() {
     let x_arg = write_npy(&dir, "x_ptr", DType::F32, x);
     let y_arg = write_npy(&dir, "y_ptr", DType::F32, y);
     let output = trident(
-        &[
-            "check",
-            DESCRIPTOR_KERNELS,
-            "--kernel",
-            "descriptor_scale_kernel",
-            "--grid",
-            "4,2",
-            "--arg",
-            &x_arg,
-            "--arg",
-            &y_arg,
-        ]
-        .into_iter()
-        .chain(SCALE_FLAGS)
-        .collect::<Vec<_>>(),
+        &["check", DESCRIPTOR_KERNELS, "--kernel", kernel, "--grid", "4,2", "--arg", &x_arg, "--arg", &y_arg]
+            .into_iter()
+            .chain(SCALE_FLAGS)
+            .collect::<Vec<_>>(),
     );
     assert_nvptx_agrees(&output);
 }

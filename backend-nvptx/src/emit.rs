@@ -76,9 +76,13 @@ pub struct Emitter<'a> {
     /// Warpgroup dots whose registers an earlier dot prepared before its own MMAs
     /// ([`crate::warp_group_dot`]): no instruction may write them once that one is in flight.
     pub prepared_dots: HashMap<Op, crate::warp_group_dot::Prepared>,
-    /// The `tt.make_tensor_descriptor` ops of the kernel, in program order: op `i` builds its
-    /// tensor map in slot `i` of the program's global scratch ([`crate::tma`]).
+    /// The `tt.make_tensor_descriptor` ops of the kernel whose maps the programs build, in
+    /// program order: op `i` builds its tensor map in slot `i` of the program's global scratch
+    /// ([`crate::tma`]).
     tensor_map_ops: Vec<Op>,
+    /// Those whose maps the runtime encodes on the host instead, in parameter order, and the
+    /// generic address of each one's parameter once read.
+    host_tensor_maps: Vec<(Op, crate::HostTensorMap, Option<Reg>)>,
     /// The generic address of this program's global scratch, once a tensor map needs it.
     global_scratch: Option<Reg>,
     /// The consumer and producer warp groups of a warp-specialized kernel
@@ -112,6 +116,18 @@ impl<'a> Emitter<'a> {
         let warp_of_thread = ptx.reg(Class::B32);
         ptx.prologue_ins(format!("shr.u32 {warp_of_thread}, {tid}, 5"));
         ptx.prologue_ins(format!("shfl.sync.idx.b32 {warp}, {warp_of_thread}, 0, 31, -1"));
+        // A descriptor whose fields are all launch scalars gets its tensor map from the host.
+        let mut tensor_map_ops = Vec::new();
+        let mut host_tensor_maps = Vec::new();
+        for op in func.body.walk(func.entry) {
+            if func.body.opcode(op) != Opcode::MakeTensorDescriptor {
+                continue;
+            }
+            match crate::tma::host_map(func, op) {
+                Some(map) => host_tensor_maps.push((op, map, None)),
+                None => tensor_map_ops.push(op),
+            }
+        }
         Emitter {
             lowering: Lowering::new(module, func, [tid, lane, warp]),
             options,
@@ -125,12 +141,8 @@ impl<'a> Emitter<'a> {
             rings: HashMap::new(),
             in_shared: HashMap::new(),
             last_line: 0,
-            tensor_map_ops: func
-                .body
-                .walk(func.entry)
-                .into_iter()
-                .filter(|&op| func.body.opcode(op) == Opcode::MakeTensorDescriptor)
-                .collect(),
+            tensor_map_ops,
+            host_tensor_maps,
             global_scratch: None,
             roles: None,
             leader: 0,
@@ -166,6 +178,22 @@ impl<'a> Emitter<'a> {
             Some(slot) => Ok(slot as u32),
             None => self.invalid("a tensor descriptor made outside the kernel's body"),
         }
+    }
+
+    /// The generic address of the host-encoded tensor map of `op` (its kernel parameter), or
+    /// `None` when the program builds `op`'s map.
+    pub fn host_tensor_map(&mut self, op: Op) -> Option<Reg> {
+        let index = self.host_tensor_maps.iter().position(|(o, _, _)| *o == op)?;
+        if let Some(r) = self.host_tensor_maps[index].2 {
+            return Some(r);
+        }
+        let (raw, r) = (self.ptx.reg(Class::B64), self.ptx.reg(Class::B64));
+        // The parameter's address in the .param space, made generic: TMA reads the map there
+        // (a `__grid_constant__` map, as CUDA passes one).
+        self.ptx.prologue_ins(format!("mov.b64 {raw}, {}_param_map{index}", self.func.name));
+        self.ptx.prologue_ins(format!("cvta.param.u64 {r}, {raw}"));
+        self.host_tensor_maps[index].2 = Some(r);
+        Some(r)
     }
 
     /// The global and the generic address of tensor map `slot` of this program: the hidden
@@ -608,6 +636,13 @@ impl<'a> Emitter<'a> {
             // The runtime passes the global scratch after the kernel's own parameters.
             param_decls.push(format!("\t.param .u64 {name}_param_scratch"));
         }
+        // Then the host-encoded tensor maps.
+        for index in 0..self.host_tensor_maps.len() {
+            param_decls.push(format!(
+                "\t.param .align 64 .b8 {name}_param_map{index}[{}]",
+                crate::tma::TENSOR_MAP_BYTES
+            ));
+        }
         let threads = self.roles.map_or(32 * self.options.num_warps, |r| r.total_threads());
         let mut out = String::new();
         let _ = writeln!(
@@ -645,6 +680,7 @@ impl<'a> Emitter<'a> {
             shared_bytes: self.shared_bytes,
             params,
             global_scratch_bytes,
+            tensor_maps: self.host_tensor_maps.iter().map(|(_, map, _)| map.clone()).collect(),
         })
     }
 }

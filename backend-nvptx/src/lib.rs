@@ -78,7 +78,33 @@ pub struct Artifact {
     /// of this many bytes per program of the grid, 128-byte aligned, indexed by the program's
     /// linear index (`x + nx * (y + ny * z)`).
     pub global_scratch_bytes: u32,
+    /// The tensor maps the runtime encodes on the host at each launch (descriptors whose fields
+    /// are all launch scalars, [`crate::tma`]): the kernel takes each as one more parameter,
+    /// `.param .align 64 .b8 [128]` (a `CUtensorMap` by value), after the global scratch.
+    pub tensor_maps: Vec<HostTensorMap>,
 }
+
+/// A tensor map of a `tt.make_tensor_descriptor` that the runtime encodes on the host: every
+/// field a value of the launch's arguments ([`LaunchScalar`], over the kernel's parameters),
+/// the rest fixed by the compiler. Dimensions are listed outermost first, as the descriptor
+/// lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostTensorMap {
+    /// The global address of the tensor's first element.
+    pub base: LaunchScalar,
+    /// The tensor's extent along each dimension.
+    pub dims: Vec<LaunchScalar>,
+    /// The distance between neighbours along each dimension, in elements (the innermost is 1).
+    pub strides: Vec<LaunchScalar>,
+    /// The box one copy moves, per dimension (the innermost at most one swizzle row wide).
+    pub box_dims: Vec<u32>,
+    /// Bytes per element: 1, 2 or 4 (the map's element type is the unsigned integer of that size).
+    pub elem_bytes: u32,
+    /// The swizzle: 0 (none), 32, 64 or 128 bytes.
+    pub swizzle_bytes: u32,
+}
+
+pub use trident_midend::analysis::launch_scalars::{BinaryOp, LaunchScalar};
 
 /// Why a module could not be lowered to PTX (the midend's error, shared by both backends).
 pub use trident_midend::codegen::Error;

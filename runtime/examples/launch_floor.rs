@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         shared_bytes: 0,
         params: vec![ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Int(4)],
         global_scratch_bytes: 0,
+        tensor_maps: Vec::new(),
     };
     let kernel = device.load(&artifact)?;
     let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2), ArgValue::Int(1024)];

@@ -6,6 +6,7 @@
 
 pub mod affine_pointers;
 pub mod axis_info;
+pub mod launch_scalars;
 pub mod loop_hints;
 pub mod strided_tiles;
 pub mod trip_count;

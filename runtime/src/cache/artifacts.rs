@@ -13,7 +13,9 @@
 //! A cubin entry holds the bytes `ptxas` wrote, what `ptxas -v` said (registers, spills) and the
 //! warnings of the PTX's compilation.
 
-use trident_backend_nvptx::{Artifact as PtxArtifact, ParamAbi as PtxParam};
+use trident_backend_nvptx::{
+    Artifact as PtxArtifact, BinaryOp, HostTensorMap, LaunchScalar, ParamAbi as PtxParam,
+};
 use trident_backend_spirv::{
     Artifact as SpirvArtifact, AssertSite, HighWindow, Mode, ParamAbi as SpirvParam, PrintSite, Printed,
 };
@@ -69,8 +71,84 @@ pub fn encode_ptx(compiled: &Compiled<PtxArtifact>) -> Vec<u8> {
             PtxParam::Float(bytes) => e.u8(2).u32(*bytes),
         };
     }
-    e.u32(artifact.global_scratch_bytes).strings(&compiled.arg_names).strings(&compiled.warnings);
+    e.u32(artifact.global_scratch_bytes);
+    e.count(artifact.tensor_maps.len());
+    for map in &artifact.tensor_maps {
+        encode_map(&mut e, map);
+    }
+    e.strings(&compiled.arg_names).strings(&compiled.warnings);
     e.finish()
+}
+
+fn encode_map(e: &mut Encoder, map: &HostTensorMap) {
+    encode_scalar(e, &map.base);
+    e.count(map.dims.len());
+    for scalar in map.dims.iter().chain(&map.strides) {
+        encode_scalar(e, scalar);
+    }
+    e.words(&map.box_dims).u32(map.elem_bytes).u32(map.swizzle_bytes);
+}
+
+/// A launch scalar in prefix order: a tag, its fields, then its operands.
+fn encode_scalar(e: &mut Encoder, scalar: &LaunchScalar) {
+    match scalar {
+        LaunchScalar::Param { index, bits } => {
+            e.u8(0).u64(*index as u64).u32(*bits);
+        }
+        LaunchScalar::Const(value) => {
+            e.u8(1).u64(*value as u64);
+        }
+        LaunchScalar::Binary { op, lhs, rhs, bits } => {
+            let tag = match op {
+                BinaryOp::Add => 2,
+                BinaryOp::Sub => 3,
+                BinaryOp::Mul => 4,
+            };
+            e.u8(tag).u32(*bits);
+            encode_scalar(e, lhs);
+            encode_scalar(e, rhs);
+        }
+        LaunchScalar::Resize { value, from, bits, zero_extend } => {
+            e.u8(5).u32(*from).u32(*bits).bool(*zero_extend);
+            encode_scalar(e, value);
+        }
+    }
+}
+
+fn decode_map(d: &mut Decoder<'_>) -> Result<HostTensorMap, DecodeError> {
+    let base = decode_scalar(d, 0)?;
+    let rank = d.count(1)?;
+    let dims = (0..rank).map(|_| decode_scalar(d, 0)).collect::<Result<_, _>>()?;
+    let strides = (0..rank).map(|_| decode_scalar(d, 0)).collect::<Result<_, _>>()?;
+    let box_dims = d.words()?;
+    Ok(HostTensorMap { base, dims, strides, box_dims, elem_bytes: d.u32()?, swizzle_bytes: d.u32()? })
+}
+
+/// How deep a launch scalar may nest (the backend's are far shallower; a corrupt entry must not
+/// exhaust the stack).
+const MAX_SCALAR_DEPTH: u32 = 64;
+
+fn decode_scalar(d: &mut Decoder<'_>, depth: u32) -> Result<LaunchScalar, DecodeError> {
+    if depth > MAX_SCALAR_DEPTH {
+        return Err(DecodeError("a launch scalar nested too deep".to_string()));
+    }
+    let tag = d.u8()?;
+    Ok(match tag {
+        0 => LaunchScalar::Param { index: d.u64()? as usize, bits: d.u32()? },
+        1 => LaunchScalar::Const(d.u64()? as i64),
+        2..=4 => {
+            let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul][usize::from(tag - 2)];
+            let bits = d.u32()?;
+            let lhs = Box::new(decode_scalar(d, depth + 1)?);
+            let rhs = Box::new(decode_scalar(d, depth + 1)?);
+            LaunchScalar::Binary { op, lhs, rhs, bits }
+        }
+        5 => {
+            let (from, bits, zero_extend) = (d.u32()?, d.u32()?, d.bool()?);
+            LaunchScalar::Resize { value: Box::new(decode_scalar(d, depth + 1)?), from, bits, zero_extend }
+        }
+        other => return Err(bad("launch scalar", other)),
+    })
 }
 
 pub fn decode_ptx(bytes: &[u8]) -> Result<Compiled<PtxArtifact>, DecodeError> {
@@ -92,11 +170,20 @@ pub fn decode_ptx(bytes: &[u8]) -> Result<Compiled<PtxArtifact>, DecodeError> {
         });
     }
     let global_scratch_bytes = d.u32()?;
+    let maps = d.count(8)?;
+    let tensor_maps = (0..maps).map(|_| decode_map(&mut d)).collect::<Result<_, _>>()?;
     let arg_names = d.strings()?;
     let warnings = d.strings()?;
     d.finish()?;
-    let artifact =
-        PtxArtifact { ptx, kernel_name, threads_per_block, shared_bytes, params, global_scratch_bytes };
+    let artifact = PtxArtifact {
+        ptx,
+        kernel_name,
+        threads_per_block,
+        shared_bytes,
+        params,
+        global_scratch_bytes,
+        tensor_maps,
+    };
     Ok(Compiled { artifact, arg_names, warnings })
 }
 
@@ -291,11 +378,52 @@ mod tests {
                 shared_bytes: 4096,
                 params: vec![PtxParam::Pointer, PtxParam::Int(4), PtxParam::Float(8)],
                 global_scratch_bytes: 128,
+                tensor_maps: vec![tensor_map()],
             },
             arg_names: names(),
             warnings: vec!["warning: flatten is not applied\n".into()],
         };
         assert_eq!(decode_ptx(&encode_ptx(&compiled)), Ok(compiled));
+    }
+
+    /// A host tensor map with every kind of launch scalar: `(p + i64(n) * 2 elements)`, shape
+    /// `(a * b - 1, 128)`, strides `(u64(trunc(c)), 1)`.
+    fn tensor_map() -> HostTensorMap {
+        let param = |index, bits| Box::new(LaunchScalar::Param { index, bits });
+        let binary = |op, lhs, rhs, bits| LaunchScalar::Binary { op, lhs, rhs, bits };
+        let wide_n =
+            Box::new(LaunchScalar::Resize { value: param(1, 32), from: 32, bits: 64, zero_extend: false });
+        let offset = binary(BinaryOp::Mul, wide_n, Box::new(LaunchScalar::Const(2)), 64);
+        let rows = binary(BinaryOp::Mul, param(2, 32), param(3, 32), 32);
+        let narrow =
+            Box::new(LaunchScalar::Resize { value: param(4, 64), from: 64, bits: 32, zero_extend: false });
+        HostTensorMap {
+            base: binary(BinaryOp::Add, param(0, 64), Box::new(offset), 64),
+            dims: vec![
+                binary(BinaryOp::Sub, Box::new(rows), Box::new(LaunchScalar::Const(-1)), 32),
+                LaunchScalar::Const(128),
+            ],
+            strides: vec![
+                LaunchScalar::Resize { value: narrow, from: 32, bits: 64, zero_extend: true },
+                LaunchScalar::Const(1),
+            ],
+            box_dims: vec![64, 64],
+            elem_bytes: 2,
+            swizzle_bytes: 128,
+        }
+    }
+
+    #[test]
+    fn a_corrupt_launch_scalar_is_an_error() {
+        // A chain of sign extensions nested deeper than any backend writes.
+        let mut e = Encoder::new();
+        for _ in 0..=MAX_SCALAR_DEPTH + 1 {
+            e.u8(5).u32(32).u32(64).bool(false);
+        }
+        e.u8(1).u64(7);
+        let bytes = e.finish();
+        assert!(decode_scalar(&mut Decoder::new(&bytes), 0).is_err());
+        assert!(decode_scalar(&mut Decoder::new(&[9]), 0).is_err());
     }
 
     #[test]

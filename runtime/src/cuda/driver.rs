@@ -430,6 +430,73 @@ impl Function {
     }
 }
 
+/// A tensor map (`CUtensorMap`, 128 bytes), encoded on the host for a kernel parameter.
+pub type TensorMap = sys::CUtensorMap;
+
+/// The shape of a tiled tensor map, innermost dimension first (the driver's order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TiledMap {
+    /// The global address of the first element (16-byte aligned).
+    pub base: u64,
+    /// Bytes per element: 1, 2 or 4 (read as unsigned integers of that size).
+    pub elem_bytes: u32,
+    pub dims: Vec<u64>,
+    /// Byte strides of every dimension but the innermost (multiples of 16).
+    pub byte_strides: Vec<u64>,
+    pub box_dims: Vec<u32>,
+    /// 0, 32, 64 or 128.
+    pub swizzle_bytes: u32,
+}
+
+/// Encodes `map` with `cuTensorMapEncodeTiled`: out-of-bounds elements read as zero, no
+/// interleave, no L2 promotion (the fields the kernels' own `tensormap.replace` writes).
+pub fn encode_tiled(map: &TiledMap) -> Result<TensorMap, DriverError> {
+    use sys::{
+        CUtensorMapDataType_enum as Type, CUtensorMapFloatOOBfill_enum as Fill,
+        CUtensorMapInterleave_enum as Interleave, CUtensorMapL2promotion_enum as L2,
+        CUtensorMapSwizzle_enum as Swizzle,
+    };
+    let invalid = DriverError { call: "cuTensorMapEncodeTiled", code: CUresult::CUDA_ERROR_INVALID_VALUE };
+    let data_type = match map.elem_bytes {
+        1 => Type::CU_TENSOR_MAP_DATA_TYPE_UINT8,
+        2 => Type::CU_TENSOR_MAP_DATA_TYPE_UINT16,
+        4 => Type::CU_TENSOR_MAP_DATA_TYPE_UINT32,
+        _ => return Err(invalid),
+    };
+    let swizzle = match map.swizzle_bytes {
+        0 => Swizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        32 => Swizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        64 => Swizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        128 => Swizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        _ => return Err(invalid),
+    };
+    let rank = map.dims.len();
+    if rank == 0 || rank > 5 || map.byte_strides.len() + 1 != rank || map.box_dims.len() != rank {
+        return Err(invalid);
+    }
+    let element_strides = vec![1u32; rank];
+    let mut encoded = TensorMap { opaque: [0; 16] };
+    // SAFETY: every array holds `rank` entries (`rank - 1` strides), as the call reads them;
+    // the base is only recorded in the map, not dereferenced.
+    check("cuTensorMapEncodeTiled", unsafe {
+        sys::cuTensorMapEncodeTiled(
+            &mut encoded,
+            data_type,
+            rank as u32,
+            map.base as *mut c_void,
+            map.dims.as_ptr(),
+            map.byte_strides.as_ptr(),
+            map.box_dims.as_ptr(),
+            element_strides.as_ptr(),
+            Interleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            L2::CU_TENSOR_MAP_L2_PROMOTION_NONE,
+            Fill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    })?;
+    Ok(encoded)
+}
+
 /// A CUDA event for timing and for waiting with a deadline, destroyed on drop.
 #[derive(Debug)]
 pub struct Event {

@@ -203,6 +203,8 @@ pub struct LoadedKernel {
     /// Global scratch bytes per program (tensor maps built on the device); the launch allocates
     /// them for the whole grid and passes the buffer as a last parameter.
     pub global_scratch_bytes: u32,
+    /// The tensor maps each launch encodes on the host and passes after everything else.
+    pub tensor_maps: Vec<trident_backend_nvptx::HostTensorMap>,
     /// Registers per thread, as the JIT allocated them (0 when the driver did not say).
     pub registers: u32,
 }
@@ -374,6 +376,7 @@ impl CudaDevice {
             shared_bytes: artifact.shared_bytes,
             params: artifact.params.clone(),
             global_scratch_bytes: artifact.global_scratch_bytes,
+            tensor_maps: artifact.tensor_maps.clone(),
             registers: function.registers().unwrap_or(0),
         })
     }
@@ -477,6 +480,9 @@ impl CudaDevice {
             }
             params.push_address(scratch[&stream].address());
         }
+        params
+            .encode_tensor_maps(&kernel.tensor_maps, args, addresses)
+            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
         self.context.make_current().map_err(CudaError::driver)?;
         let mut pointers = params.pointers();
         let block = [kernel.threads_per_block, 1, 1];
@@ -558,9 +564,10 @@ impl CudaDevice {
         memory: &[Memory],
     ) -> Result<(Params, Option<Memory>), CudaError> {
         let addresses: Vec<u64> = memory.iter().map(Memory::address).collect();
-        let mut params = Params::pack(&kernel.params, args, &addresses)
-            .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
+        let named = |e: CudaError| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message));
+        let mut params = Params::pack(&kernel.params, args, &addresses).map_err(named)?;
         if kernel.global_scratch_bytes == 0 {
+            params.encode_tensor_maps(&kernel.tensor_maps, args, &addresses).map_err(named)?;
             return Ok((params, None));
         }
         let bytes = (grid.programs() as usize).max(1) * kernel.global_scratch_bytes as usize;
@@ -574,6 +581,7 @@ impl CudaDevice {
             )
         })?;
         params.push_address(scratch.address());
+        params.encode_tensor_maps(&kernel.tensor_maps, args, &addresses).map_err(named)?;
         Ok((params, Some(scratch)))
     }
 

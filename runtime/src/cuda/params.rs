@@ -8,20 +8,29 @@
 //!
 //! Each value sits in its own 8-byte slot; the driver reads the first `w` bytes of the slot it
 //! is pointed to, which on a little-endian host are the low bytes of the value.
+//!
+//! After them (and after the global scratch's address, when the kernel has one) come the tensor
+//! maps the backend left to the host ([`HostTensorMap`]): each field evaluated from this
+//! launch's arguments, then encoded by the driver ([`Params::encode_tensor_maps`]), 128 bytes a
+//! parameter.
 
 use std::ffi::c_void;
 
 use smallvec::SmallVec;
-use trident_backend_nvptx::ParamAbi;
+use trident_backend_nvptx::{HostTensorMap, LaunchScalar, ParamAbi};
 
+use super::driver::{self, TensorMap, TiledMap};
 use super::{CudaError, ErrorKind};
 use crate::buffer::ArgValue;
 
-/// The packed parameters of one launch. The pointers handed to the driver point into `slots`,
-/// so a `Params` must not move between [`Params::pointers`] and the launch (it is only borrowed).
+/// The packed parameters of one launch. The pointers handed to the driver point into `slots`
+/// and `maps`, so a `Params` must not move between [`Params::pointers`] and the launch (it is
+/// only borrowed).
 #[derive(Debug, PartialEq)]
 pub struct Params {
     slots: SmallVec<[u64; INLINE_PARAMS]>,
+    /// The encoded tensor maps, passed after every slot.
+    maps: Vec<TensorMap>,
 }
 
 /// Parameter counts up to this pack without a heap allocation (a launch of a kernel with more
@@ -42,7 +51,41 @@ impl Params {
         for (index, (param, arg)) in abi.iter().zip(args).enumerate() {
             slots.push(pack_one(index, *param, arg, addresses)?);
         }
-        Ok(Params { slots })
+        Ok(Params { slots, maps: Vec::new() })
+    }
+
+    /// Evaluates and encodes the tensor maps `maps` for this launch's `args` (`addresses` as in
+    /// [`Params::pack`]), passed after every slot. A map the driver refuses (a base or stride
+    /// that is not a multiple of 16 bytes, a dimension out of range) fails the launch with its
+    /// fields.
+    pub fn encode_tensor_maps(
+        &mut self,
+        maps: &[HostTensorMap],
+        args: &[ArgValue],
+        addresses: &[u64],
+    ) -> Result<(), CudaError> {
+        for (index, map) in maps.iter().enumerate() {
+            let tiled = tiled(map, args, addresses).ok_or_else(|| {
+                CudaError::new(
+                    ErrorKind::Arguments,
+                    format!(
+                        "tensor descriptor {index}: its fields need an argument this launch does not give"
+                    ),
+                )
+            })?;
+            let encoded = driver::encode_tiled(&tiled).map_err(|error| {
+                CudaError::new(
+                    ErrorKind::Arguments,
+                    format!(
+                        "tensor descriptor {index} (base 0x{:x}, shape {:?} innermost first, byte strides \
+                         {:?}, block {:?}): the driver refuses its tensor map: {error}",
+                        tiled.base, tiled.dims, tiled.byte_strides, tiled.box_dims
+                    ),
+                )
+            })?;
+            self.maps.push(encoded);
+        }
+        Ok(())
     }
 
     /// Appends a device address after the packed arguments (the global scratch that the kernel's
@@ -53,7 +96,8 @@ impl Params {
 
     /// One pointer per parameter, as `cuLaunchKernel`'s `kernelParams`.
     pub fn pointers(&mut self) -> SmallVec<[*mut c_void; INLINE_PARAMS]> {
-        self.slots.iter_mut().map(|slot| slot as *mut u64 as *mut c_void).collect()
+        let slots = self.slots.iter_mut().map(|slot| slot as *mut u64 as *mut c_void);
+        slots.chain(self.maps.iter_mut().map(|map| map as *mut TensorMap as *mut c_void)).collect()
     }
 
     /// The packed slots (for tests).
@@ -89,6 +133,34 @@ fn pack_one(index: usize, param: ParamAbi, arg: &ArgValue, addresses: &[u64]) ->
         _ => return Err(mismatch()),
     };
     Ok(slot)
+}
+
+/// The tensor map `map` for a launch of `args`, innermost dimension first, as the driver takes
+/// it; `None` when a field reads a float argument or one that is missing.
+fn tiled(map: &HostTensorMap, args: &[ArgValue], addresses: &[u64]) -> Option<TiledMap> {
+    let param = |index: usize| match args.get(index)? {
+        ArgValue::Int(value) => Some(*value),
+        ArgValue::Buffer(buffer) => addresses.get(*buffer).map(|&address| address as i64),
+        _ => None,
+    };
+    let value = |scalar: &LaunchScalar| scalar.evaluate(&param).map(|v| v as u64);
+    let dims: Vec<u64> = map.dims.iter().rev().map(value).collect::<Option<_>>()?;
+    // The strides of all dimensions but the innermost, in bytes.
+    let byte_strides: Vec<u64> = map
+        .strides
+        .iter()
+        .rev()
+        .skip(1)
+        .map(|s| Some(value(s)?.wrapping_mul(u64::from(map.elem_bytes))))
+        .collect::<Option<_>>()?;
+    Some(TiledMap {
+        base: value(&map.base)?,
+        elem_bytes: map.elem_bytes,
+        dims,
+        byte_strides,
+        box_dims: map.box_dims.iter().rev().copied().collect(),
+        swizzle_bytes: map.swizzle_bytes,
+    })
 }
 
 /// The low `width` bytes of `bits`, for the widths the PTX ABI has.
