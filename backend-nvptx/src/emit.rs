@@ -304,21 +304,28 @@ impl<'a> Emitter<'a> {
         r
     }
 
-    /// The address where scratch shared memory starts: above the live rings.
+    /// Where scratch shared memory starts: above the live rings, on a multiple of 128 bytes (a
+    /// TMA copy's tile needs it; the rings' mbarriers may end between two).
+    fn scratch_offset(&self) -> u32 {
+        self.ring_top.next_multiple_of(128)
+    }
+
+    /// The address where scratch shared memory starts ([`Emitter::scratch_offset`]).
     pub fn smem_base(&mut self) -> Reg {
         let start = self.smem_start();
-        if self.ring_top == 0 {
+        let offset = self.scratch_offset();
+        if offset == 0 {
             return start;
         }
         let r = self.reg(Class::B32);
-        self.ins(format!("add.s32 {r}, {start}, {}", self.ring_top));
+        self.ins(format!("add.s32 {r}, {start}, {offset}"));
         r
     }
 
     /// Records that scratch use needs `bytes` of shared memory (above the live rings).
     pub fn need_shared(&mut self, bytes: u64) -> EResult<()> {
         let cap = if self.options.sm >= 90 { 227 * 1024 } else { 163 * 1024 };
-        let bytes = bytes + self.ring_top as u64;
+        let bytes = bytes + self.scratch_offset() as u64;
         if bytes > cap {
             return self.exceeds(&format!(
                 "a layout change through {bytes} bytes of shared memory (the limit is {cap}); smaller \

@@ -79,8 +79,9 @@ pub struct Artifact {
     /// linear index (`x + nx * (y + ny * z)`).
     pub global_scratch_bytes: u32,
     /// The tensor maps the runtime encodes on the host at each launch (descriptors whose fields
-    /// are all launch scalars, [`crate::tma`]): the kernel takes each as one more parameter,
-    /// `.param .align 64 .b8 [128]` (a `CUtensorMap` by value), after the global scratch.
+    /// are all launch scalars; the backend's `tma` module says which): the kernel takes each as
+    /// one more parameter, `.param .align 64 .b8 [128]` (a `CUtensorMap` by value), after the
+    /// global scratch.
     pub tensor_maps: Vec<HostTensorMap>,
 }
 

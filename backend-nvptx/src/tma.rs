@@ -214,8 +214,7 @@ fn load(e: &mut Emitter, op: Op) -> EResult<()> {
     let rank = block.len();
     let coords = coordinates(e, &data.operands[1..])?;
     let tile_bytes = block.iter().map(|&d| d as u64).product::<u64>() * elem_bytes as u64;
-    // The tile at the scratch base (128-byte aligned: rings end on multiples of 128), its
-    // mbarrier right after it.
+    // The tile at the scratch base (128-byte aligned), its mbarrier right after it.
     e.need_shared(tile_bytes + 8)?;
     let tile = e.smem_base();
     let bar = e.reg(Class::B32);

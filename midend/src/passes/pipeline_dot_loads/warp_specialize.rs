@@ -43,7 +43,7 @@
 //! is one `setmaxnreg` can make (at most 28 consumer warps); other loops pipeline as without
 //! the hint.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{
     advance_slot, alloc_rings, clone_with, copy_into_ring, keep_chain_in_flight, keep_dots_in_flight,
@@ -51,7 +51,8 @@ use super::{
 };
 use crate::analysis::trip_count::trip_count;
 use crate::ir::verifier::register_split_is_legal;
-use crate::ir::{Attr, Attrs, Body, Builder, DType, Op, Opcode, Type, Value};
+use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Effect, Op, Opcode, Type, Value};
+use crate::passes::uses::UseCounts;
 use crate::target::Target;
 
 /// Warps of the producer: one warpgroup (`setmaxnreg` applies to whole warpgroups).
@@ -223,6 +224,8 @@ pub(super) fn rewrite(
     next.extend(next_phase);
     b.op(Opcode::Yield, next, &[], Attrs::new());
 
+    sink_loads_into_consumers(body, parent, ws);
+
     // After the partition: every consumer warp is done with the rings (the last dots were
     // waited for in each warpgroup) before their memory is reused; latest first.
     let index = body.position(parent, ws) + 1;
@@ -232,6 +235,60 @@ pub(super) fn rewrite(
     b.op(Opcode::LocalDealloc, vec![empty], &[], Attrs::new());
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
+    }
+}
+
+/// Moves the loads before `ws` (in block `parent`) whose values only the consumers read
+/// (attention's `Q`, loaded once before the loop), with the ops that derive from them for the
+/// consumers alone (its layout conversion), to the start of the consumers' region: the producer
+/// starts copying the loop's first tiles at the partition, so the consumers' load then overlaps
+/// those copies instead of delaying them by a trip to memory. A load moves past the rings'
+/// allocation and barrier initialization (shared memory), never past another write.
+fn sink_loads_into_consumers(body: &mut Body, parent: Block, ws: Op) {
+    let default = body.op(ws).regions[0];
+    let total = UseCounts::compute(body, parent);
+    let inside = UseCounts::compute(body, default);
+    let ops = body.blocks[parent].ops.clone();
+    let at = body.position(parent, ws);
+    // Backwards from the partition: the ops whose every use is inside the region or by an op
+    // already chosen, and that may move past what lies between.
+    let mut movable: Vec<Op> = Vec::new();
+    let mut used_by_movable: HashMap<Value, u32> = HashMap::new();
+    for &op in ops[..at].iter().rev() {
+        let data = body.op(op);
+        let effect = data.opcode.info().effect;
+        if effect == Effect::Write {
+            if matches!(data.opcode, Opcode::LocalAlloc | Opcode::InitBarriers) {
+                continue;
+            }
+            break;
+        }
+        let only_consumers = data.results.iter().all(|&r| {
+            let inner = inside.get(r) + used_by_movable.get(&r).copied().unwrap_or(0);
+            total.get(r) > 0 && total.get(r) == inner
+        });
+        if !data.regions.is_empty() || data.results.is_empty() || !only_consumers {
+            continue;
+        }
+        movable.push(op);
+        for &operand in &data.operands {
+            *used_by_movable.entry(operand).or_default() += 1;
+        }
+    }
+    movable.reverse();
+    // Only the loads and what derives from them move (constants and scalars stay).
+    let mut derived: HashSet<Value> = HashSet::new();
+    let mut moving = Vec::new();
+    for op in movable {
+        let data = body.op(op);
+        if data.opcode.info().effect == Effect::Read || data.operands.iter().any(|v| derived.contains(v)) {
+            derived.extend(data.results.iter().copied());
+            moving.push(op);
+        }
+    }
+    for (index, &op) in moving.iter().enumerate() {
+        body.detach_op(op);
+        body.insert_op(default, index, op);
     }
 }
 
