@@ -34,6 +34,11 @@
 //! induction variable, the carried values the pipeliner found recomputable), cloned from the
 //! loop's body; it reads only scalars from outside.
 //!
+//! Loads before the partition whose values only the consumers read (attention's `Q`) move into
+//! the consumers' region ([`sink_loads_into_consumers`]): the producer then fills the rings while
+//! they are loaded (H100, the corpus' attention through descriptors, d128, 2048 keys: 478.5 ->
+//! 484.3 TFLOP/s).
+//!
 //! The producer warpgroup gives its registers to the consumers (`setmaxnreg`): it keeps
 //! [`PRODUCER_REGISTERS`], and the consumers take what the register file leaves, at most
 //! [`MAX_CONSUMER_REGISTERS`], as Triton's `allocate_warp_groups` splits it.
