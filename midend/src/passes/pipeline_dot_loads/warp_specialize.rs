@@ -35,7 +35,7 @@
 //! loop's body; it reads only scalars from outside.
 //!
 //! Loads before the partition whose values only the consumers read (attention's `Q`) move into
-//! the consumers' region ([`sink_loads_into_consumers`]): the producer then fills the rings while
+//! the consumers' region (`sink_loads_into_consumers`): the producer then fills the rings while
 //! they are loaded (H100, the corpus' attention through descriptors, d128, 2048 keys: 478.5 ->
 //! 484.3 TFLOP/s).
 //!
