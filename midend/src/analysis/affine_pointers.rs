@@ -25,8 +25,9 @@ use std::collections::BTreeMap;
 use super::trip_count;
 use crate::ir::{Attr, Body, DType, Op, Opcode, Value};
 
-/// How deep the reading follows operands before it gives up (tile pointers are short chains).
-const MAX_DEPTH: u32 = 24;
+/// How many values the reading visits before it gives up (tile pointers are short chains; the
+/// bound is on visits, not depth, so that shared operands cannot make it exponential).
+const MAX_STEPS: u32 = 256;
 
 /// A pointer tensor as `base` plus the offsets of its `tt.addptr` levels, each sign-extended and
 /// scaled by the pointee's size on its own, as the IR adds them.
@@ -97,11 +98,12 @@ impl AffineOffset {
 
 /// Pointer tensor `v` as a base and affine levels, when it is built as the module docs say.
 pub fn pointer(body: &Body, v: Value) -> Option<AffinePointer> {
-    pointer_at(body, v, MAX_DEPTH)
+    let mut steps = MAX_STEPS;
+    pointer_at(body, v, &mut steps)
 }
 
-fn pointer_at(body: &Body, v: Value, depth: u32) -> Option<AffinePointer> {
-    let depth = depth.checked_sub(1)?;
+fn pointer_at(body: &Body, v: Value, steps: &mut u32) -> Option<AffinePointer> {
+    super::take_step(steps)?;
     let def = body.def_op(v)?;
     let operands = &body.op(def).operands;
     match body.opcode(def) {
@@ -109,13 +111,13 @@ fn pointer_at(body: &Body, v: Value, depth: u32) -> Option<AffinePointer> {
             Some(AffinePointer { base: operands[0], levels: Vec::new() })
         }
         Opcode::AddPtr if !body.ty(operands[0]).shape().is_empty() => {
-            let mut pointer = pointer_at(body, operands[0], depth)?;
-            pointer.levels.push(offset_at(body, operands[1], depth)?);
+            let mut pointer = pointer_at(body, operands[0], steps)?;
+            pointer.levels.push(offset_at(body, operands[1], steps)?);
             Some(pointer)
         }
         _ => {
             let (inner, inserted) = reshaped(body, def)?;
-            let mut pointer = pointer_at(body, inner, depth)?;
+            let mut pointer = pointer_at(body, inner, steps)?;
             if let Some(axis) = inserted {
                 for level in &mut pointer.levels {
                     level.insert_dim(axis)?;
@@ -141,8 +143,8 @@ fn reshaped(body: &Body, def: Op) -> Option<(Value, Option<usize>)> {
 }
 
 /// 32-bit integer tensor `v` as an affine offset.
-fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
-    let depth = depth.checked_sub(1)?;
+fn offset_at(body: &Body, v: Value, steps: &mut u32) -> Option<AffineOffset> {
+    super::take_step(steps)?;
     let ty = body.ty(v);
     if ty.is_ptr() || ty.dtype() != DType::I32 {
         return None;
@@ -167,11 +169,11 @@ fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
         }),
         Opcode::AddI | Opcode::SubI => {
             let sign = if body.opcode(def) == Opcode::AddI { 1 } else { -1 };
-            let lhs = offset_at(body, operands[0], depth)?;
-            lhs.combine(offset_at(body, operands[1], depth)?, sign)
+            let lhs = offset_at(body, operands[0], steps)?;
+            lhs.combine(offset_at(body, operands[1], steps)?, sign)
         }
         Opcode::MulI => {
-            let (lhs, rhs) = (offset_at(body, operands[0], depth)?, offset_at(body, operands[1], depth)?);
+            let (lhs, rhs) = (offset_at(body, operands[0], steps)?, offset_at(body, operands[1], steps)?);
             match (lhs.as_constant(), rhs.as_constant()) {
                 (_, Some(factor)) => lhs.scale(factor),
                 (Some(factor), None) => rhs.scale(factor),
@@ -180,7 +182,7 @@ fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
         }
         _ => {
             let (inner, inserted) = reshaped(body, def)?;
-            let mut offset = offset_at(body, inner, depth)?;
+            let mut offset = offset_at(body, inner, steps)?;
             if let Some(axis) = inserted {
                 offset.insert_dim(axis)?;
             }
@@ -193,6 +195,11 @@ fn offset_at(body: &Body, v: Value, depth: u32) -> Option<AffineOffset> {
 mod tests {
     use super::*;
     use crate::ir::{Attrs, Builder, Elem, Type};
+
+    fn offset(body: &Body, v: Value) -> Option<AffineOffset> {
+        let mut steps = MAX_STEPS;
+        offset_at(body, v, &mut steps)
+    }
 
     fn ints(shape: &[u32]) -> Type {
         Type::tensor(Elem::Scalar(DType::I32), shape)
@@ -255,11 +262,28 @@ mod tests {
         let square = b.same_type(Opcode::MulI, vec![r, r]);
         let wide =
             b.value(Opcode::ExtSI, vec![r], Type::tensor(Elem::Scalar(DType::I64), &[16]), Attrs::new());
-        assert_eq!(offset_at(&body, square, MAX_DEPTH), None);
-        assert_eq!(offset_at(&body, wide, MAX_DEPTH), None);
+        assert_eq!(offset(&body, square), None);
+        assert_eq!(offset(&body, wide), None);
         assert_eq!(
-            offset_at(&body, r, MAX_DEPTH),
+            offset(&body, r),
             Some(AffineOffset { terms: BTreeMap::new(), constant: 0, coeffs: vec![1] })
         );
+    }
+
+    /// `r + r` nested forty deep: a few ops, but a tree of 2^40 leaves; the reading gives up
+    /// after its budget of visits instead of following every path (it took 2^24 visits when the
+    /// bound was a depth).
+    #[test]
+    fn the_reading_is_bounded_by_visits() {
+        let mut body = Body::new();
+        let entry = body.new_block(&[]);
+        let mut b = Builder::at(&mut body, entry, 0);
+        let mut x = range(&mut b, 16);
+        for _ in 0..40 {
+            x = b.same_type(Opcode::AddI, vec![x, x]);
+        }
+        let started = std::time::Instant::now();
+        assert_eq!(offset(&body, x), None);
+        assert!(started.elapsed() < std::time::Duration::from_millis(100));
     }
 }

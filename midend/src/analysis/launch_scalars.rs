@@ -59,7 +59,7 @@ pub fn launch_scalar(function: &Function, v: Value) -> Option<LaunchScalar> {
 }
 
 fn read(function: &Function, body: &Body, v: Value, nodes: &mut u32) -> Option<LaunchScalar> {
-    *nodes = nodes.checked_sub(1)?;
+    super::take_step(nodes)?;
     let ty = body.ty(v);
     if ty.is_tensor() || ty.is_desc() {
         return None;

@@ -10,3 +10,12 @@ pub mod launch_scalars;
 pub mod loop_hints;
 pub mod strided_tiles;
 pub mod trip_count;
+
+/// Takes one step of a reading's budget, or says none is left. The analyses that read an
+/// expression by following operands count the values they visit, so that a DAG whose shared
+/// operands would be read again and again (`x + x` nested thirty deep) cannot take exponential
+/// time.
+pub(crate) fn take_step(steps: &mut u32) -> Option<()> {
+    *steps = steps.checked_sub(1)?;
+    Some(())
+}

@@ -25,12 +25,6 @@ use crate::ir::{Attr, Body, DType, Op, Opcode, Value, ValueDef};
 /// time: `x + x` nested thirty deep).
 const MAX_STEPS: u32 = 256;
 
-/// Takes one of the reading's steps, or says none is left.
-fn step(steps: &mut u32) -> Option<()> {
-    *steps = steps.checked_sub(1)?;
-    Some(())
-}
-
 /// How far apart (in elements, for pointers) neighbouring elements of a tensor are along one
 /// dimension: a constant, or a scalar SSA value times a constant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +84,7 @@ fn strides_at(
     steps: &mut u32,
     assumed: Option<(Value, &[Stride])>,
 ) -> Option<Vec<Stride>> {
-    step(steps)?;
+    super::take_step(steps)?;
     let ty = body.ty(v);
     let rank = ty.shape().len();
     // 64-bit offsets appear only as splats of a scalar (a loop's rematerialized pointer offset).
@@ -215,7 +209,7 @@ fn collect_terms(
     terms: &mut Vec<MaskTerm>,
     steps: &mut u32,
 ) -> Option<()> {
-    step(steps)?;
+    super::take_step(steps)?;
     if body.ty(v).shape().is_empty() {
         terms.push(MaskTerm::Uniform(v));
         return Some(());
