@@ -221,4 +221,40 @@ mod tests {
         let error = Params::pack(&[], &[ArgValue::Int(1)], &[]).unwrap_err();
         assert!(error.message.contains("takes 0 parameters"), "{error}");
     }
+
+    /// The attention descriptor `make_tensor_descriptor(k_ptr, [Z * H * N, 128], [128, 1])` with
+    /// 64 x 128 f16 boxes of a 128-byte swizzle: the driver's fields innermost first, strides in
+    /// bytes without the innermost, the base the buffer's address; a field read from a float
+    /// argument has no value.
+    #[test]
+    fn tensor_maps_take_their_fields_from_the_launch() {
+        use trident_backend_nvptx::BinaryOp;
+        let param = |index, bits| Box::new(LaunchScalar::Param { index, bits });
+        let zh = LaunchScalar::Binary { op: BinaryOp::Mul, lhs: param(1, 32), rhs: param(2, 32), bits: 32 };
+        let rows = LaunchScalar::Binary { op: BinaryOp::Mul, lhs: Box::new(zh), rhs: param(3, 32), bits: 32 };
+        let map = HostTensorMap {
+            base: LaunchScalar::Param { index: 0, bits: 64 },
+            dims: vec![rows, LaunchScalar::Const(128)],
+            strides: vec![LaunchScalar::Const(128), LaunchScalar::Const(1)],
+            box_dims: vec![64, 64],
+            elem_bytes: 2,
+            swizzle_bytes: 128,
+        };
+        let args = [ArgValue::Buffer(1), ArgValue::Int(4), ArgValue::Int(16), ArgValue::Int(2048)];
+        let encoded = tiled(&map, &args, &[0x1000, 0x7f00_0000_0000]).expect("every field has a value");
+        assert_eq!(
+            encoded,
+            TiledMap {
+                base: 0x7f00_0000_0000,
+                elem_bytes: 2,
+                dims: vec![128, 4 * 16 * 2048],
+                byte_strides: vec![256],
+                box_dims: vec![64, 64],
+                swizzle_bytes: 128,
+            }
+        );
+        let floats = [ArgValue::Buffer(0), ArgValue::Float(4.0), ArgValue::Int(16), ArgValue::Int(2048)];
+        assert_eq!(tiled(&map, &floats, &[0x1000]), None);
+        assert_eq!(tiled(&map, &args[..2], &[0x1000, 0x2000]), None);
+    }
 }
