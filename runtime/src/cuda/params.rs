@@ -144,7 +144,9 @@ fn tiled(map: &HostTensorMap, args: &[ArgValue], addresses: &[u64]) -> Option<Ti
         _ => None,
     };
     let value = |scalar: &LaunchScalar| scalar.evaluate(&param).map(|v| v as u64);
-    let dims: Vec<u64> = map.dims.iter().rev().map(value).collect::<Option<_>>()?;
+    // A dimension is 32 bits wide, unsigned (as the kernels' own `tensormap.replace` writes it).
+    let dims: Vec<u64> =
+        map.dims.iter().rev().map(|d| value(d).map(|v| u64::from(v as u32))).collect::<Option<_>>()?;
     // The strides of all dimensions but the innermost, in bytes.
     let byte_strides: Vec<u64> = map
         .strides
@@ -253,6 +255,9 @@ mod tests {
                 swizzle_bytes: 128,
             }
         );
+        // 2^31 rows given as an unsigned 32-bit value are 2^31 rows, not a negative count.
+        let huge = [ArgValue::Buffer(1), ArgValue::Int(1 << 15), ArgValue::Int(1 << 16), ArgValue::Int(1)];
+        assert_eq!(tiled(&map, &huge, &[0, 0x1000]).unwrap().dims, vec![128, 1 << 31]);
         let floats = [ArgValue::Buffer(0), ArgValue::Float(4.0), ArgValue::Int(16), ArgValue::Int(2048)];
         assert_eq!(tiled(&map, &floats, &[0x1000]), None);
         assert_eq!(tiled(&map, &args[..2], &[0x1000, 0x2000]), None);
