@@ -220,7 +220,7 @@ impl Drop for WorkerProcess {
 
 /// The CPU time (user and system) process `pid` has used, from `/proc/PID/stat`; `None` where
 /// there is no such file (not Linux) or it cannot be read.
-fn cpu_time(pid: u32) -> Option<Duration> {
+pub fn cpu_time(pid: u32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: fields count from after it.
     let rest = &stat[stat.rfind(')')? + 1..];
