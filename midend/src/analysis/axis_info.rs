@@ -57,6 +57,7 @@
 
 use std::fmt;
 
+use super::{sign_extend, zero_extend};
 use crate::ir::printer::print_function;
 use crate::ir::{
     Attr, Attrs, Block, Body, DType, Function, Module, Op, Opcode, SecondaryMap, Value, ValueData,
@@ -956,23 +957,6 @@ fn normalize_constant(value: i64, dtype: DType) -> i64 {
         DType::I1 => value & 1,
         _ if dtype.is_signed_int() => sign_extend(value, dtype.bits()),
         _ => zero_extend(value, dtype.bits()) as i64,
-    }
-}
-
-fn sign_extend(value: i64, bits: u32) -> i64 {
-    if bits >= 64 {
-        value
-    } else {
-        let shift = 64 - bits;
-        (value << shift) >> shift
-    }
-}
-
-fn zero_extend(value: i64, bits: u32) -> u64 {
-    if bits >= 64 {
-        value as u64
-    } else {
-        (value as u64) & ((1u64 << bits) - 1)
     }
 }
 

@@ -12,6 +12,7 @@
 //! the IR's wrapping at its width. A value is held as its two's-complement bits at its width,
 //! sign-extended to 64 (a pointer is its 64-bit address).
 
+use super::{sign_extend, zero_extend};
 use crate::ir::{Body, Function, Opcode, Value};
 
 /// How many operations a launch scalar may have (descriptor fields are short; the bound keeps
@@ -76,7 +77,9 @@ fn read(function: &Function, body: &Body, v: Value, nodes: &mut u32) -> Option<L
         Some(LaunchScalar::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), bits })
     };
     match data.opcode {
-        Opcode::Constant if !ty.is_ptr() => Some(LaunchScalar::Const(wrap(data.attrs.int("value")?, bits))),
+        Opcode::Constant if !ty.is_ptr() => {
+            Some(LaunchScalar::Const(sign_extend(data.attrs.int("value")?, bits)))
+        }
         Opcode::AddI => binary(BinaryOp::Add, nodes),
         Opcode::SubI => binary(BinaryOp::Sub, nodes),
         Opcode::MulI => binary(BinaryOp::Mul, nodes),
@@ -109,23 +112,13 @@ fn read(function: &Function, body: &Body, v: Value, nodes: &mut u32) -> Option<L
     }
 }
 
-/// The low `bits` of `value`, sign-extended to 64 (how a launch scalar holds its value).
-fn wrap(value: i64, bits: u32) -> i64 {
-    if bits >= 64 {
-        value
-    } else {
-        let shift = 64 - bits;
-        (value << shift) >> shift
-    }
-}
-
 impl LaunchScalar {
     /// The value for a launch whose parameter `i` is `param(i)` (an integer's value or a
     /// pointer's address, any bits above the parameter's width ignored); `None` when a
     /// parameter has no such value.
     pub fn evaluate(&self, param: &dyn Fn(usize) -> Option<i64>) -> Option<i64> {
         Some(match self {
-            LaunchScalar::Param { index, bits } => wrap(param(*index)?, *bits),
+            LaunchScalar::Param { index, bits } => sign_extend(param(*index)?, *bits),
             LaunchScalar::Const(value) => *value,
             LaunchScalar::Binary { op, lhs, rhs, bits } => {
                 let (lhs, rhs) = (lhs.evaluate(param)?, rhs.evaluate(param)?);
@@ -134,12 +127,12 @@ impl LaunchScalar {
                     BinaryOp::Sub => lhs.wrapping_sub(rhs),
                     BinaryOp::Mul => lhs.wrapping_mul(rhs),
                 };
-                wrap(value, *bits)
+                sign_extend(value, *bits)
             }
-            LaunchScalar::Resize { value, from, bits, zero_extend } => {
+            LaunchScalar::Resize { value, from, bits, zero_extend: unsigned } => {
                 let value = value.evaluate(param)?;
-                let value = if *zero_extend && *from < 64 { value & ((1i64 << from) - 1) } else { value };
-                wrap(value, *bits)
+                let value = if *unsigned { zero_extend(value, *from) as i64 } else { value };
+                sign_extend(value, *bits)
             }
         })
     }
@@ -150,15 +143,20 @@ mod tests {
     use super::*;
     use crate::ir::{Builder, DType, FuncKind, Type};
 
-    /// A kernel `(p: !tt.ptr<f16>, a: i32, b: i32, c: i64)` and its entry block.
-    fn kernel() -> Function {
+    /// A kernel `(p: !tt.ptr<f16>, a: i32, b: i32, c: i64)` whose body `build` writes from its
+    /// parameters; the values `build` returns.
+    fn kernel_with(build: impl FnOnce(&mut Builder, [Value; 4]) -> Vec<Value>) -> (Function, Vec<Value>) {
         let params = [
             Type::ptr(DType::F16),
             Type::scalar(DType::I32),
             Type::scalar(DType::I32),
             Type::scalar(DType::I64),
         ];
-        Function::new("k", FuncKind::Kernel, &params, &[])
+        let mut f = Function::new("k", FuncKind::Kernel, &params, &[]);
+        let [p, a, b, c] = f.params()[..] else { unreachable!("four parameters") };
+        let entry = f.entry;
+        let values = build(&mut Builder::at_end(&mut f.body, entry), [p, a, b, c]);
+        (f, values)
     }
 
     fn args(index: usize) -> Option<i64> {
@@ -167,59 +165,52 @@ mod tests {
 
     #[test]
     fn products_of_parameters_wrap_at_their_width() {
-        let mut f = kernel();
-        let [_, a, b, _] = f.params()[..] else { unreachable!() };
-        let entry = f.entry;
-        let mut bld = Builder::at_end(&mut f.body, entry);
-        let ab = bld.same_type(Opcode::MulI, vec![a, b]);
-        let four = bld.const_int(DType::I32, 4);
-        let wrapped = bld.same_type(Opcode::MulI, vec![ab, four]);
-        let scalar = launch_scalar(&f, wrapped).expect("a launch scalar");
+        let (f, v) = kernel_with(|bld, [_, a, b, _]| {
+            let ab = bld.same_type(Opcode::MulI, vec![a, b]);
+            let four = bld.const_int(DType::I32, 4);
+            vec![bld.same_type(Opcode::MulI, vec![ab, four]), ab]
+        });
+        let scalar = launch_scalar(&f, v[0]).expect("a launch scalar");
         // 3 * 2^30 * 4 = 3 * 2^32 wraps to 0 in 32 bits.
         assert_eq!(scalar.evaluate(&args), Some(0));
-        assert_eq!(launch_scalar(&f, ab).unwrap().evaluate(&args), Some(wrap(3 << 30, 32)));
+        assert_eq!(launch_scalar(&f, v[1]).unwrap().evaluate(&args), Some(sign_extend(3 << 30, 32)));
     }
 
     #[test]
     fn pointer_offsets_count_elements_and_extensions_follow_their_kind() {
-        let mut f = kernel();
-        let [p, a, _, c] = f.params()[..] else { unreachable!() };
-        let entry = f.entry;
-        let mut bld = Builder::at_end(&mut f.body, entry);
-        let wide = bld.cast(Opcode::ExtSI, a, Type::scalar(DType::I64));
-        let sum = bld.same_type(Opcode::AddI, vec![wide, c]);
-        let moved = bld.value(Opcode::AddPtr, vec![p, sum], Type::ptr(DType::F16), Default::default());
-        let narrow = bld.cast(Opcode::TruncI, c, Type::scalar(DType::I32));
-        let unsigned = bld.cast(Opcode::ExtUI, narrow, Type::scalar(DType::I64));
+        let (f, v) = kernel_with(|bld, [p, a, _, c]| {
+            let wide = bld.cast(Opcode::ExtSI, a, Type::scalar(DType::I64));
+            let sum = bld.same_type(Opcode::AddI, vec![wide, c]);
+            let moved = bld.value(Opcode::AddPtr, vec![p, sum], Type::ptr(DType::F16), Default::default());
+            let narrow = bld.cast(Opcode::TruncI, c, Type::scalar(DType::I32));
+            vec![moved, bld.cast(Opcode::ExtUI, narrow, Type::scalar(DType::I64))]
+        });
         // p + (3 - 5) f16 elements: four bytes back.
-        assert_eq!(launch_scalar(&f, moved).unwrap().evaluate(&args), Some(0x7000_0000_0000 - 4));
+        assert_eq!(launch_scalar(&f, v[0]).unwrap().evaluate(&args), Some(0x7000_0000_0000 - 4));
         // -5 truncated to 32 bits, then zero-extended: 2^32 - 5.
-        assert_eq!(launch_scalar(&f, unsigned).unwrap().evaluate(&args), Some((1i64 << 32) - 5));
+        assert_eq!(launch_scalar(&f, v[1]).unwrap().evaluate(&args), Some((1i64 << 32) - 5));
     }
 
     #[test]
     fn program_dependent_values_are_not_launch_scalars() {
-        let mut f = kernel();
-        let [_, a, _, _] = f.params()[..] else { unreachable!() };
-        let entry = f.entry;
-        let mut bld = Builder::at_end(&mut f.body, entry);
-        let pid = bld.value(Opcode::GetProgramId, vec![], Type::scalar(DType::I32), Default::default());
-        let mixed = bld.same_type(Opcode::MulI, vec![a, pid]);
-        assert_eq!(launch_scalar(&f, mixed), None);
-        assert!(launch_scalar(&f, a).is_some());
+        let (f, v) = kernel_with(|bld, [_, a, _, _]| {
+            let pid = bld.value(Opcode::GetProgramId, vec![], Type::scalar(DType::I32), Default::default());
+            vec![bld.same_type(Opcode::MulI, vec![a, pid]), a]
+        });
+        assert_eq!(launch_scalar(&f, v[0]), None);
+        assert!(launch_scalar(&f, v[1]).is_some());
     }
 
     #[test]
     fn the_reading_is_bounded() {
         // x + x nested deep: a DAG of a few ops, a tree of 2^40 leaves.
-        let mut f = kernel();
-        let [_, a, _, _] = f.params()[..] else { unreachable!() };
-        let entry = f.entry;
-        let mut bld = Builder::at_end(&mut f.body, entry);
-        let mut x = a;
-        for _ in 0..40 {
-            x = bld.same_type(Opcode::AddI, vec![x, x]);
-        }
-        assert_eq!(launch_scalar(&f, x), None);
+        let (f, v) = kernel_with(|bld, [_, a, _, _]| {
+            let mut x = a;
+            for _ in 0..40 {
+                x = bld.same_type(Opcode::AddI, vec![x, x]);
+            }
+            vec![x]
+        });
+        assert_eq!(launch_scalar(&f, v[0]), None);
     }
 }

@@ -19,3 +19,22 @@ pub(crate) fn take_step(steps: &mut u32) -> Option<()> {
     *steps = steps.checked_sub(1)?;
     Some(())
 }
+
+/// The low `bits` of `value`, sign-extended to 64.
+pub(crate) fn sign_extend(value: i64, bits: u32) -> i64 {
+    if bits >= 64 {
+        value
+    } else {
+        let shift = 64 - bits;
+        (value << shift) >> shift
+    }
+}
+
+/// The low `bits` of `value`, zero-extended to 64.
+pub(crate) fn zero_extend(value: i64, bits: u32) -> u64 {
+    if bits >= 64 {
+        value as u64
+    } else {
+        (value as u64) & ((1u64 << bits) - 1)
+    }
+}
