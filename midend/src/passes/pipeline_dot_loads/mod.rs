@@ -144,6 +144,7 @@ use crate::passes::uses::users_in;
 use crate::target::Target;
 
 mod rotate_chain;
+mod stage_a_operands;
 pub mod warp_specialize;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined

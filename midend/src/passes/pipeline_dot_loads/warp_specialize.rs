@@ -37,7 +37,8 @@
 //! Loads before the partition whose values only the consumers read (attention's `Q`) move into
 //! the consumers' region (`sink_loads_into_consumers`): the producer then fills the rings while
 //! they are loaded (H100, the corpus' attention through descriptors, d128, 2048 keys: 478.5 ->
-//! 484.3 TFLOP/s).
+//! 484.3 TFLOP/s). There a tile that the dots read only as their A operand is copied into a
+//! shared-memory tile of its own and read in place ([`super::stage_a_operands`]).
 //!
 //! The producer warpgroup gives its registers to the consumers (`setmaxnreg`): it keeps
 //! [`PRODUCER_REGISTERS`], and the consumers take what the register file leaves, at most
@@ -230,6 +231,8 @@ pub(super) fn rewrite(
     b.op(Opcode::Yield, next, &[], Attrs::new());
 
     sink_loads_into_consumers(body, parent, ws);
+    let at = body.position(parent, ws);
+    let staged = super::stage_a_operands::stage_a_operands(body, parent, at, default);
 
     // After the partition: every consumer warp is done with the rings (the last dots were
     // waited for in each warpgroup) before their memory is reused; latest first.
@@ -237,6 +240,9 @@ pub(super) fn rewrite(
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     b.op(Opcode::Barrier, vec![], &[], Attrs::new());
+    for &tile in staged.iter().rev() {
+        b.op(Opcode::LocalDealloc, vec![tile], &[], Attrs::new());
+    }
     b.op(Opcode::LocalDealloc, vec![empty], &[], Attrs::new());
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());

@@ -1,6 +1,7 @@
 // Attention through descriptors, warp-specialized unasked: Q, loaded once before the loop and
-// read only by the consumers' dots, moves into the consumers' region (with its conversion), so
-// that the producer starts copying K and V while Q is loaded.
+// read only by the consumers' dots, moves into the consumers' region, so that the producer
+// starts copying K and V while Q is loaded; there TMA copies it into a swizzled shared-memory
+// tile of its own, which the dots read as their A operand (no conversion, no registers).
 module attributes {ttg.num-warps = 8, ttg.threads-per-warp = 32}
 #blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 4], order = [1, 0]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 16]}>
@@ -97,7 +98,7 @@ tt.func public @attention_descriptors_kernel(%q_ptr: !tt.ptr<f16> {tt.divisibili
   %0 = arith.constant {value = 128} : i32
   %1 = arith.constant {value = 128} : i64
   %2 = arith.constant {value = 1} : i64
-  %3 = tt.make_tensor_descriptor %q_ptr, %N_CTX, %0, %1, %2 {padding = "zero"} : !tt.tensordesc<tensor<128x128xf16>>
+  %3 = tt.make_tensor_descriptor %q_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<128x128xf16>>
   %4 = tt.make_tensor_descriptor %k_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %5 = tt.make_tensor_descriptor %v_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %6 = tt.make_tensor_descriptor %o_ptr, %N_CTX, %0, %1, %2 {padding = "zero"} : !tt.tensordesc<tensor<128x128xf16>>
@@ -116,104 +117,109 @@ tt.func public @attention_descriptors_kernel(%q_ptr: !tt.ptr<f16> {tt.divisibili
   %19 = ttng.init_barriers {count = 4, arrivals = 8} : i32
   %20 = arith.constant {value = 0} : i32
   %21 = arith.constant {value = 1} : i32
-  %22, %23, %24 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice> {
-    %25 = tt.descriptor_load %3, %8, %9 : tensor<128x128xf16, #blocked1>
-    %26 = ttg.convert_layout %25 : tensor<128x128xf16, #mma>
-    %27 = arith.cmpi %9, %N_CTX {predicate = "slt"} : i1
-    %28 = arith.constant {value = 0} : i32
-    ttng.wait_barrier %17, %28, %28, %27
-    %29 = ttg.local_load %17, %28 : tensor<128x64xf16, #blocked2>
-    %30 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-    %31 = ttng.warp_group_dot %26, %29, %30, %27 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-    %32 = ttng.warp_group_dot_wait %31 {pendings = 0} : tensor<128x64xf32, #mma1>
-    %33, %34, %35, %36, %37, %38 = scf.for %9, %N_CTX, %13, %14, %15, %16, %20, %20, %32 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
-    ^bb0(%39: i32, %40: tensor<128x128xf32, #mma>, %41: tensor<128xf32, #slice>, %42: tensor<128xf32, #slice>, %43: i32, %44: i32, %45: tensor<128x64xf32, #mma1>):
-      ttng.wait_barrier %17, %43, %44
-      ttng.wait_barrier %18, %43, %44
-      %46 = ttg.local_load %18, %43 : tensor<64x128xf16, #blocked1>
-      %47 = arith.constant {value = 3} : i32
-      %48 = arith.cmpi %43, %47 {predicate = "eq"} : i1
-      %49 = arith.addi %43, %21 : i32
-      %50 = arith.select %48, %20, %49 : i32
-      %51 = arith.xori %44, %21 : i32
-      %52 = arith.select %48, %51, %44 : i32
-      %53 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-      %54 = tt.reduce %45 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%55: f32, %56: f32):
-        %57 = arith.maxnumf %55, %56 : f32
-        tt.reduce.return %57
+  %22 = ttg.local_alloc {slots = 1, shape = [128, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
+  %23, %24, %25 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice> {
+    %26 = arith.constant {value = 0} : i32
+    %27 = arith.constant {value = true} : i1
+    ttng.async_tma_copy_global_to_local %22, %26, %27, %3, %8, %9
+    ttng.wait_barrier %22, %26, %26
+    %28 = ttg.local_load %22, %26 : tensor<128x128xf16, #blocked1>
+    %29 = arith.cmpi %9, %N_CTX {predicate = "slt"} : i1
+    %30 = arith.constant {value = 0} : i32
+    ttng.wait_barrier %17, %30, %30, %29
+    %31 = ttg.local_load %17, %30 : tensor<128x64xf16, #blocked2>
+    %32 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+    %33 = ttng.warp_group_dot %28, %31, %32, %29 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+    %34 = ttng.warp_group_dot_wait %33 {pendings = 0} : tensor<128x64xf32, #mma1>
+    %35, %36, %37, %38, %39, %40 = scf.for %9, %N_CTX, %13, %14, %15, %16, %20, %20, %34 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
+    ^bb0(%41: i32, %42: tensor<128x128xf32, #mma>, %43: tensor<128xf32, #slice>, %44: tensor<128xf32, #slice>, %45: i32, %46: i32, %47: tensor<128x64xf32, #mma1>):
+      ttng.wait_barrier %17, %45, %46
+      ttng.wait_barrier %18, %45, %46
+      %48 = ttg.local_load %18, %45 : tensor<64x128xf16, #blocked1>
+      %49 = arith.constant {value = 3} : i32
+      %50 = arith.cmpi %45, %49 {predicate = "eq"} : i1
+      %51 = arith.addi %45, %21 : i32
+      %52 = arith.select %50, %20, %51 : i32
+      %53 = arith.xori %46, %21 : i32
+      %54 = arith.select %50, %53, %46 : i32
+      %55 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+      %56 = tt.reduce %47 {axis = 1} : tensor<128xf32, #slice> {
+      ^bb0(%57: f32, %58: f32):
+        %59 = arith.maxnumf %57, %58 : f32
+        tt.reduce.return %59
       }
-      %58 = tt.splat %qk_scale : tensor<128xf32, #slice>
-      %59 = arith.mulf %54, %58 : tensor<128xf32, #slice>
-      %60 = arith.maxnumf %42, %59 : tensor<128xf32, #slice>
-      %61 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
-      %62 = arith.mulf %45, %61 : tensor<128x64xf32, #mma1>
-      %63 = tt.expand_dims %60 {axis = 1} : tensor<128x1xf32, #mma1>
-      %64 = tt.broadcast %63 : tensor<128x64xf32, #mma1>
-      %65 = arith.subf %62, %64 : tensor<128x64xf32, #mma1>
-      %66 = math.exp2 %65 : tensor<128x64xf32, #mma1>
-      %67 = arith.subf %42, %60 : tensor<128xf32, #slice>
-      %68 = math.exp2 %67 : tensor<128xf32, #slice>
-      %69 = arith.mulf %41, %68 : tensor<128xf32, #slice>
-      %70 = tt.reduce %66 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%71: f32, %72: f32):
-        %73 = arith.addf %71, %72 : f32
-        tt.reduce.return %73
+      %60 = tt.splat %qk_scale : tensor<128xf32, #slice>
+      %61 = arith.mulf %56, %60 : tensor<128xf32, #slice>
+      %62 = arith.maxnumf %44, %61 : tensor<128xf32, #slice>
+      %63 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
+      %64 = arith.mulf %47, %63 : tensor<128x64xf32, #mma1>
+      %65 = tt.expand_dims %62 {axis = 1} : tensor<128x1xf32, #mma1>
+      %66 = tt.broadcast %65 : tensor<128x64xf32, #mma1>
+      %67 = arith.subf %64, %66 : tensor<128x64xf32, #mma1>
+      %68 = math.exp2 %67 : tensor<128x64xf32, #mma1>
+      %69 = arith.subf %44, %62 : tensor<128xf32, #slice>
+      %70 = math.exp2 %69 : tensor<128xf32, #slice>
+      %71 = arith.mulf %43, %70 : tensor<128xf32, #slice>
+      %72 = tt.reduce %68 {axis = 1} : tensor<128xf32, #slice> {
+      ^bb0(%73: f32, %74: f32):
+        %75 = arith.addf %73, %74 : f32
+        tt.reduce.return %75
       }
-      %74 = arith.addf %69, %70 : tensor<128xf32, #slice>
-      %75 = tt.expand_dims %68 {axis = 1} : tensor<128x1xf32, #mma1>
-      %76 = tt.broadcast %75 : tensor<128x128xf32, #mma1>
-      %77 = ttng.warp_group_dot_wait %40 {pendings = 0} : tensor<128x128xf32, #mma>
-      %78 = arith.constant {value = 4} : i32
-      %79 = arith.constant {value = 3} : i32
-      %80 = arith.addi %43, %79 : i32
-      %81 = arith.cmpi %80, %78 {predicate = "sge"} : i1
-      %82 = arith.subi %80, %78 : i32
-      %83 = arith.select %81, %82, %80 : i32
-      %84 = arith.cmpi %39, %9 {predicate = "sgt"} : i1
-      ttng.arrive_barrier %19, %83, %84
-      %85 = ttg.convert_layout %77 : tensor<128x128xf32, #mma1>
-      %86 = arith.mulf %85, %76 : tensor<128x128xf32, #mma1>
-      %87 = arith.truncf %66 : tensor<128x64xf16, #mma1>
-      %88 = ttg.convert_layout %86 : tensor<128x128xf32, #mma>
-      %89 = arith.addi %39, %13 : i32
-      %90 = arith.cmpi %89, %N_CTX {predicate = "slt"} : i1
-      ttng.wait_barrier %17, %50, %52, %90
-      %91 = ttg.local_load %17, %50 : tensor<128x64xf16, #blocked2>
-      %92 = ttng.warp_group_dot %26, %91, %53, %90 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-      %93 = ttng.warp_group_dot %87, %46, %88 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
-      %94 = ttng.warp_group_dot_wait %92 {pendings = 1} : tensor<128x64xf32, #mma1>
-      scf.yield %93, %74, %60, %50, %52, %94
+      %76 = arith.addf %71, %72 : tensor<128xf32, #slice>
+      %77 = tt.expand_dims %70 {axis = 1} : tensor<128x1xf32, #mma1>
+      %78 = tt.broadcast %77 : tensor<128x128xf32, #mma1>
+      %79 = ttng.warp_group_dot_wait %42 {pendings = 0} : tensor<128x128xf32, #mma>
+      %80 = arith.constant {value = 4} : i32
+      %81 = arith.constant {value = 3} : i32
+      %82 = arith.addi %45, %81 : i32
+      %83 = arith.cmpi %82, %80 {predicate = "sge"} : i1
+      %84 = arith.subi %82, %80 : i32
+      %85 = arith.select %83, %84, %82 : i32
+      %86 = arith.cmpi %41, %9 {predicate = "sgt"} : i1
+      ttng.arrive_barrier %19, %85, %86
+      %87 = ttg.convert_layout %79 : tensor<128x128xf32, #mma1>
+      %88 = arith.mulf %87, %78 : tensor<128x128xf32, #mma1>
+      %89 = arith.truncf %68 : tensor<128x64xf16, #mma1>
+      %90 = ttg.convert_layout %88 : tensor<128x128xf32, #mma>
+      %91 = arith.addi %41, %13 : i32
+      %92 = arith.cmpi %91, %N_CTX {predicate = "slt"} : i1
+      ttng.wait_barrier %17, %52, %54, %92
+      %93 = ttg.local_load %17, %52 : tensor<128x64xf16, #blocked2>
+      %94 = ttng.warp_group_dot %28, %93, %55, %92 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+      %95 = ttng.warp_group_dot %89, %48, %90 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
+      %96 = ttng.warp_group_dot_wait %94 {pendings = 1} : tensor<128x64xf32, #mma1>
+      scf.yield %95, %76, %62, %52, %54, %96
     }
-    %95 = ttng.warp_group_dot_wait %33 {pendings = 0} : tensor<128x128xf32, #mma>
-    scf.yield %95, %34, %35
+    %97 = ttng.warp_group_dot_wait %35 {pendings = 0} : tensor<128x128xf32, #mma>
+    scf.yield %97, %36, %37
   } producer {
-    %96, %97 = scf.for %9, %N_CTX, %13, %20, %20 : i32, i32 {
-    ^bb0(%98: i32, %99: i32, %100: i32):
-      %101 = arith.xori %100, %21 : i32
-      ttng.wait_barrier %19, %99, %101
-      %102 = arith.constant {value = true} : i1
-      ttng.async_tma_copy_global_to_local %17, %99, %102, %4, %98, %9
-      ttng.async_tma_copy_global_to_local %18, %99, %102, %5, %98, %9
-      %103 = arith.constant {value = 3} : i32
-      %104 = arith.cmpi %99, %103 {predicate = "eq"} : i1
-      %105 = arith.addi %99, %21 : i32
-      %106 = arith.select %104, %20, %105 : i32
-      %107 = arith.xori %100, %21 : i32
-      %108 = arith.select %104, %107, %100 : i32
-      scf.yield %106, %108
+    %98, %99 = scf.for %9, %N_CTX, %13, %20, %20 : i32, i32 {
+    ^bb0(%100: i32, %101: i32, %102: i32):
+      %103 = arith.xori %102, %21 : i32
+      ttng.wait_barrier %19, %101, %103
+      %104 = arith.constant {value = true} : i1
+      ttng.async_tma_copy_global_to_local %17, %101, %104, %4, %100, %9
+      ttng.async_tma_copy_global_to_local %18, %101, %104, %5, %100, %9
+      %105 = arith.constant {value = 3} : i32
+      %106 = arith.cmpi %101, %105 {predicate = "eq"} : i1
+      %107 = arith.addi %101, %21 : i32
+      %108 = arith.select %106, %20, %107 : i32
+      %109 = arith.xori %102, %21 : i32
+      %110 = arith.select %106, %109, %102 : i32
+      scf.yield %108, %110
     }
   }
   gpu.barrier
+  ttg.local_dealloc %22
   ttg.local_dealloc %19
   ttg.local_dealloc %18
   ttg.local_dealloc %17
-  %109 = tt.expand_dims %23 {axis = 1} : tensor<128x1xf32, #mma1>
-  %110 = tt.broadcast %109 : tensor<128x128xf32, #mma1>
-  %111 = ttg.convert_layout %110 : tensor<128x128xf32, #mma>
-  %112 = arith.divf %22, %111 : tensor<128x128xf32, #mma>
-  %113 = arith.truncf %112 : tensor<128x128xf16, #mma>
-  %114 = ttg.convert_layout %113 : tensor<128x128xf16, #blocked1>
-  tt.descriptor_store %6, %114, %8, %9
+  %111 = tt.expand_dims %24 {axis = 1} : tensor<128x1xf32, #mma1>
+  %112 = tt.broadcast %111 : tensor<128x128xf32, #mma1>
+  %113 = ttg.convert_layout %112 : tensor<128x128xf32, #mma>
+  %114 = arith.divf %23, %113 : tensor<128x128xf32, #mma>
+  %115 = arith.truncf %114 : tensor<128x128xf16, #mma>
+  %116 = ttg.convert_layout %115 : tensor<128x128xf16, #blocked1>
+  tt.descriptor_store %6, %116, %8, %9
   tt.return
 }
