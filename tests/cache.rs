@@ -117,7 +117,7 @@ fn damages() -> Vec<Damage> {
         Damage {
             name: "another format version",
             apply: |bytes| bytes[VERSION_OFFSET..VERSION_OFFSET + 4].copy_from_slice(&7u32.to_le_bytes()),
-            reason: "(format version 7; this trident reads version 2)",
+            reason: "(format version 7; this trident reads version 3)",
         },
         Damage {
             name: "another trident, checksum intact",

@@ -85,6 +85,9 @@ pub struct Emitter<'a> {
     host_tensor_maps: Vec<(Op, crate::HostTensorMap, Option<Reg>)>,
     /// The generic address of this program's global scratch, once a tensor map needs it.
     global_scratch: Option<Reg>,
+    /// Whether the kernel is persistent (it reads `ttng.program_grid`): it then takes the
+    /// launch's program grid as three `.u32` parameters after the global scratch.
+    persistent: bool,
     /// The consumer and producer warp groups of a warp-specialized kernel
     /// ([`crate::warp_specialize`]).
     pub roles: Option<crate::warp_specialize::Roles>,
@@ -101,6 +104,9 @@ pub struct Emitter<'a> {
     /// The symbol of each string constant declared, by its text.
     pub global_strings: HashMap<String, String>,
 }
+
+/// The grid's axes, as PTX names them.
+const GRID_AXES: [&str; 3] = ["x", "y", "z"];
 
 impl<'a> Emitter<'a> {
     pub fn new(module: &'a Module, func: &'a Function, options: &'a Options) -> Emitter<'a> {
@@ -119,7 +125,9 @@ impl<'a> Emitter<'a> {
         // A descriptor whose fields are all launch scalars gets its tensor map from the host.
         let mut tensor_map_ops = Vec::new();
         let mut host_tensor_maps = Vec::new();
+        let mut persistent = false;
         for op in func.body.walk(func.entry) {
+            persistent |= func.body.opcode(op) == Opcode::ProgramGrid;
             if func.body.opcode(op) != Opcode::MakeTensorDescriptor {
                 continue;
             }
@@ -144,6 +152,7 @@ impl<'a> Emitter<'a> {
             tensor_map_ops,
             host_tensor_maps,
             global_scratch: None,
+            persistent,
             roles: None,
             leader: 0,
             in_producer: false,
@@ -643,6 +652,12 @@ impl<'a> Emitter<'a> {
             // The runtime passes the global scratch after the kernel's own parameters.
             param_decls.push(format!("\t.param .u64 {name}_param_scratch"));
         }
+        // Then a persistent kernel's program grid.
+        if self.persistent {
+            for axis in GRID_AXES {
+                param_decls.push(format!("\t.param .u32 {name}_param_grid_{axis}"));
+            }
+        }
         // Then the host-encoded tensor maps.
         for index in 0..self.host_tensor_maps.len() {
             param_decls.push(format!(
@@ -687,6 +702,7 @@ impl<'a> Emitter<'a> {
             shared_bytes: self.shared_bytes,
             params,
             global_scratch_bytes,
+            persistent: self.persistent,
             tensor_maps: self.host_tensor_maps.iter().map(|(_, map, _)| map.clone()).collect(),
         })
     }
@@ -789,8 +805,16 @@ impl<'a> LowerOps<'a> for Emitter<'a> {
         let data = e.func.body.op(op);
         use Opcode::*;
         match data.opcode {
+            ProgramGrid => {
+                // The launch's grid, which the runtime passes to a persistent kernel.
+                let axis = GRID_AXES[data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
+                let r = e.reg(Class::B32);
+                e.ins(format!("ld.param.u32 {r}, [{}_param_grid_{axis}]", e.func.name));
+                e.set(data.results[0], vec![r]);
+                Ok(())
+            }
             GetProgramId | GetNumPrograms => {
-                let axis = ["x", "y", "z"][data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
+                let axis = GRID_AXES[data.attrs.int("axis").unwrap_or(0).clamp(0, 2) as usize];
                 let sreg = if data.opcode == GetProgramId { "ctaid" } else { "nctaid" };
                 let r = e.reg(Class::B32);
                 e.ins(format!("mov.u32 {r}, %{sreg}.{axis}"));

@@ -78,6 +78,11 @@ pub struct Artifact {
     /// of this many bytes per program of the grid, 128-byte aligned, indexed by the program's
     /// linear index (`x + nx * (y + ny * z)`).
     pub global_scratch_bytes: u32,
+    /// A persistent kernel: its CTAs walk the program grid themselves (`ttng.program_grid`), so
+    /// the runtime launches at most as many CTAs along x as the GPU holds at once (never more
+    /// than the grid's programs) and passes the grid it was asked for as three more `.u32`
+    /// parameters (x, y, z), after the global scratch and before the tensor maps.
+    pub persistent: bool,
     /// The tensor maps the runtime encodes on the host at each launch (descriptors whose fields
     /// are all launch scalars; the backend's `tma` module says which): the kernel takes each as
     /// one more parameter, `.param .align 64 .b8 [128]` (a `CUtensorMap` by value), after the

@@ -392,7 +392,17 @@ fn accumulator(e: &mut Emitter, op: Op) -> EResult<Vec<Reg>> {
         }
         (None, true) => {
             let count = e.layout(c_v)?.num_regs();
-            (0..count).map(|_| e.reg(Class::F32)).collect()
+            let fresh: Vec<Reg> = (0..count).map(|_| e.reg(Class::F32)).collect();
+            if starts_a_loop(e, result) {
+                // The loop takes these registers over for what it carries: zeroed here, they are
+                // not live into the dot from an enclosing loop's back edge (a persistent kernel's
+                // walk), where ptxas would keep them through the code between (attention's
+                // epilogue) and, short of registers, serialize every wgmma of the kernel (C7512).
+                for &r in &fresh {
+                    e.ins(format!("mov.f32 {r}, 0f00000000"));
+                }
+            }
+            fresh
         }
         (None, false) if is_async => e.get(c_v)?,
         (None, false) => {
@@ -408,6 +418,23 @@ fn accumulator(e: &mut Emitter, op: Op) -> EResult<Vec<Reg>> {
         }
     };
     Ok(acc)
+}
+
+/// Whether dot `result`, once waited for, is the initial value of a loop's carried value (the
+/// first scores of a rotated attention loop, issued before it).
+fn starts_a_loop(e: &Emitter, result: trident_midend::ir::Value) -> bool {
+    let body = &e.func.body;
+    let Some(block) = body.def_op(result).and_then(|d| body.op(d).parent) else { return false };
+    let ops = &body.blocks[block].ops;
+    let waited: Vec<trident_midend::ir::Value> = ops
+        .iter()
+        .filter(|&&op| body.opcode(op) == Opcode::WarpGroupDotWait && body.op(op).operands.contains(&result))
+        .flat_map(|&op| body.op(op).results.clone())
+        .collect();
+    ops.iter().any(|&op| {
+        body.opcode(op) == Opcode::For
+            && body.op(op).operands[3..].iter().any(|v| *v == result || waited.contains(v))
+    })
 }
 
 /// Prepares ([`prepare`]) the asynchronous warpgroup dots that follow `op` in its block before

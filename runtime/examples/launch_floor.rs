@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         shared_bytes: 0,
         params: vec![ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Int(4)],
         global_scratch_bytes: 0,
+        persistent: false,
         tensor_maps: Vec::new(),
     };
     let kernel = device.load(&artifact)?;

@@ -265,6 +265,8 @@ define_ops! {
         "(barriers, index, pred) when `pred`, each warp arrives once on mbarrier `index` of a ttng.init_barriers array.";
     WarpSpecialize = "ttng.warp_specialize", ops Exactly(0), res AtLeast(0), regions 2, Write, false,
         "Run the default region in the program's `num_warps` warps and, beside it, the producer region in `producer_warps` more warps; per-thread registers move from the producer warpgroup to the default ones (`producer_registers`, `consumer_registers`). The default region yields the results; the producer region reads only scalars from outside and yields nothing.";
+    ProgramGrid = "ttng.program_grid", ops Exactly(0), res Exactly(1), regions 0, Pure, false,
+        "trident: the launch's grid along `axis` in programs, in a persistent kernel (one whose CTAs walk the grid: tt.get_program_id and tt.get_num_programs then name the CTA and the CTAs launched).";
     LocalLoad = "ttg.local_load", ops Exactly(2), res Exactly(1), regions 0, Read, false,
         "trident: (ring, slot) the tile in a ring slot, as a tensor-core dot operand (read in place by the dot).";
 

@@ -455,7 +455,7 @@ impl<'a> FunctionVerifier<'a> {
             ExtSI | ExtUI | TruncI | ExtF | TruncF | FpToFp | SIToFP | UIToFP | FPToSI | FPToUI | Bitcast
             | IntToPtr | PtrToInt => cast(data.opcode, operands[0], results[0]),
             Constant => constant(&data.attrs, results[0]),
-            GetProgramId | GetNumPrograms => {
+            GetProgramId | GetNumPrograms | ProgramGrid => {
                 expect_same("the result", results[0], &Type::scalar(DType::I32))?;
                 let axis = int_attr(&data.attrs, "axis")?;
                 if !(0..3).contains(&axis) {

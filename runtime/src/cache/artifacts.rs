@@ -72,6 +72,7 @@ pub fn encode_ptx(compiled: &Compiled<PtxArtifact>) -> Vec<u8> {
         };
     }
     e.u32(artifact.global_scratch_bytes);
+    e.u8(u8::from(artifact.persistent));
     e.count(artifact.tensor_maps.len());
     for map in &artifact.tensor_maps {
         encode_map(&mut e, map);
@@ -170,6 +171,11 @@ pub fn decode_ptx(bytes: &[u8]) -> Result<Compiled<PtxArtifact>, DecodeError> {
         });
     }
     let global_scratch_bytes = d.u32()?;
+    let persistent = match d.u8()? {
+        0 => false,
+        1 => true,
+        other => return Err(bad("persistence", other)),
+    };
     let maps = d.count(8)?;
     let tensor_maps = (0..maps).map(|_| decode_map(&mut d)).collect::<Result<_, _>>()?;
     let arg_names = d.strings()?;
@@ -182,6 +188,7 @@ pub fn decode_ptx(bytes: &[u8]) -> Result<Compiled<PtxArtifact>, DecodeError> {
         shared_bytes,
         params,
         global_scratch_bytes,
+        persistent,
         tensor_maps,
     };
     Ok(Compiled { artifact, arg_names, warnings })
@@ -378,6 +385,7 @@ mod tests {
                 shared_bytes: 4096,
                 params: vec![PtxParam::Pointer, PtxParam::Int(4), PtxParam::Float(8)],
                 global_scratch_bytes: 128,
+                persistent: true,
                 tensor_maps: vec![tensor_map()],
             },
             arg_names: names(),

@@ -39,7 +39,7 @@ use super::Kind;
 /// The first bytes of every entry.
 pub const MAGIC: &[u8; 8] = b"TRIDENTC";
 /// The layout above; a change to it, or to any payload's encoding, bumps it.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Magic, format version, body length and checksum.
 pub const FIXED_HEADER_BYTES: usize = 8 + 4 + 8 + 32;
 /// Where the format version is (tests rewrite it).
@@ -209,7 +209,7 @@ mod tests {
         assert!(reason(&flipped).starts_with("checksum mismatch"));
         let mut version = bytes.clone();
         version[VERSION_OFFSET] = 9;
-        assert_eq!(reason(&version), "format version 9; this trident reads version 2");
+        assert_eq!(reason(&version), "format version 9; this trident reads version 3");
         let mut foreign = bytes.clone();
         foreign[0] = b'X';
         assert!(reason(&foreign).starts_with("not a trident cache entry"));

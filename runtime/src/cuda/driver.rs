@@ -371,6 +371,22 @@ impl Function {
         })
     }
 
+    /// How many blocks of `threads` threads with `shared_bytes` of dynamic shared memory one SM
+    /// holds at once.
+    pub fn resident_blocks_per_sm(&self, threads: u32, shared_bytes: u32) -> Result<u32, DriverError> {
+        let mut blocks: c_int = 0;
+        // SAFETY: a valid function handle; writes one int.
+        check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
+            sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &mut blocks,
+                self.function,
+                threads as c_int,
+                shared_bytes as usize,
+            )
+        })?;
+        Ok(blocks.max(0) as u32)
+    }
+
     /// Registers per thread, as the JIT allocated them.
     pub fn registers(&self) -> Result<u32, DriverError> {
         let mut value: c_int = 0;

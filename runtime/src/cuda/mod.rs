@@ -205,6 +205,9 @@ pub struct LoadedKernel {
     pub global_scratch_bytes: u32,
     /// The tensor maps each launch encodes on the host and passes after everything else.
     pub tensor_maps: Vec<trident_backend_nvptx::HostTensorMap>,
+    /// For a persistent kernel ([`Artifact::persistent`]), the CTAs the GPU holds at once: a
+    /// launch runs at most this many, each walking the program grid.
+    pub resident_ctas: Option<u32>,
     /// Registers per thread, as the JIT allocated them (0 when the driver did not say).
     pub registers: u32,
 }
@@ -368,6 +371,20 @@ impl CudaDevice {
                 )
             })?;
         }
+        let resident_ctas = if artifact.persistent {
+            let per_sm = function
+                .resident_blocks_per_sm(artifact.threads_per_block, artifact.shared_bytes)
+                .map_err(CudaError::driver)?;
+            if per_sm == 0 {
+                return Err(CudaError::new(
+                    ErrorKind::Resources,
+                    format!("kernel {name}: not one block of it fits an SM of {}", self.info.name),
+                ));
+            }
+            Some(per_sm * self.info.sm_count)
+        } else {
+            None
+        };
         Ok(LoadedKernel {
             module,
             function,
@@ -377,6 +394,7 @@ impl CudaDevice {
             params: artifact.params.clone(),
             global_scratch_bytes: artifact.global_scratch_bytes,
             tensor_maps: artifact.tensor_maps.clone(),
+            resident_ctas,
             registers: function.registers().unwrap_or(0),
         })
     }
@@ -429,7 +447,7 @@ impl CudaDevice {
         let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
         if grid.programs() > 0 {
             let done = Event::new(&self.context).map_err(CudaError::driver)?;
-            self.enqueue(kernel, grid, &mut params)?;
+            self.enqueue(kernel, launched_grid(kernel, grid)?, &mut params)?;
             done.record().map_err(|e| fault(kernel, e))?;
             self.wait(kernel, &done)?;
         }
@@ -457,10 +475,11 @@ impl CudaDevice {
         if grid.programs() == 0 {
             return Ok(());
         }
+        let launched = launched_grid(kernel, grid)?;
         let mut params = Params::pack(&kernel.params, args, addresses)
             .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
         if kernel.global_scratch_bytes > 0 {
-            let bytes = grid.programs() as usize * kernel.global_scratch_bytes as usize;
+            let bytes = launched.programs() as usize * kernel.global_scratch_bytes as usize;
             let mut scratch = self.scratch.borrow_mut();
             if scratch.get(&stream).is_none_or(|memory| memory.bytes() < bytes) {
                 // The old scratch may still be in use by launches in flight.
@@ -480,6 +499,7 @@ impl CudaDevice {
             }
             params.push_address(scratch[&stream].address());
         }
+        push_program_grid(kernel, grid, &mut params);
         params
             .encode_tensor_maps(&kernel.tensor_maps, args, addresses)
             .map_err(|e| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message)))?;
@@ -490,9 +510,10 @@ impl CudaDevice {
         // slot per parameter of `kernel` (packed against its ABI); the device addresses among
         // them are the caller's live allocations (its promise) or this device's scratch; the
         // module of the function is alive; `stream` is the caller's stream of this context.
-        let launched =
-            unsafe { kernel.function.launch_on(stream, grid.0, block, kernel.shared_bytes, &mut pointers) };
-        launched.map_err(|error| launch_error(kernel, grid, error))
+        let result = unsafe {
+            kernel.function.launch_on(stream, launched.0, block, kernel.shared_bytes, &mut pointers)
+        };
+        result.map_err(|error| launch_error(kernel, launched, error))
     }
 
     /// Times `kernel`: warm-up launches, then launches bracketed by CUDA events until
@@ -517,6 +538,7 @@ impl CudaDevice {
         }
         let memory = self.upload(buffers)?;
         let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
+        let grid = launched_grid(kernel, grid)?;
         let start = Event::new(&self.context).map_err(CudaError::driver)?;
         let end = Event::new(&self.context).map_err(CudaError::driver)?;
 
@@ -567,10 +589,12 @@ impl CudaDevice {
         let named = |e: CudaError| CudaError::new(e.kind, format!("kernel {}: {}", kernel.name, e.message));
         let mut params = Params::pack(&kernel.params, args, &addresses).map_err(named)?;
         if kernel.global_scratch_bytes == 0 {
+            push_program_grid(kernel, grid, &mut params);
             params.encode_tensor_maps(&kernel.tensor_maps, args, &addresses).map_err(named)?;
             return Ok((params, None));
         }
-        let bytes = (grid.programs() as usize).max(1) * kernel.global_scratch_bytes as usize;
+        let launched = launched_grid(kernel, grid)?;
+        let bytes = (launched.programs() as usize).max(1) * kernel.global_scratch_bytes as usize;
         let scratch = Memory::alloc(&self.context, bytes).map_err(|error| {
             CudaError::new(
                 ErrorKind::Driver,
@@ -581,6 +605,7 @@ impl CudaDevice {
             )
         })?;
         params.push_address(scratch.address());
+        push_program_grid(kernel, grid, &mut params);
         params.encode_tensor_maps(&kernel.tensor_maps, args, &addresses).map_err(named)?;
         Ok((params, Some(scratch)))
     }
@@ -659,6 +684,37 @@ fn download(memory: &[Memory], buffers: &mut [Buffer]) -> Result<(), CudaError> 
         })?;
     }
     Ok(())
+}
+
+/// The CTAs a launch of `kernel` over the program grid `grid` runs ([`ctas_for`]).
+fn launched_grid(kernel: &LoadedKernel, grid: Grid) -> Result<Grid, CudaError> {
+    ctas_for(kernel.resident_ctas, grid)
+        .map_err(|message| CudaError::new(ErrorKind::Arguments, format!("kernel {}: {message}", kernel.name)))
+}
+
+/// The CTAs a launch over the program grid `grid` runs: the grid itself, or, for a persistent
+/// kernel (`resident`: the CTAs the GPU holds at once), that many CTAs along x at most, one per
+/// program at most (each walks the programs `cta, cta + ctas, ...` in the grid's linear order).
+/// A persistent kernel numbers programs with 32-bit integers.
+fn ctas_for(resident: Option<u32>, grid: Grid) -> Result<Grid, String> {
+    let Some(resident) = resident else { return Ok(grid) };
+    let programs = grid.programs();
+    if programs > i32::MAX as u64 {
+        return Err(format!(
+            "a persistent kernel walks at most 2^31 - 1 programs; the grid {:?} has {programs}",
+            grid.0
+        ));
+    }
+    Ok(Grid([programs.min(u64::from(resident)).max(1) as u32, 1, 1]))
+}
+
+/// A persistent kernel's last parameters before its tensor maps: the program grid it walks.
+fn push_program_grid(kernel: &LoadedKernel, grid: Grid, params: &mut Params) {
+    if kernel.resident_ctas.is_some() {
+        for programs in grid.0 {
+            params.push_u32(programs);
+        }
+    }
 }
 
 /// Refuses grids CUDA cannot launch, with the limits in the message.
@@ -749,6 +805,18 @@ fn median(sorted: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A persistent kernel runs as many CTAs as the GPU holds, fewer for a small grid, and
+    /// refuses a grid its 32-bit program numbers cannot walk; others run their grid.
+    #[test]
+    fn persistent_kernels_launch_the_resident_ctas() {
+        assert_eq!(ctas_for(None, Grid([16, 64, 1])), Ok(Grid([16, 64, 1])));
+        assert_eq!(ctas_for(Some(132), Grid([16, 64, 1])), Ok(Grid([132, 1, 1])));
+        assert_eq!(ctas_for(Some(132), Grid([5, 2, 3])), Ok(Grid([30, 1, 1])));
+        assert_eq!(ctas_for(Some(264), Grid([1, 1, 1])), Ok(Grid([1, 1, 1])));
+        let error = ctas_for(Some(132), Grid([1 << 20, 1 << 12, 1])).unwrap_err();
+        assert!(error.contains("2^31 - 1 programs"), "{error}");
+    }
 
     /// Prints a `SKIP ...` line to the stderr handle, past the harness's capture of `println!`
     /// and `eprintln!`, so that a plain `cargo test` shows it.

@@ -94,6 +94,11 @@ impl Params {
         self.slots.push(address);
     }
 
+    /// Appends a `.u32` value after the packed arguments (a persistent kernel's program grid).
+    pub fn push_u32(&mut self, value: u32) {
+        self.slots.push(u64::from(value));
+    }
+
     /// One pointer per parameter, as `cuLaunchKernel`'s `kernelParams`.
     pub fn pointers(&mut self) -> SmallVec<[*mut c_void; INLINE_PARAMS]> {
         let slots = self.slots.iter_mut().map(|slot| slot as *mut u64 as *mut c_void);

@@ -72,6 +72,7 @@ fn artifact(kernel: &str, params: Vec<ParamAbi>, threads_per_block: u32, shared_
         shared_bytes,
         params,
         global_scratch_bytes: 0,
+        persistent: false,
         tensor_maps: Vec::new(),
     }
 }

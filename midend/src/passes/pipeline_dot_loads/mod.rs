@@ -143,8 +143,9 @@ use crate::layout::{Encoding, NvmmaShared};
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
+pub mod persistent;
 mod rotate_chain;
-mod stage_a_operands;
+pub mod stage_a_operands;
 pub mod warp_specialize;
 
 /// The most 32-bit registers per thread that the accumulators and two copies of the pipelined
@@ -205,8 +206,13 @@ pub fn run(module: &mut Module, target: &Target) {
                 plan.rings = None;
             }
         }
+        let mut specialized = Vec::new();
         for (lp, target, plan) in plans {
-            apply(body, lp, plan, &target);
+            specialized.extend(apply(body, lp, plan, &target));
+        }
+        // One partition in the kernel's body: the CTAs walk the programs, the producer ahead.
+        if let [only] = &specialized[..] {
+            persistent::make_persistent(function, only, target);
         }
     }
 }
@@ -335,12 +341,11 @@ fn plan_loop(body: &Body, entry: Block, lp: Op, target: &Target) -> Option<LoopP
 
 /// Rewrites loop `lp` as `plan` says: through rings, or through registers where the loads fit
 /// the register budget.
-fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
+fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) -> Option<persistent::Specialized> {
     let LoopPlan { mut loads, carried, users, rings } = plan;
     if let Some((tiles, plan)) = rings {
         if warp_specialize::applies(body, lp, &tiles, &plan, target) {
-            warp_specialize::rewrite(body, lp, &loads, &tiles, &carried, &plan, target);
-            return;
+            return Some(warp_specialize::rewrite(body, lp, &loads, &tiles, &carried, &plan, target));
         }
         let empty = rewrite_async(body, lp, &loads, &tiles, &carried, &plan);
         match plan.in_flight {
@@ -351,12 +356,12 @@ fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
         if let Some((empty, slot)) = empty {
             warp_specialize::release_slots(body, lp, empty, slot, plan.slots);
         }
-        return;
+        return None;
     }
     // Registers hold what pointer loads return; descriptor loads stay synchronous TMA copies.
     loads.retain(|&l| body.opcode(l) == Opcode::Load);
     if loads.is_empty() {
-        return;
+        return None;
     }
     let threads = target.threads_per_program() as u64;
     let region = body.op(lp).regions[0];
@@ -368,9 +373,10 @@ fn apply(body: &mut Body, lp: Op, plan: LoopPlan, target: &Target) {
         .sum();
     let operands: u64 = loads.iter().map(|&l| registers(body.ty(body.op(l).results[0]), threads)).sum();
     if accumulators + 2 * operands > REGISTER_BUDGET {
-        return;
+        return None;
     }
     rewrite(body, lp, &loads, &carried, &users);
+    None
 }
 
 /// How a loop's rings are laid out and run (see the module docs).

@@ -47,7 +47,7 @@
 use std::collections::HashMap;
 
 use super::ChainInFlight;
-use crate::ir::{Attr, Attrs, Body, Builder, DType, Op, Opcode, Value};
+use crate::ir::{Attr, Attrs, Body, Builder, Op, Opcode, Value};
 
 /// Rotates loop `lp`'s `chain` (see the module docs); `slot` and `phase` are the body arguments
 /// that carry the slot the iteration reads and the parity of its mbarrier phase.
@@ -104,6 +104,13 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     };
     let next_slot = next_of(body, slot);
     let next_phase = next_of(body, phase);
+    // The first iteration's slot and phase: the loop's initial values (the first slot of a
+    // fresh ring, or where a persistent program's previous tile left the ring).
+    let init_of = |body: &Body, arg: Value| {
+        let index = body.blocks[region].args.iter().position(|&a| a == arg).expect("a body argument");
+        body.op(lp).operands[2 + index]
+    };
+    let (slot0, phase0) = (init_of(body, slot), init_of(body, phase));
 
     // Before the loop: the first iteration's scores, waited for.
     let parent = body.op(lp).parent.expect("the loop is in a block");
@@ -111,8 +118,7 @@ pub(super) fn rotate(body: &mut Body, lp: Op, chain: ChainInFlight, slot: Value,
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     let runs = b.cmpi("slt", lb, ub);
-    let slot0 = b.const_int(DType::I32, 0);
-    b.op(Opcode::WaitBarrier, vec![ring, slot0, slot0, runs], &[], Attrs::new());
+    b.op(Opcode::WaitBarrier, vec![ring, slot0, phase0, runs], &[], Attrs::new());
     let k0 = b.value(Opcode::LocalLoad, vec![ring, slot0], tile_ty.clone(), Attrs::new());
     let zero0 = b.value(Opcode::Constant, vec![], scores_ty.clone(), zero_attrs);
     let issued = b.value(Opcode::WarpGroupDot, vec![q, k0, zero0, runs], scores_ty.clone(), attrs.clone());

@@ -28,6 +28,14 @@ use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Op, Opcode, Type, Valu
 use crate::layout::NvmmaShared;
 use crate::passes::uses::users_in;
 
+/// A tile [`stage_a_operands`] made.
+pub struct StagedTile {
+    pub tile: Value,
+    /// Its TMA copy and the mbarrier wait for it.
+    pub copy: Op,
+    pub wait: Op,
+}
+
 /// Stages the eligible A operands of the consumers' region `default` (see the module docs):
 /// their tiles are allocated at `alloc_at` in block `parent` (above the loop's rings). Returns
 /// the tiles, for the caller to release after the partition.
@@ -36,7 +44,7 @@ pub(super) fn stage_a_operands(
     parent: Block,
     alloc_at: usize,
     default: Block,
-) -> Vec<Value> {
+) -> Vec<StagedTile> {
     let users = users_in(body, &body.walk(default));
     let whole = users_in(body, &body.walk(parent));
     let loads: Vec<(Op, Vec<Op>, NvmmaShared)> = body.blocks[default]
@@ -71,8 +79,10 @@ pub(super) fn stage_a_operands(
         let always = b.const_int(DType::I1, 1);
         let mut operands = vec![tile, zero, always, desc];
         operands.extend_from_slice(&data.operands[1..]);
-        b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
-        b.op(Opcode::WaitBarrier, vec![tile, zero, zero], &[], Attrs::new());
+        let copy = b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
+        // The phase of its one use (a constant of its own: a persistent kernel alternates it).
+        let phase = b.const_int(DType::I32, 0);
+        let wait = b.op(Opcode::WaitBarrier, vec![tile, zero, phase], &[], Attrs::new());
         let in_place = b.value(Opcode::LocalLoad, vec![tile, zero], ty, Attrs::new());
         let mut renamed: HashMap<Value, Value> = HashMap::from([(data.results[0], in_place)]);
         renamed.extend(conversions.iter().map(|&c| (body.op(c).results[0], in_place)));
@@ -80,7 +90,7 @@ pub(super) fn stage_a_operands(
         for op in conversions.into_iter().chain([load]) {
             body.detach_op(op);
         }
-        tiles.push(tile);
+        tiles.push(StagedTile { tile, copy, wait });
     }
     tiles
 }

@@ -51,6 +51,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::persistent::Specialized;
 use super::{
     advance_slot, alloc_rings, clone_with, copy_into_ring, keep_chain_in_flight, keep_dots_in_flight,
     read_in_place, ring_step, InFlight, LoopParts, RingPlan, RingTile,
@@ -129,7 +130,7 @@ pub fn consumer_registers(num_warps: u32) -> u32 {
 
 /// Rewrites loop `lp` into a `ttng.warp_specialize` (see the module docs): `loads` become TMA
 /// copies of the producer's loop into the rings of `tiles`; `carried` are the carried values
-/// their offsets read.
+/// their offsets read. Returns what the persistent form ([`super::persistent`]) needs.
 pub(super) fn rewrite(
     body: &mut Body,
     lp: Op,
@@ -138,7 +139,7 @@ pub(super) fn rewrite(
     carried: &[usize],
     plan: &RingPlan,
     target: &Target,
-) {
+) -> Specialized {
     let LoopParts { region, in_body, args, lb, ub, step, inits, yields, span, parent, .. } =
         LoopParts::of(body, lp);
     let i32_ty = Type::scalar(DType::I32);
@@ -154,6 +155,10 @@ pub(super) fn rewrite(
     let empty = b.value(Opcode::InitBarriers, vec![], i32_ty.clone(), empty_attrs);
     let zero = b.const_int(DType::I32, 0);
     let one = b.const_int(DType::I32, 1);
+    // Where both loops start in the ring: constants of their own, which a persistent kernel
+    // replaces by where the previous program left the ring.
+    let first_slot = b.const_int(DType::I32, 0);
+    let first_phase = b.const_int(DType::I32, 0);
 
     // The loop moves into the default region; its results become the partition's.
     let index = body.position(parent, lp);
@@ -177,8 +182,8 @@ pub(super) fn rewrite(
     b.op(Opcode::Yield, lp_results, &[], Attrs::new());
 
     // The consumers' loop: wait for the slot's tiles, read them in place.
-    let (slot, _) = body.add_iter_arg(lp, zero, i32_ty.clone());
-    let (phase, _) = body.add_iter_arg(lp, zero, i32_ty.clone());
+    let (slot, _) = body.add_iter_arg(lp, first_slot, i32_ty.clone());
+    let (phase, _) = body.add_iter_arg(lp, first_phase, i32_ty.clone());
     let mut b = Builder::at(body, region, 0);
     b.span = span;
     for &ring in &rings {
@@ -198,12 +203,12 @@ pub(super) fn rewrite(
         }
         InFlight::Nothing => {}
     }
-    release_slots(body, lp, empty, slot, plan.slots);
+    let holds_last_slot = release_slots(body, lp, empty, slot, plan.slots);
 
     // The producer's loop: the copies, each into a slot the consumers have freed.
     let mut loop_inits = vec![lb, ub, step];
     loop_inits.extend(carried.iter().map(|&k| inits[k - 1]));
-    loop_inits.extend([zero, zero]);
+    loop_inits.extend([first_slot, first_phase]);
     let mut arg_types = vec![body.ty(args[0]).clone()];
     arg_types.extend(carried.iter().map(|&k| body.ty(args[k]).clone()));
     arg_types.extend([i32_ty.clone(), i32_ty.clone()]);
@@ -240,12 +245,22 @@ pub(super) fn rewrite(
     let mut b = Builder::at(body, parent, index);
     b.span = span;
     b.op(Opcode::Barrier, vec![], &[], Attrs::new());
-    for &tile in staged.iter().rev() {
-        b.op(Opcode::LocalDealloc, vec![tile], &[], Attrs::new());
+    for staged in staged.iter().rev() {
+        b.op(Opcode::LocalDealloc, vec![staged.tile], &[], Attrs::new());
     }
     b.op(Opcode::LocalDealloc, vec![empty], &[], Attrs::new());
     for &ring in rings.iter().rev() {
         b.op(Opcode::LocalDealloc, vec![ring], &[], Attrs::new());
+    }
+    Specialized {
+        ws,
+        consumer_loop: lp,
+        first_slot,
+        first_phase,
+        empty,
+        slots: plan.slots,
+        holds_last_slot,
+        staged,
     }
 }
 
@@ -307,8 +322,9 @@ fn sink_loads_into_consumers(body: &mut Body, parent: Block, ws: Op) {
 /// the body's first warpgroup-dot wait that leaves none of the previous iteration's dots in
 /// flight (one with `pendings = 0`, else the first: a GEMM's dot waits for its predecessor), the
 /// previous iteration's slot (none before the first iteration); with no wait (synchronous dots),
-/// this iteration's slot after its last dot.
-pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, slots: i64) {
+/// this iteration's slot after its last dot. Returns whether the loop leaves its last slot held
+/// (released one iteration late, so never by the loop itself).
+pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, slots: i64) -> bool {
     let region = body.op(lp).regions[0];
     let ops = body.blocks[region].ops.clone();
     let is_wait = |op: Op| body.opcode(op) == Opcode::WarpGroupDotWait;
@@ -326,6 +342,7 @@ pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, 
             let back = ring_step(&mut b, slot, slots - 1, count);
             let later = b.cmpi("sgt", iv, lb);
             b.op(Opcode::ArriveBarrier, vec![empty, back, later], &[], Attrs::new());
+            true
         }
         None => {
             let last_dot =
@@ -334,6 +351,7 @@ pub(super) fn release_slots(body: &mut Body, lp: Op, empty: Value, slot: Value, 
             b.span = span;
             let always = b.const_int(DType::I1, 1);
             b.op(Opcode::ArriveBarrier, vec![empty, slot, always], &[], Attrs::new());
+            false
         }
     }
 }

@@ -102,120 +102,144 @@ tt.func public @attention_descriptors_kernel(%q_ptr: !tt.ptr<f16> {tt.divisibili
   %4 = tt.make_tensor_descriptor %k_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %5 = tt.make_tensor_descriptor %v_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %6 = tt.make_tensor_descriptor %o_ptr, %N_CTX, %0, %1, %2 {padding = "zero"} : !tt.tensordesc<tensor<128x128xf16>>
-  %7 = tt.get_program_id {axis = 0} : i32
-  %8 = arith.muli %7, %0 : i32
-  %9 = arith.constant {value = 0} : i32
-  %10 = arith.constant {value = -inf} : tensor<128xf32, #blocked>
-  %11 = arith.constant {value = 0.0} : tensor<128xf32, #blocked>
-  %12 = arith.constant {value = 0.0} : tensor<128x128xf32, #blocked1>
-  %13 = arith.constant {value = 64} : i32
-  %14 = ttg.convert_layout %12 : tensor<128x128xf32, #mma>
-  %15 = ttg.convert_layout %11 : tensor<128xf32, #slice>
-  %16 = ttg.convert_layout %10 : tensor<128xf32, #slice>
-  %17 = ttg.local_alloc {slots = 4, shape = [128, 64], elem_bytes = 2, column_major = true, swizzle_bytes = 128, tma = true} : i32
-  %18 = ttg.local_alloc {slots = 4, shape = [64, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
-  %19 = ttng.init_barriers {count = 4, arrivals = 8} : i32
-  %20 = arith.constant {value = 0} : i32
-  %21 = arith.constant {value = 1} : i32
-  %22, %23, %24 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice> {
-    %25 = tt.descriptor_load %3, %8, %9 : tensor<128x128xf16, #blocked1>
-    %26 = ttg.convert_layout %25 : tensor<128x128xf16, #mma>
-    %27 = arith.cmpi %9, %N_CTX {predicate = "slt"} : i1
-    %28 = arith.constant {value = 0} : i32
-    ttng.wait_barrier %17, %28, %28, %27
-    %29 = ttg.local_load %17, %28 : tensor<128x64xf16, #blocked2>
-    %30 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-    %31 = ttng.warp_group_dot %26, %29, %30, %27 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-    %32 = ttng.warp_group_dot_wait %31 {pendings = 0} : tensor<128x64xf32, #mma1>
-    %33, %34, %35, %36, %37, %38 = scf.for %9, %N_CTX, %13, %14, %15, %16, %20, %20, %32 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
-    ^bb0(%39: i32, %40: tensor<128x128xf32, #mma>, %41: tensor<128xf32, #slice>, %42: tensor<128xf32, #slice>, %43: i32, %44: i32, %45: tensor<128x64xf32, #mma1>):
-      ttng.wait_barrier %17, %43, %44
-      ttng.wait_barrier %18, %43, %44
-      %46 = ttg.local_load %18, %43 : tensor<64x128xf16, #blocked1>
-      %47 = arith.constant {value = 3} : i32
-      %48 = arith.cmpi %43, %47 {predicate = "eq"} : i1
-      %49 = arith.addi %43, %21 : i32
-      %50 = arith.select %48, %20, %49 : i32
-      %51 = arith.xori %44, %21 : i32
-      %52 = arith.select %48, %51, %44 : i32
-      %53 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-      %54 = tt.reduce %45 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%55: f32, %56: f32):
-        %57 = arith.maxnumf %55, %56 : f32
-        tt.reduce.return %57
+  %7 = arith.constant {value = 0} : i32
+  %8 = arith.constant {value = 64} : i32
+  %9 = ttg.local_alloc {slots = 4, shape = [128, 64], elem_bytes = 2, column_major = true, swizzle_bytes = 128, tma = true} : i32
+  %10 = ttg.local_alloc {slots = 4, shape = [64, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
+  %11 = ttng.init_barriers {count = 4, arrivals = 8} : i32
+  %12 = arith.constant {value = 0} : i32
+  %13 = arith.constant {value = 1} : i32
+  %14 = arith.constant {value = 0} : i32
+  %15 = arith.constant {value = 0} : i32
+  %16 = ttng.program_grid {axis = 0} : i32
+  %17 = ttng.program_grid {axis = 1} : i32
+  %18 = ttng.program_grid {axis = 2} : i32
+  %19 = arith.muli %16, %17 : i32
+  %20 = arith.muli %19, %18 : i32
+  %21 = tt.get_program_id {axis = 0} : i32
+  %22 = tt.get_num_programs {axis = 0} : i32
+  ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} {
+    %23, %24 = scf.for %21, %20, %22, %14, %15 {persistent = true} : i32, i32 {
+    ^bb0(%25: i32, %26: i32, %27: i32):
+      %28 = arith.remui %25, %16 : i32
+      %29 = arith.muli %28, %0 : i32
+      %30 = arith.constant {value = -inf} : tensor<128xf32, #blocked>
+      %31 = arith.constant {value = 0.0} : tensor<128xf32, #blocked>
+      %32 = arith.constant {value = 0.0} : tensor<128x128xf32, #blocked1>
+      %33 = ttg.convert_layout %32 : tensor<128x128xf32, #mma>
+      %34 = ttg.convert_layout %31 : tensor<128xf32, #slice>
+      %35 = ttg.convert_layout %30 : tensor<128xf32, #slice>
+      %36 = tt.descriptor_load %3, %29, %7 : tensor<128x128xf16, #blocked1>
+      %37 = ttg.convert_layout %36 : tensor<128x128xf16, #mma>
+      %38 = arith.cmpi %7, %N_CTX {predicate = "slt"} : i1
+      ttng.wait_barrier %9, %26, %27, %38
+      %39 = ttg.local_load %9, %26 : tensor<128x64xf16, #blocked2>
+      %40 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+      %41 = ttng.warp_group_dot %37, %39, %40, %38 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+      %42 = ttng.warp_group_dot_wait %41 {pendings = 0} : tensor<128x64xf32, #mma1>
+      %43, %44, %45, %46, %47, %48 = scf.for %7, %N_CTX, %8, %33, %34, %35, %26, %27, %42 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
+      ^bb0(%49: i32, %50: tensor<128x128xf32, #mma>, %51: tensor<128xf32, #slice>, %52: tensor<128xf32, #slice>, %53: i32, %54: i32, %55: tensor<128x64xf32, #mma1>):
+        ttng.wait_barrier %9, %53, %54
+        ttng.wait_barrier %10, %53, %54
+        %56 = ttg.local_load %10, %53 : tensor<64x128xf16, #blocked1>
+        %57 = arith.constant {value = 3} : i32
+        %58 = arith.cmpi %53, %57 {predicate = "eq"} : i1
+        %59 = arith.addi %53, %13 : i32
+        %60 = arith.select %58, %12, %59 : i32
+        %61 = arith.xori %54, %13 : i32
+        %62 = arith.select %58, %61, %54 : i32
+        %63 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+        %64 = tt.reduce %55 {axis = 1} : tensor<128xf32, #slice> {
+        ^bb0(%65: f32, %66: f32):
+          %67 = arith.maxnumf %65, %66 : f32
+          tt.reduce.return %67
+        }
+        %68 = tt.splat %qk_scale : tensor<128xf32, #slice>
+        %69 = arith.mulf %64, %68 : tensor<128xf32, #slice>
+        %70 = arith.maxnumf %52, %69 : tensor<128xf32, #slice>
+        %71 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
+        %72 = arith.mulf %55, %71 : tensor<128x64xf32, #mma1>
+        %73 = tt.expand_dims %70 {axis = 1} : tensor<128x1xf32, #mma1>
+        %74 = tt.broadcast %73 : tensor<128x64xf32, #mma1>
+        %75 = arith.subf %72, %74 : tensor<128x64xf32, #mma1>
+        %76 = math.exp2 %75 : tensor<128x64xf32, #mma1>
+        %77 = arith.subf %52, %70 : tensor<128xf32, #slice>
+        %78 = math.exp2 %77 : tensor<128xf32, #slice>
+        %79 = arith.mulf %51, %78 : tensor<128xf32, #slice>
+        %80 = tt.reduce %76 {axis = 1} : tensor<128xf32, #slice> {
+        ^bb0(%81: f32, %82: f32):
+          %83 = arith.addf %81, %82 : f32
+          tt.reduce.return %83
+        }
+        %84 = arith.addf %79, %80 : tensor<128xf32, #slice>
+        %85 = tt.expand_dims %78 {axis = 1} : tensor<128x1xf32, #mma1>
+        %86 = tt.broadcast %85 : tensor<128x128xf32, #mma1>
+        %87 = ttng.warp_group_dot_wait %50 {pendings = 0} : tensor<128x128xf32, #mma>
+        %88 = arith.constant {value = 4} : i32
+        %89 = arith.constant {value = 3} : i32
+        %90 = arith.addi %53, %89 : i32
+        %91 = arith.cmpi %90, %88 {predicate = "sge"} : i1
+        %92 = arith.subi %90, %88 : i32
+        %93 = arith.select %91, %92, %90 : i32
+        %94 = arith.cmpi %49, %7 {predicate = "sgt"} : i1
+        ttng.arrive_barrier %11, %93, %94
+        %95 = ttg.convert_layout %87 : tensor<128x128xf32, #mma1>
+        %96 = arith.mulf %95, %86 : tensor<128x128xf32, #mma1>
+        %97 = arith.truncf %76 : tensor<128x64xf16, #mma1>
+        %98 = ttg.convert_layout %96 : tensor<128x128xf32, #mma>
+        %99 = arith.addi %49, %8 : i32
+        %100 = arith.cmpi %99, %N_CTX {predicate = "slt"} : i1
+        ttng.wait_barrier %9, %60, %62, %100
+        %101 = ttg.local_load %9, %60 : tensor<128x64xf16, #blocked2>
+        %102 = ttng.warp_group_dot %37, %101, %63, %100 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+        %103 = ttng.warp_group_dot %97, %56, %98 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
+        %104 = ttng.warp_group_dot_wait %102 {pendings = 1} : tensor<128x64xf32, #mma1>
+        scf.yield %103, %84, %70, %60, %62, %104
       }
-      %58 = tt.splat %qk_scale : tensor<128xf32, #slice>
-      %59 = arith.mulf %54, %58 : tensor<128xf32, #slice>
-      %60 = arith.maxnumf %42, %59 : tensor<128xf32, #slice>
-      %61 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
-      %62 = arith.mulf %45, %61 : tensor<128x64xf32, #mma1>
-      %63 = tt.expand_dims %60 {axis = 1} : tensor<128x1xf32, #mma1>
-      %64 = tt.broadcast %63 : tensor<128x64xf32, #mma1>
-      %65 = arith.subf %62, %64 : tensor<128x64xf32, #mma1>
-      %66 = math.exp2 %65 : tensor<128x64xf32, #mma1>
-      %67 = arith.subf %42, %60 : tensor<128xf32, #slice>
-      %68 = math.exp2 %67 : tensor<128xf32, #slice>
-      %69 = arith.mulf %41, %68 : tensor<128xf32, #slice>
-      %70 = tt.reduce %66 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%71: f32, %72: f32):
-        %73 = arith.addf %71, %72 : f32
-        tt.reduce.return %73
-      }
-      %74 = arith.addf %69, %70 : tensor<128xf32, #slice>
-      %75 = tt.expand_dims %68 {axis = 1} : tensor<128x1xf32, #mma1>
-      %76 = tt.broadcast %75 : tensor<128x128xf32, #mma1>
-      %77 = ttng.warp_group_dot_wait %40 {pendings = 0} : tensor<128x128xf32, #mma>
-      %78 = arith.constant {value = 4} : i32
-      %79 = arith.constant {value = 3} : i32
-      %80 = arith.addi %43, %79 : i32
-      %81 = arith.cmpi %80, %78 {predicate = "sge"} : i1
-      %82 = arith.subi %80, %78 : i32
-      %83 = arith.select %81, %82, %80 : i32
-      %84 = arith.cmpi %39, %9 {predicate = "sgt"} : i1
-      ttng.arrive_barrier %19, %83, %84
-      %85 = ttg.convert_layout %77 : tensor<128x128xf32, #mma1>
-      %86 = arith.mulf %85, %76 : tensor<128x128xf32, #mma1>
-      %87 = arith.truncf %66 : tensor<128x64xf16, #mma1>
-      %88 = ttg.convert_layout %86 : tensor<128x128xf32, #mma>
-      %89 = arith.addi %39, %13 : i32
-      %90 = arith.cmpi %89, %N_CTX {predicate = "slt"} : i1
-      ttng.wait_barrier %17, %50, %52, %90
-      %91 = ttg.local_load %17, %50 : tensor<128x64xf16, #blocked2>
-      %92 = ttng.warp_group_dot %26, %91, %53, %90 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-      %93 = ttng.warp_group_dot %87, %46, %88 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
-      %94 = ttng.warp_group_dot_wait %92 {pendings = 1} : tensor<128x64xf32, #mma1>
-      scf.yield %93, %74, %60, %50, %52, %94
+      %105 = ttng.warp_group_dot_wait %43 {pendings = 0} : tensor<128x128xf32, #mma>
+      %106 = arith.cmpi %7, %N_CTX {predicate = "slt"} : i1
+      %107 = arith.constant {value = 4} : i32
+      %108 = arith.constant {value = 3} : i32
+      %109 = arith.addi %46, %108 : i32
+      %110 = arith.cmpi %109, %107 {predicate = "sge"} : i1
+      %111 = arith.subi %109, %107 : i32
+      %112 = arith.select %110, %111, %109 : i32
+      ttng.arrive_barrier %11, %112, %106
+      %113 = tt.expand_dims %44 {axis = 1} : tensor<128x1xf32, #mma1>
+      %114 = tt.broadcast %113 : tensor<128x128xf32, #mma1>
+      %115 = ttg.convert_layout %114 : tensor<128x128xf32, #mma>
+      %116 = arith.divf %105, %115 : tensor<128x128xf32, #mma>
+      %117 = arith.truncf %116 : tensor<128x128xf16, #mma>
+      %118 = ttg.convert_layout %117 : tensor<128x128xf16, #blocked1>
+      tt.descriptor_store %6, %118, %29, %7
+      tt.descriptor_store %3, %118, %29, %7
+      scf.yield %46, %47
     }
-    %95 = ttng.warp_group_dot_wait %33 {pendings = 0} : tensor<128x128xf32, #mma>
-    scf.yield %95, %34, %35
+    scf.yield
   } producer {
-    %96, %97 = scf.for %9, %N_CTX, %13, %20, %20 : i32, i32 {
-    ^bb0(%98: i32, %99: i32, %100: i32):
-      %101 = arith.xori %100, %21 : i32
-      ttng.wait_barrier %19, %99, %101
-      %102 = arith.constant {value = true} : i1
-      ttng.async_tma_copy_global_to_local %17, %99, %102, %4, %98, %9
-      ttng.async_tma_copy_global_to_local %18, %99, %102, %5, %98, %9
-      %103 = arith.constant {value = 3} : i32
-      %104 = arith.cmpi %99, %103 {predicate = "eq"} : i1
-      %105 = arith.addi %99, %21 : i32
-      %106 = arith.select %104, %20, %105 : i32
-      %107 = arith.xori %100, %21 : i32
-      %108 = arith.select %104, %107, %100 : i32
-      scf.yield %106, %108
+    %119, %120 = scf.for %21, %20, %22, %14, %15 {persistent = true} : i32, i32 {
+    ^bb0(%121: i32, %122: i32, %123: i32):
+      %124, %125 = scf.for %7, %N_CTX, %8, %122, %123 : i32, i32 {
+      ^bb0(%126: i32, %127: i32, %128: i32):
+        %129 = arith.xori %128, %13 : i32
+        ttng.wait_barrier %11, %127, %129
+        %130 = arith.constant {value = true} : i1
+        ttng.async_tma_copy_global_to_local %9, %127, %130, %4, %126, %7
+        ttng.async_tma_copy_global_to_local %10, %127, %130, %5, %126, %7
+        %131 = arith.constant {value = 3} : i32
+        %132 = arith.cmpi %127, %131 {predicate = "eq"} : i1
+        %133 = arith.addi %127, %13 : i32
+        %134 = arith.select %132, %12, %133 : i32
+        %135 = arith.xori %128, %13 : i32
+        %136 = arith.select %132, %135, %128 : i32
+        scf.yield %134, %136
+      }
+      scf.yield %124, %125
     }
   }
   gpu.barrier
-  ttg.local_dealloc %19
-  ttg.local_dealloc %18
-  ttg.local_dealloc %17
-  %109 = tt.expand_dims %23 {axis = 1} : tensor<128x1xf32, #mma1>
-  %110 = tt.broadcast %109 : tensor<128x128xf32, #mma1>
-  %111 = ttg.convert_layout %110 : tensor<128x128xf32, #mma>
-  %112 = arith.divf %22, %111 : tensor<128x128xf32, #mma>
-  %113 = arith.truncf %112 : tensor<128x128xf16, #mma>
-  %114 = ttg.convert_layout %113 : tensor<128x128xf16, #blocked1>
-  tt.descriptor_store %6, %114, %8, %9
-  tt.descriptor_store %3, %114, %8, %9
+  ttg.local_dealloc %11
+  ttg.local_dealloc %10
+  ttg.local_dealloc %9
   tt.return
 }

@@ -102,124 +102,162 @@ tt.func public @attention_descriptors_kernel(%q_ptr: !tt.ptr<f16> {tt.divisibili
   %4 = tt.make_tensor_descriptor %k_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %5 = tt.make_tensor_descriptor %v_ptr, %N_CTX, %0, %1, %2 {padding = "zero", swizzle_bytes = 128} : !tt.tensordesc<tensor<64x128xf16>>
   %6 = tt.make_tensor_descriptor %o_ptr, %N_CTX, %0, %1, %2 {padding = "zero"} : !tt.tensordesc<tensor<128x128xf16>>
-  %7 = tt.get_program_id {axis = 0} : i32
-  %8 = arith.muli %7, %0 : i32
-  %9 = arith.constant {value = 0} : i32
-  %10 = arith.constant {value = -inf} : tensor<128xf32, #blocked>
-  %11 = arith.constant {value = 0.0} : tensor<128xf32, #blocked>
-  %12 = arith.constant {value = 0.0} : tensor<128x128xf32, #blocked1>
-  %13 = arith.constant {value = 64} : i32
-  %14 = ttg.convert_layout %12 : tensor<128x128xf32, #mma>
-  %15 = ttg.convert_layout %11 : tensor<128xf32, #slice>
-  %16 = ttg.convert_layout %10 : tensor<128xf32, #slice>
-  %17 = ttg.local_alloc {slots = 4, shape = [128, 64], elem_bytes = 2, column_major = true, swizzle_bytes = 128, tma = true} : i32
-  %18 = ttg.local_alloc {slots = 4, shape = [64, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
-  %19 = ttng.init_barriers {count = 4, arrivals = 8} : i32
-  %20 = arith.constant {value = 0} : i32
-  %21 = arith.constant {value = 1} : i32
-  %22 = ttg.local_alloc {slots = 1, shape = [128, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
-  %23, %24, %25 = ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice> {
-    %26 = arith.constant {value = 0} : i32
-    %27 = arith.constant {value = true} : i1
-    ttng.async_tma_copy_global_to_local %22, %26, %27, %3, %8, %9
-    ttng.wait_barrier %22, %26, %26
-    %28 = ttg.local_load %22, %26 : tensor<128x128xf16, #blocked1>
-    %29 = arith.cmpi %9, %N_CTX {predicate = "slt"} : i1
-    %30 = arith.constant {value = 0} : i32
-    ttng.wait_barrier %17, %30, %30, %29
-    %31 = ttg.local_load %17, %30 : tensor<128x64xf16, #blocked2>
-    %32 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-    %33 = ttng.warp_group_dot %28, %31, %32, %29 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-    %34 = ttng.warp_group_dot_wait %33 {pendings = 0} : tensor<128x64xf32, #mma1>
-    %35, %36, %37, %38, %39, %40 = scf.for %9, %N_CTX, %13, %14, %15, %16, %20, %20, %34 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
-    ^bb0(%41: i32, %42: tensor<128x128xf32, #mma>, %43: tensor<128xf32, #slice>, %44: tensor<128xf32, #slice>, %45: i32, %46: i32, %47: tensor<128x64xf32, #mma1>):
-      ttng.wait_barrier %17, %45, %46
-      ttng.wait_barrier %18, %45, %46
-      %48 = ttg.local_load %18, %45 : tensor<64x128xf16, #blocked1>
-      %49 = arith.constant {value = 3} : i32
-      %50 = arith.cmpi %45, %49 {predicate = "eq"} : i1
-      %51 = arith.addi %45, %21 : i32
-      %52 = arith.select %50, %20, %51 : i32
-      %53 = arith.xori %46, %21 : i32
-      %54 = arith.select %50, %53, %46 : i32
-      %55 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
-      %56 = tt.reduce %47 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%57: f32, %58: f32):
-        %59 = arith.maxnumf %57, %58 : f32
-        tt.reduce.return %59
+  %7 = arith.constant {value = 0} : i32
+  %8 = arith.constant {value = 64} : i32
+  %9 = ttg.local_alloc {slots = 4, shape = [128, 64], elem_bytes = 2, column_major = true, swizzle_bytes = 128, tma = true} : i32
+  %10 = ttg.local_alloc {slots = 4, shape = [64, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
+  %11 = ttng.init_barriers {count = 4, arrivals = 8} : i32
+  %12 = arith.constant {value = 0} : i32
+  %13 = arith.constant {value = 1} : i32
+  %14 = arith.constant {value = 0} : i32
+  %15 = arith.constant {value = 0} : i32
+  %16 = ttg.local_alloc {slots = 1, shape = [128, 128], elem_bytes = 2, swizzle_bytes = 128, tma = true} : i32
+  %17 = ttng.init_barriers {count = 1, arrivals = 8} : i32
+  %18 = ttng.program_grid {axis = 0} : i32
+  %19 = ttng.program_grid {axis = 1} : i32
+  %20 = ttng.program_grid {axis = 2} : i32
+  %21 = arith.muli %18, %19 : i32
+  %22 = arith.muli %21, %20 : i32
+  %23 = tt.get_program_id {axis = 0} : i32
+  %24 = tt.get_num_programs {axis = 0} : i32
+  %25 = arith.constant {value = 0} : i32
+  ttng.warp_specialize {producer_warps = 4, producer_registers = 40, consumer_registers = 232} {
+    %26, %27, %28 = scf.for %23, %22, %24, %14, %15, %25 {persistent = true} : i32, i32, i32 {
+    ^bb0(%29: i32, %30: i32, %31: i32, %32: i32):
+      %33 = arith.remui %29, %18 : i32
+      %34 = arith.muli %33, %0 : i32
+      %35 = arith.constant {value = -inf} : tensor<128xf32, #blocked>
+      %36 = arith.constant {value = 0.0} : tensor<128xf32, #blocked>
+      %37 = arith.constant {value = 0.0} : tensor<128x128xf32, #blocked1>
+      %38 = ttg.convert_layout %37 : tensor<128x128xf32, #mma>
+      %39 = ttg.convert_layout %36 : tensor<128xf32, #slice>
+      %40 = ttg.convert_layout %35 : tensor<128xf32, #slice>
+      %41 = arith.constant {value = 0} : i32
+      ttng.wait_barrier %16, %41, %32
+      %42 = ttg.local_load %16, %41 : tensor<128x128xf16, #blocked1>
+      %43 = arith.cmpi %7, %N_CTX {predicate = "slt"} : i1
+      ttng.wait_barrier %9, %30, %31, %43
+      %44 = ttg.local_load %9, %30 : tensor<128x64xf16, #blocked2>
+      %45 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+      %46 = ttng.warp_group_dot %42, %44, %45, %43 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+      %47 = ttng.warp_group_dot_wait %46 {pendings = 0} : tensor<128x64xf32, #mma1>
+      %48, %49, %50, %51, %52, %53 = scf.for %7, %N_CTX, %8, %38, %39, %40, %30, %31, %47 : tensor<128x128xf32, #mma>, tensor<128xf32, #slice>, tensor<128xf32, #slice>, i32, i32, tensor<128x64xf32, #mma1> {
+      ^bb0(%54: i32, %55: tensor<128x128xf32, #mma>, %56: tensor<128xf32, #slice>, %57: tensor<128xf32, #slice>, %58: i32, %59: i32, %60: tensor<128x64xf32, #mma1>):
+        ttng.wait_barrier %9, %58, %59
+        ttng.wait_barrier %10, %58, %59
+        %61 = ttg.local_load %10, %58 : tensor<64x128xf16, #blocked1>
+        %62 = arith.constant {value = 3} : i32
+        %63 = arith.cmpi %58, %62 {predicate = "eq"} : i1
+        %64 = arith.addi %58, %13 : i32
+        %65 = arith.select %63, %12, %64 : i32
+        %66 = arith.xori %59, %13 : i32
+        %67 = arith.select %63, %66, %59 : i32
+        %68 = arith.constant {value = 0.0} : tensor<128x64xf32, #mma1>
+        %69 = tt.reduce %60 {axis = 1} : tensor<128xf32, #slice> {
+        ^bb0(%70: f32, %71: f32):
+          %72 = arith.maxnumf %70, %71 : f32
+          tt.reduce.return %72
+        }
+        %73 = tt.splat %qk_scale : tensor<128xf32, #slice>
+        %74 = arith.mulf %69, %73 : tensor<128xf32, #slice>
+        %75 = arith.maxnumf %57, %74 : tensor<128xf32, #slice>
+        %76 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
+        %77 = arith.mulf %60, %76 : tensor<128x64xf32, #mma1>
+        %78 = tt.expand_dims %75 {axis = 1} : tensor<128x1xf32, #mma1>
+        %79 = tt.broadcast %78 : tensor<128x64xf32, #mma1>
+        %80 = arith.subf %77, %79 : tensor<128x64xf32, #mma1>
+        %81 = math.exp2 %80 : tensor<128x64xf32, #mma1>
+        %82 = arith.subf %57, %75 : tensor<128xf32, #slice>
+        %83 = math.exp2 %82 : tensor<128xf32, #slice>
+        %84 = arith.mulf %56, %83 : tensor<128xf32, #slice>
+        %85 = tt.reduce %81 {axis = 1} : tensor<128xf32, #slice> {
+        ^bb0(%86: f32, %87: f32):
+          %88 = arith.addf %86, %87 : f32
+          tt.reduce.return %88
+        }
+        %89 = arith.addf %84, %85 : tensor<128xf32, #slice>
+        %90 = tt.expand_dims %83 {axis = 1} : tensor<128x1xf32, #mma1>
+        %91 = tt.broadcast %90 : tensor<128x128xf32, #mma1>
+        %92 = ttng.warp_group_dot_wait %55 {pendings = 0} : tensor<128x128xf32, #mma>
+        %93 = arith.constant {value = 4} : i32
+        %94 = arith.constant {value = 3} : i32
+        %95 = arith.addi %58, %94 : i32
+        %96 = arith.cmpi %95, %93 {predicate = "sge"} : i1
+        %97 = arith.subi %95, %93 : i32
+        %98 = arith.select %96, %97, %95 : i32
+        %99 = arith.cmpi %54, %7 {predicate = "sgt"} : i1
+        ttng.arrive_barrier %11, %98, %99
+        %100 = ttg.convert_layout %92 : tensor<128x128xf32, #mma1>
+        %101 = arith.mulf %100, %91 : tensor<128x128xf32, #mma1>
+        %102 = arith.truncf %81 : tensor<128x64xf16, #mma1>
+        %103 = ttg.convert_layout %101 : tensor<128x128xf32, #mma>
+        %104 = arith.addi %54, %8 : i32
+        %105 = arith.cmpi %104, %N_CTX {predicate = "slt"} : i1
+        ttng.wait_barrier %9, %65, %67, %105
+        %106 = ttg.local_load %9, %65 : tensor<128x64xf16, #blocked2>
+        %107 = ttng.warp_group_dot %42, %106, %68, %105 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
+        %108 = ttng.warp_group_dot %102, %61, %103 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
+        %109 = ttng.warp_group_dot_wait %107 {pendings = 1} : tensor<128x64xf32, #mma1>
+        scf.yield %108, %89, %75, %65, %67, %109
       }
-      %60 = tt.splat %qk_scale : tensor<128xf32, #slice>
-      %61 = arith.mulf %56, %60 : tensor<128xf32, #slice>
-      %62 = arith.maxnumf %44, %61 : tensor<128xf32, #slice>
-      %63 = tt.splat %qk_scale : tensor<128x64xf32, #mma1>
-      %64 = arith.mulf %47, %63 : tensor<128x64xf32, #mma1>
-      %65 = tt.expand_dims %62 {axis = 1} : tensor<128x1xf32, #mma1>
-      %66 = tt.broadcast %65 : tensor<128x64xf32, #mma1>
-      %67 = arith.subf %64, %66 : tensor<128x64xf32, #mma1>
-      %68 = math.exp2 %67 : tensor<128x64xf32, #mma1>
-      %69 = arith.subf %44, %62 : tensor<128xf32, #slice>
-      %70 = math.exp2 %69 : tensor<128xf32, #slice>
-      %71 = arith.mulf %43, %70 : tensor<128xf32, #slice>
-      %72 = tt.reduce %68 {axis = 1} : tensor<128xf32, #slice> {
-      ^bb0(%73: f32, %74: f32):
-        %75 = arith.addf %73, %74 : f32
-        tt.reduce.return %75
-      }
-      %76 = arith.addf %71, %72 : tensor<128xf32, #slice>
-      %77 = tt.expand_dims %70 {axis = 1} : tensor<128x1xf32, #mma1>
-      %78 = tt.broadcast %77 : tensor<128x128xf32, #mma1>
-      %79 = ttng.warp_group_dot_wait %42 {pendings = 0} : tensor<128x128xf32, #mma>
-      %80 = arith.constant {value = 4} : i32
-      %81 = arith.constant {value = 3} : i32
-      %82 = arith.addi %45, %81 : i32
-      %83 = arith.cmpi %82, %80 {predicate = "sge"} : i1
-      %84 = arith.subi %82, %80 : i32
-      %85 = arith.select %83, %84, %82 : i32
-      %86 = arith.cmpi %41, %9 {predicate = "sgt"} : i1
-      ttng.arrive_barrier %19, %85, %86
-      %87 = ttg.convert_layout %79 : tensor<128x128xf32, #mma1>
-      %88 = arith.mulf %87, %78 : tensor<128x128xf32, #mma1>
-      %89 = arith.truncf %68 : tensor<128x64xf16, #mma1>
-      %90 = ttg.convert_layout %88 : tensor<128x128xf32, #mma>
-      %91 = arith.addi %41, %13 : i32
-      %92 = arith.cmpi %91, %N_CTX {predicate = "slt"} : i1
-      ttng.wait_barrier %17, %52, %54, %92
-      %93 = ttg.local_load %17, %52 : tensor<128x64xf16, #blocked2>
-      %94 = ttng.warp_group_dot %28, %93, %55, %92 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x64xf32, #mma1>
-      %95 = ttng.warp_group_dot %89, %48, %90 {input_precision = "tf32", max_num_imprecise_acc = 0, is_async = true} : tensor<128x128xf32, #mma>
-      %96 = ttng.warp_group_dot_wait %94 {pendings = 1} : tensor<128x64xf32, #mma1>
-      scf.yield %95, %76, %62, %52, %54, %96
+      %110 = ttng.warp_group_dot_wait %48 {pendings = 0} : tensor<128x128xf32, #mma>
+      %111 = arith.cmpi %7, %N_CTX {predicate = "slt"} : i1
+      %112 = arith.constant {value = 4} : i32
+      %113 = arith.constant {value = 3} : i32
+      %114 = arith.addi %51, %113 : i32
+      %115 = arith.cmpi %114, %112 {predicate = "sge"} : i1
+      %116 = arith.subi %114, %112 : i32
+      %117 = arith.select %115, %116, %114 : i32
+      ttng.arrive_barrier %11, %117, %111
+      %118 = arith.constant {value = 0} : i32
+      %119 = arith.constant {value = true} : i1
+      ttng.arrive_barrier %17, %118, %119
+      %120 = tt.expand_dims %49 {axis = 1} : tensor<128x1xf32, #mma1>
+      %121 = tt.broadcast %120 : tensor<128x128xf32, #mma1>
+      %122 = ttg.convert_layout %121 : tensor<128x128xf32, #mma>
+      %123 = arith.divf %110, %122 : tensor<128x128xf32, #mma>
+      %124 = arith.truncf %123 : tensor<128x128xf16, #mma>
+      %125 = ttg.convert_layout %124 : tensor<128x128xf16, #blocked1>
+      tt.descriptor_store %6, %125, %34, %7
+      %126 = arith.constant {value = 1} : i32
+      %127 = arith.xori %32, %126 : i32
+      scf.yield %51, %52, %127
     }
-    %97 = ttng.warp_group_dot_wait %35 {pendings = 0} : tensor<128x128xf32, #mma>
-    scf.yield %97, %36, %37
+    scf.yield
   } producer {
-    %98, %99 = scf.for %9, %N_CTX, %13, %20, %20 : i32, i32 {
-    ^bb0(%100: i32, %101: i32, %102: i32):
-      %103 = arith.xori %102, %21 : i32
-      ttng.wait_barrier %19, %101, %103
-      %104 = arith.constant {value = true} : i1
-      ttng.async_tma_copy_global_to_local %17, %101, %104, %4, %100, %9
-      ttng.async_tma_copy_global_to_local %18, %101, %104, %5, %100, %9
-      %105 = arith.constant {value = 3} : i32
-      %106 = arith.cmpi %101, %105 {predicate = "eq"} : i1
-      %107 = arith.addi %101, %21 : i32
-      %108 = arith.select %106, %20, %107 : i32
-      %109 = arith.xori %102, %21 : i32
-      %110 = arith.select %106, %109, %102 : i32
-      scf.yield %108, %110
+    %128, %129, %130 = scf.for %23, %22, %24, %14, %15, %25 {persistent = true} : i32, i32, i32 {
+    ^bb0(%131: i32, %132: i32, %133: i32, %134: i32):
+      %135 = arith.remui %131, %18 : i32
+      %136 = arith.muli %135, %0 : i32
+      %137 = arith.constant {value = 0} : i32
+      %138 = arith.constant {value = 1} : i32
+      %139 = arith.xori %134, %138 : i32
+      ttng.wait_barrier %17, %137, %139
+      %140 = arith.constant {value = true} : i1
+      ttng.async_tma_copy_global_to_local %16, %137, %140, %3, %136, %7
+      %141, %142 = scf.for %7, %N_CTX, %8, %132, %133 : i32, i32 {
+      ^bb0(%143: i32, %144: i32, %145: i32):
+        %146 = arith.xori %145, %13 : i32
+        ttng.wait_barrier %11, %144, %146
+        %147 = arith.constant {value = true} : i1
+        ttng.async_tma_copy_global_to_local %9, %144, %147, %4, %143, %7
+        ttng.async_tma_copy_global_to_local %10, %144, %147, %5, %143, %7
+        %148 = arith.constant {value = 3} : i32
+        %149 = arith.cmpi %144, %148 {predicate = "eq"} : i1
+        %150 = arith.addi %144, %13 : i32
+        %151 = arith.select %149, %12, %150 : i32
+        %152 = arith.xori %145, %13 : i32
+        %153 = arith.select %149, %152, %145 : i32
+        scf.yield %151, %153
+      }
+      scf.yield %141, %142, %139
     }
   }
   gpu.barrier
-  ttg.local_dealloc %22
-  ttg.local_dealloc %19
-  ttg.local_dealloc %18
   ttg.local_dealloc %17
-  %111 = tt.expand_dims %24 {axis = 1} : tensor<128x1xf32, #mma1>
-  %112 = tt.broadcast %111 : tensor<128x128xf32, #mma1>
-  %113 = ttg.convert_layout %112 : tensor<128x128xf32, #mma>
-  %114 = arith.divf %23, %113 : tensor<128x128xf32, #mma>
-  %115 = arith.truncf %114 : tensor<128x128xf16, #mma>
-  %116 = ttg.convert_layout %115 : tensor<128x128xf16, #blocked1>
-  tt.descriptor_store %6, %116, %8, %9
+  ttg.local_dealloc %16
+  ttg.local_dealloc %11
+  ttg.local_dealloc %10
+  ttg.local_dealloc %9
   tt.return
 }
