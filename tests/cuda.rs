@@ -527,6 +527,95 @@ fn unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu() {
     assert_nvptx_agrees(&trident_with(&args));
 }
 
+/// The arguments of tests/kernels/attention_descriptors.py's `attention_heads_kernel` over
+/// `heads` heads of 128 rows (d 128), one query block per head.
+fn attention_heads_flags(heads: usize) -> Vec<String> {
+    let mut flags: Vec<String> = [
+        "tests/kernels/attention_descriptors.py",
+        "--kernel=attention_heads_kernel",
+        "--num-warps=8",
+        "--num-stages=3",
+        "--const=HEAD_DIM=128",
+        "--const=BLOCK_M=128",
+        "--const=BLOCK_N=64",
+        "--arg=qk_scale=0.1275",
+        "--arg=N_CTX=128",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    flags.extend([format!("--arg=HEADS={heads}"), format!("--grid=1,{heads}")]);
+    flags
+}
+
+/// Attention over more programs than an H100 has SMs compiles for sm_90a to a persistent kernel:
+/// it takes the program grid as parameters, and its producer copies each program's Q into a
+/// shared-memory tile beside the K and V rings.
+#[test]
+fn attention_over_many_programs_compiles_persistent() {
+    let mut args: Vec<String> = vec!["compile".into()];
+    args.extend(attention_heads_flags(300));
+    for name in ["q_ptr", "k_ptr", "v_ptr", "o_ptr"] {
+        args.extend(["--arg".into(), format!("{name}=*fp16")]);
+    }
+    args.extend(["--emit", "ptx", "--target", "sm_90a"].map(String::from));
+    let output = trident_with(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ptx = stdout(&output);
+    for axis in ["x", "y", "z"] {
+        let param = format!(".param .u32 attention_heads_kernel_param_grid_{axis}");
+        assert!(ptx.contains(&param), "the PTX lacks {param}");
+    }
+    // Q, K and V are copied by the producer (its code follows the label), two boxes a tile (a
+    // 128-byte swizzle row holds 64 of a row's 128 halves); the consumers copy only O out.
+    let (consumers, producer) = ptx.split_once("$L_ws_producer:").expect("a producer part");
+    let loads = "cp.async.bulk.tensor.2d.shared::cluster.global";
+    assert_eq!(producer.matches(loads).count(), 6, "{producer}");
+    assert_eq!(consumers.matches(loads).count(), 0, "the consumers copy tiles in");
+    assert_eq!(consumers.matches("cp.async.bulk.tensor.2d.global.shared::cta").count(), 1);
+}
+
+/// The persistent attention (300 programs: each CTA walks two or three, the ring's slots and
+/// phases and Q's tile carried from one to the next) agrees with interp on the GPU.
+#[test]
+fn persistent_attention_agrees_with_interp_on_the_gpu() {
+    use trident_midend::ir::DType;
+    if !require_gpu("persistent_attention_agrees_with_interp_on_the_gpu") {
+        return;
+    }
+    let dir = scratch_dir("cuda-persistent-attention");
+    let heads = 300;
+    let count = heads * 128 * 128;
+    let mut args: Vec<String> = vec!["check".into(), "--backend=nvptx".into()];
+    args.extend(attention_heads_flags(heads));
+    for (seed, name) in [(6, "q_ptr"), (7, "k_ptr"), (8, "v_ptr")] {
+        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
+    }
+    args.extend(["--arg".into(), write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * count])]);
+    assert_nvptx_agrees(&trident_with(&args));
+}
+
+/// tests/kernels/descriptor_matmul.py's warp-specialized GEMM over 320 programs (a persistent
+/// walk of two or three tiles per CTA, the K loop wrapping the ring within a tile) agrees with
+/// interp on the GPU.
+#[test]
+fn persistent_warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
+    use trident_midend::ir::DType;
+    if !require_gpu("persistent_warp_specialized_matmul_agrees_with_interp_on_the_gpu") {
+        return;
+    }
+    let dir = scratch_dir("cuda-persistent-matmul");
+    let (m, n, k) = (2000usize, 2560usize, 128usize);
+    let mut args: Vec<String> = vec!["check".into()];
+    args.extend(ws_matmul_flags(m, n, k));
+    args.extend(["--backend".into(), "nvptx".into(), "--grid".into(), "16,20".into()]);
+    for (seed, name, count) in [(9, "a_ptr", m * k), (10, "b_ptr", k * n)] {
+        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
+    }
+    args.extend(["--arg".into(), write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n])]);
+    assert_nvptx_agrees(&trident_with(&args));
+}
+
 /// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the
 /// upper byte of an f16, rounded to nearest even).
 fn attn_input(seed: u64, count: usize, fp8: bool) -> Vec<u8> {
