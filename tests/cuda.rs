@@ -474,16 +474,22 @@ fn warp_specialized_loops_split_producer_and_consumers() {
 /// multiple of the block.
 #[test]
 fn warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
+    ws_matmul_agrees("warp_specialized_matmul_agrees_with_interp_on_the_gpu", (1000, 512, 256), "8,4", 1);
+}
+
+/// Runs tests/kernels/descriptor_matmul.py's warp-specialized GEMM of `(m, n, k)` over `grid` on
+/// nvptx and interp with inputs from `seed` and `seed + 1`, and asserts they agree (the test
+/// `test` skips without a GPU).
+fn ws_matmul_agrees(test: &str, (m, n, k): (usize, usize, usize), grid: &str, seed: u64) {
     use trident_midend::ir::DType;
-    if !require_gpu("warp_specialized_matmul_agrees_with_interp_on_the_gpu") {
+    if !require_gpu(test) {
         return;
     }
-    let dir = scratch_dir("cuda-ws-matmul");
-    let (m, n, k) = (1000usize, 512usize, 256usize);
+    let dir = scratch_dir(test);
     let mut args: Vec<String> = vec!["check".into()];
     args.extend(ws_matmul_flags(m, n, k));
-    args.extend(["--backend".into(), "nvptx".into(), "--grid".into(), "8,4".into()]);
-    for (seed, name, count) in [(1, "a_ptr", m * k), (2, "b_ptr", k * n)] {
+    args.extend(["--backend".into(), "nvptx".into(), "--grid".into(), grid.into()]);
+    for (seed, name, count) in [(seed, "a_ptr", m * k), (seed + 1, "b_ptr", k * n)] {
         args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
     }
     args.extend(["--arg".into(), write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n])]);
@@ -600,20 +606,12 @@ fn persistent_attention_agrees_with_interp_on_the_gpu() {
 /// interp on the GPU.
 #[test]
 fn persistent_warp_specialized_matmul_agrees_with_interp_on_the_gpu() {
-    use trident_midend::ir::DType;
-    if !require_gpu("persistent_warp_specialized_matmul_agrees_with_interp_on_the_gpu") {
-        return;
-    }
-    let dir = scratch_dir("cuda-persistent-matmul");
-    let (m, n, k) = (2000usize, 2560usize, 128usize);
-    let mut args: Vec<String> = vec!["check".into()];
-    args.extend(ws_matmul_flags(m, n, k));
-    args.extend(["--backend".into(), "nvptx".into(), "--grid".into(), "16,20".into()]);
-    for (seed, name, count) in [(9, "a_ptr", m * k), (10, "b_ptr", k * n)] {
-        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
-    }
-    args.extend(["--arg".into(), write_npy(&dir, "c_ptr", DType::F16, vec![0; 2 * m * n])]);
-    assert_nvptx_agrees(&trident_with(&args));
+    ws_matmul_agrees(
+        "persistent_warp_specialized_matmul_agrees_with_interp_on_the_gpu",
+        (2000, 2560, 128),
+        "16,20",
+        9,
+    );
 }
 
 /// `count` fixed pseudo-random inputs in [-2, 2) for attention: f16 or e5m2 bytes (e5m2 is the
