@@ -30,6 +30,19 @@ def test_scalars_constexprs_and_grid_forms(backend):
         assert np.array_equal(out, -0.5 * x), grid
 
 
+def test_one_grid_object_keeps_its_launcher_and_is_read_at_each_launch(backend):
+    x = np.arange(1000, dtype=np.float32)
+    grid = [2]
+    assert k.scale_kernel[grid] is k.scale_kernel[grid]
+    assert k.scale_kernel[(2, )] is not k.scale_kernel[[2]]
+    out = np.zeros_like(x)
+    k.scale_kernel[grid](x, out, x.size, 1.0, NEGATE=False, BLOCK=128)
+    assert np.array_equal(out[:256], x[:256]) and not out[256:].any()
+    grid[0] = 8  # the same list, now eight programs: the launch reads it again
+    k.scale_kernel[grid](x, out, x.size, 1.0, NEGATE=False, BLOCK=128)
+    assert np.array_equal(out, x)
+
+
 def test_constexpr_by_position_and_wrapped(backend):
     x = np.arange(100, dtype=np.float32)
     out = np.zeros_like(x)

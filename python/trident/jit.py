@@ -46,10 +46,20 @@ class JITFunction:
         self.arg_names = list(self.signature.parameters)
         self.do_not_specialize = do_not_specialize
         self._native = None
+        # The last grid object, the native kernel and their launcher (which holds only those).
+        self._last = None
 
     def __getitem__(self, grid):
-        # The native kernel's launcher: calling it goes straight into Rust.
-        return (self._native or self._load())[grid]
+        # The native kernel's launcher: calling it goes straight into Rust. A loop launching
+        # `kernel[grid](...)` with one grid object (a tuple, a function) gets the same launcher
+        # again; the grid is read at each call either way.
+        native = self._native or self._load()
+        last = self._last
+        if last is not None and last[0] is grid and last[1] is native:
+            return last[2]
+        launcher = native[grid]
+        self._last = (grid, native, launcher)
+        return launcher
 
     def _load(self):
         """The native kernel, made on the first launch (it reads the kernel's file)."""
