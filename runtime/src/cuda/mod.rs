@@ -444,10 +444,11 @@ impl CudaDevice {
     ) -> Result<(), CudaError> {
         check_grid(kernel, grid)?;
         let memory = self.upload(buffers)?;
-        let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
+        let launched = launched_grid(kernel, grid)?;
+        let (mut params, _scratch) = self.pack(kernel, grid, launched, args, &memory)?;
         if grid.programs() > 0 {
             let done = Event::new(&self.context).map_err(CudaError::driver)?;
-            self.enqueue(kernel, launched_grid(kernel, grid)?, &mut params)?;
+            self.enqueue(kernel, launched, &mut params)?;
             done.record().map_err(|e| fault(kernel, e))?;
             self.wait(kernel, &done)?;
         }
@@ -537,8 +538,9 @@ impl CudaDevice {
             return Err(CudaError::new(ErrorKind::Arguments, "cannot time a launch of an empty grid"));
         }
         let memory = self.upload(buffers)?;
-        let (mut params, _scratch) = self.pack(kernel, grid, args, &memory)?;
-        let grid = launched_grid(kernel, grid)?;
+        let launched = launched_grid(kernel, grid)?;
+        let (mut params, _scratch) = self.pack(kernel, grid, launched, args, &memory)?;
+        let grid = launched;
         let start = Event::new(&self.context).map_err(CudaError::driver)?;
         let end = Event::new(&self.context).map_err(CudaError::driver)?;
 
@@ -575,13 +577,16 @@ impl CudaDevice {
         Ok(BenchStats { runs: times_ms.len(), median_ms: median(&times_ms), min_ms: times_ms[0] })
     }
 
-    /// Packs the parameters of one launch: the arguments against the kernel's ABI, then the
-    /// global scratch (allocated here for the whole grid) when the kernel takes one. The scratch
-    /// must outlive the launches that use `Params`.
+    /// Packs the parameters of one launch over the program grid `grid`, run as the CTAs
+    /// `launched` ([`launched_grid`]): the arguments against the kernel's ABI, then the global
+    /// scratch (allocated here, per launched CTA) when the kernel takes one, a persistent
+    /// kernel's program grid and the tensor maps. The scratch must outlive the launches that use
+    /// `Params`.
     fn pack(
         &self,
         kernel: &LoadedKernel,
         grid: Grid,
+        launched: Grid,
         args: &[ArgValue],
         memory: &[Memory],
     ) -> Result<(Params, Option<Memory>), CudaError> {
@@ -593,7 +598,6 @@ impl CudaDevice {
             params.encode_tensor_maps(&kernel.tensor_maps, args, &addresses).map_err(named)?;
             return Ok((params, None));
         }
-        let launched = launched_grid(kernel, grid)?;
         let bytes = (launched.programs() as usize).max(1) * kernel.global_scratch_bytes as usize;
         let scratch = Memory::alloc(&self.context, bytes).map_err(|error| {
             CudaError::new(

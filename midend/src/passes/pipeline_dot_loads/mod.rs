@@ -1053,37 +1053,48 @@ fn rewrite_async(
 /// The rings of `tiles` (`ttg.local_alloc`, at the builder), as `plan` lays them out; the tensor
 /// maps of TMA-filled ones take their swizzle.
 fn alloc_rings(b: &mut Builder, tiles: &[RingTile], plan: &RingPlan) -> Vec<Value> {
-    let slots = plan.slots;
-    let rings: Vec<Value> = tiles
+    tiles
         .iter()
         .zip(&plan.swizzles)
-        .map(|(tile, swizzle)| {
+        .map(|(tile, &swizzle)| {
             let ty = b.body.ty(tile.operand).clone();
-            let mut attrs = Attrs::new()
-                .with("slots", Attr::Int(slots))
-                .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
-                .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
-            if tile.order == RingOrder::ColumnMajor {
-                attrs = attrs.with("column_major", Attr::Bool(true));
-            }
-            if let Some(swizzle) = swizzle {
-                attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
-            }
-            if tile.tma.is_some() {
-                attrs = attrs.with("tma", Attr::Bool(true));
-            }
-            b.value(Opcode::LocalAlloc, vec![], Type::scalar(DType::I32), attrs)
+            alloc_ring(b, &ty, plan.slots, tile.order, swizzle, tile.tma)
         })
-        .collect();
-    // The tensor maps of TMA-filled rings take the rings' swizzle.
-    for (tile, swizzle) in tiles.iter().zip(&plan.swizzles) {
-        let (Some(desc), Some(swizzle)) = (tile.tma, swizzle) else { continue };
-        let make = b.body.def_op(desc).expect("a pipelined descriptor is made in the function");
+        .collect()
+}
+
+/// One ring of `slots` tiles of `ty` (`ttg.local_alloc`, at the builder), stored in `order`,
+/// swizzled as `swizzle` says (else padded), filled by TMA through descriptor `tma` when given,
+/// whose tensor map then takes the ring's swizzle.
+fn alloc_ring(
+    b: &mut Builder,
+    ty: &Type,
+    slots: i64,
+    order: RingOrder,
+    swizzle: Option<NvmmaShared>,
+    tma: Option<Value>,
+) -> Value {
+    let mut attrs = Attrs::new()
+        .with("slots", Attr::Int(slots))
+        .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
+        .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8));
+    if order == RingOrder::ColumnMajor {
+        attrs = attrs.with("column_major", Attr::Bool(true));
+    }
+    if let Some(swizzle) = swizzle {
+        attrs = attrs.with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
+    }
+    if tma.is_some() {
+        attrs = attrs.with("tma", Attr::Bool(true));
+    }
+    let ring = b.value(Opcode::LocalAlloc, vec![], Type::scalar(DType::I32), attrs);
+    if let (Some(desc), Some(swizzle)) = (tma, swizzle) {
+        let make = b.body.def_op(desc).expect("a ringed descriptor is made in the function");
         let attrs =
             b.body.op(make).attrs.clone().with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
         b.body.ops[make].attrs = attrs;
     }
-    rings
+    ring
 }
 
 /// The tiles of `slot` of each ring (`ttg.local_load`, read in place by the dots), by the value

@@ -24,7 +24,7 @@
 
 use std::collections::HashMap;
 
-use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Op, Opcode, Type, Value};
+use crate::ir::{Attrs, Block, Body, Builder, DType, Op, Opcode, Value};
 use crate::layout::NvmmaShared;
 use crate::passes::uses::users_in;
 
@@ -58,19 +58,10 @@ pub(super) fn stage_a_operands(
         let data = body.op(load).clone();
         let ty = body.ty(data.results[0]).clone();
         let desc = data.operands[0];
-        // The tile, on the ring stack.
+        // The tile, on the ring stack (its descriptor takes the swizzle).
         let mut b = Builder::at(body, parent, alloc_at + index);
         b.span = span;
-        let attrs = Attrs::new()
-            .with("slots", Attr::Int(1))
-            .with("shape", Attr::Ints(ty.shape().iter().map(|&d| d as i64).collect()))
-            .with("elem_bytes", Attr::Int(ty.dtype().bits() as i64 / 8))
-            .with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64))
-            .with("tma", Attr::Bool(true));
-        let tile = b.value(Opcode::LocalAlloc, vec![], Type::scalar(DType::I32), attrs);
-        let make = body.def_op(desc).expect("an eligible descriptor is made in the kernel");
-        body.ops[make].attrs =
-            body.op(make).attrs.clone().with("swizzle_bytes", Attr::Int(swizzle.swizzle_bytes as i64));
+        let tile = super::alloc_ring(&mut b, &ty, 1, super::RingOrder::RowMajor, Some(swizzle), Some(desc));
         // The copy, its wait, and the tile read in place where the load was.
         let at = body.position(default, load);
         let mut b = Builder::at(body, default, at);
