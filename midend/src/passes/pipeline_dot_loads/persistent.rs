@@ -36,8 +36,7 @@
 //! The producer waits for nothing but free slots, so it copies the next program's `Q` and first
 //! tiles while the consumers finish this one (its normalization and store). The consumers' A
 //! operands staged in shared memory ([`super::stage_a_operands`], attention's `Q`) are copied
-//! by the producer when it can compute their offsets (else by the consumers, after a barrier
-//! that keeps the copy from overwriting a tile the last program's dots still read).
+//! by the producer, which must be able to compute their offsets.
 //! `tt.get_num_programs` becomes `ttng.program_grid` (the grid the launch asked for, which the
 //! runtime passes); `tt.get_program_id` and `tt.get_num_programs` then name the CTA and the CTAs
 //! launched. The programs of a persistent launch run in the grid's order, as without it (Triton
@@ -99,12 +98,11 @@ struct Shape {
     epilogue: Vec<Op>,
     /// The kernel's `tt.get_program_id` ops, wherever they are.
     program_ids: Vec<Op>,
-    /// The moving ops the producer region reads (directly or through each other), all pure
-    /// scalar arithmetic; and the set of every moving op (what `clone_with` may clone).
+    /// The moving ops the producer region and the staged tiles' copies read (directly or
+    /// through each other), all pure scalar arithmetic; and the set of every moving op (what
+    /// `clone_with` may clone).
     moving_set: HashSet<Op>,
     producer_reads: Vec<Value>,
-    /// Whether the producer copies the staged tiles, one program ahead of the consumers.
-    producer_copies: bool,
 }
 
 /// Whether the moving ops behind `values` are all pure scalar ops (the producer can compute
@@ -186,30 +184,35 @@ impl Shape {
             moving_set.insert(op);
             moved_values.extend(data.results.iter().copied());
         }
-        // The producer computes again what it reads of the moving ops: pure scalars only.
-        let producer = body.op(spec.ws).regions[1];
-        let mut producer_reads: Vec<Value> =
-            body.captures(producer).into_iter().filter(|v| moved_values.contains(v)).collect();
+        // The producer computes again what it and the staged tiles' copies (which move to it) read
+        // of the moving ops: pure scalars only, from before the partition.
+        let [default, producer] = body.op(spec.ws).regions[..] else { return None };
+        let offsets: Vec<Value> =
+            spec.staged.iter().flat_map(|t| body.op(t.copy).operands[4..].to_vec()).collect();
+        let in_consumers = |v: Value| {
+            body.def_op(v).is_some_and(|d| body.ancestor_in(default, d).is_some())
+                || body.blocks[default].args.contains(&v)
+        };
+        if offsets.iter().any(|&v| in_consumers(v)) {
+            return None;
+        }
+        let producer_reads: Vec<Value> =
+            body.captures(producer).into_iter().chain(offsets).filter(|v| moved_values.contains(v)).collect();
         if !clonable(body, &moving_set, &producer_reads) {
             return None;
         }
-        // The staged tiles' copies move to the producer when it can compute their offsets too
-        // (from before the partition, not from the consumers' region).
-        let default = body.op(spec.ws).regions[0];
-        let offsets: Vec<Value> =
-            spec.staged.iter().flat_map(|t| body.op(t.copy).operands[4..].to_vec()).collect();
-        let outside_consumers = offsets.iter().all(|&v| {
-            body.def_op(v).is_none_or(|d| body.ancestor_in(default, d).is_none())
-                && body.blocks[default].args.iter().all(|&a| a != v)
-        });
-        let staged_offsets: Vec<Value> = offsets.into_iter().filter(|v| moved_values.contains(v)).collect();
-        let producer_copies =
-            !spec.staged.is_empty() && outside_consumers && clonable(body, &moving_set, &staged_offsets);
-        if producer_copies {
-            producer_reads.extend(staged_offsets);
-        }
-        Some(Shape { moving, epilogue, program_ids, moving_set, producer_reads, producer_copies })
+        Some(Shape { moving, epilogue, program_ids, moving_set, producer_reads })
     }
+}
+
+/// What the two walks share: the launch's grid, the walk's bounds and initial carried values
+/// (`cta, programs, ctas`, the ring's slot and phase, each staged tile's phase), and the
+/// barrier the consumers hand the staged tiles back on.
+struct Walk {
+    grid: Vec<Value>,
+    inits: Vec<Value>,
+    tiles_free: Option<Value>,
+    span: crate::ir::Span,
 }
 
 fn rewrite(function: &mut Function, spec: &Specialized, shape: Shape, num_warps: u32) {
@@ -227,9 +230,9 @@ fn rewrite(function: &mut Function, spec: &Specialized, shape: Shape, num_warps:
     let at = body.position(entry, spec.ws);
     let mut b = Builder::at(body, entry, at);
     b.span = span;
-    // The consumers hand a staged tile back to the producer once their dots are done with it,
-    // on this barrier; it is released first after the partition.
-    let tiles_free = shape.producer_copies.then(|| {
+    // The consumers hand the staged tiles back to the producer once their dots are done with
+    // them, on this barrier; it is released first after the partition.
+    let tiles_free = (!spec.staged.is_empty()).then(|| {
         let attrs = Attrs::new().with("count", Attr::Int(1)).with("arrivals", Attr::Int(num_warps as i64));
         b.value(Opcode::InitBarriers, vec![], i32_ty.clone(), attrs)
     });
@@ -240,135 +243,14 @@ fn rewrite(function: &mut Function, spec: &Specialized, shape: Shape, num_warps:
     let programs = b.value(Opcode::MulI, vec![plane, grid[2]], i32_ty.clone(), Attrs::new());
     let cta = b.value(Opcode::GetProgramId, vec![], i32_ty.clone(), axis(0));
     let ctas = b.value(Opcode::GetNumPrograms, vec![], i32_ty.clone(), axis(0));
-    // The consumers also carry the phase of each staged tile's mbarrier, from 0.
-    let staged_phases: Vec<Value> = spec.staged.iter().map(|_| b.const_int(DType::I32, 0)).collect();
-    let walk = vec![cta, programs, ctas, spec.first_slot, spec.first_phase];
-    let mut consumer_walk = walk.clone();
-    consumer_walk.extend(&staged_phases);
-    let mut producer_walk = walk.clone();
-    if shape.producer_copies {
-        producer_walk.extend(&staged_phases);
-    }
+    let mut inits = vec![cta, programs, ctas, spec.first_slot, spec.first_phase];
+    inits.extend(spec.staged.iter().map(|_| b.const_int(DType::I32, 0)));
+    let walk = Walk { grid, inits, tiles_free, span };
 
-    // The producer first (it clones the moving ops as they are): the program ids and the
-    // scalars its copies read, computed again per program.
-    let [default, producer] = body.op(spec.ws).regions[..] else {
-        unreachable!("a partition has two regions")
-    };
-    let producer_args = tile_args(body, producer);
-    let mut b = Builder::at(body, producer, 0);
-    b.span = span;
-    let ids = program_ids(&mut b, producer_args[0], &grid);
-    let mut renamed = ids_map(b.body, &shape.program_ids, &ids);
-    for &v in &shape.producer_reads {
-        clone_with(&mut b, &shape.moving_set, v, &mut renamed);
-    }
-    body.replace_uses(producer, &renamed);
-    let mut producer_phases = Vec::new();
-    if let Some(free) = tiles_free {
-        // Each program's staged tiles, copied once the consumers are done with the last ones
-        // (the flipped parity passes the first time), before its ring copies.
-        let at = before_last_loop(body, producer);
-        let mut b = Builder::at(body, producer, at);
-        b.span = span;
-        let zero = b.const_int(DType::I32, 0);
-        let one = b.const_int(DType::I32, 1);
-        for staged in &spec.staged {
-            let phase = b.body.add_block_arg(producer, i32_ty.clone());
-            let flipped = b.value(Opcode::XOrI, vec![phase, one], i32_ty.clone(), Attrs::new());
-            b.op(Opcode::WaitBarrier, vec![free, zero, flipped], &[], Attrs::new());
-            let data = b.body.op(staged.copy).clone();
-            let always = b.const_int(DType::I1, 1);
-            let mut operands = vec![data.operands[0], zero, always, data.operands[3]];
-            operands.extend(data.operands[4..].iter().map(|v| renamed.get(v).copied().unwrap_or(*v)));
-            b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
-            producer_phases.push((phase, flipped));
-        }
-    }
-    let copies = *body.blocks[producer]
-        .ops
-        .iter()
-        .rev()
-        .find(|&&op| body.opcode(op) == Opcode::For)
-        .expect("the producer region holds its loop");
-    let (slot_out, phase_out) = ring_results(body, copies, spec);
-    let carried = HashMap::from([(spec.first_slot, producer_args[1]), (spec.first_phase, producer_args[2])]);
-    body.replace_uses(producer, &carried);
-    let mut b = Builder::at_end(body, producer);
-    b.span = span;
-    let mut next = vec![slot_out, phase_out];
-    next.extend(producer_phases.iter().map(|&(_, flipped)| flipped));
-    b.op(Opcode::Yield, next, &[], Attrs::new());
-    wrap_in_walk(body, spec.ws, 1, &producer_walk, span);
-
-    // The consumers: their region becomes the body of the walk.
-    let consumer_args = tile_args(body, default);
-    let phase_args: Vec<Value> =
-        staged_phases.iter().map(|_| body.add_block_arg(default, Type::scalar(DType::I32))).collect();
-    for (index, &op) in shape.moving.iter().enumerate() {
-        body.detach_op(op);
-        body.insert_op(default, index, op);
-    }
-    let mut b = Builder::at(body, default, 0);
-    b.span = span;
-    let ids = program_ids(&mut b, consumer_args[0], &grid);
-    let yield_op = *body.blocks[default].ops.last().expect("the region ends in scf.yield");
-    let yielded = body.op(yield_op).operands.clone();
-    body.detach_op(yield_op);
-    let lp = spec.consumer_loop;
-    let (slot_out, phase_out) = ring_results(body, lp, spec);
-    if spec.holds_last_slot {
-        let (lb, ub) = (body.op(lp).operands[0], body.op(lp).operands[1]);
-        let mut b = Builder::at_end(body, default);
-        b.span = span;
-        let ran = b.cmpi("slt", lb, ub);
-        let count = b.const_int(DType::I32, spec.slots);
-        let last = super::ring_step(&mut b, slot_out, spec.slots - 1, count);
-        b.op(Opcode::ArriveBarrier, vec![spec.empty, last, ran], &[], Attrs::new());
-    }
-    if let Some(free) = tiles_free {
-        // The loop's dots were all waited for: the staged tiles go back to the producer.
-        let mut b = Builder::at_end(body, default);
-        b.span = span;
-        let zero = b.const_int(DType::I32, 0);
-        let always = b.const_int(DType::I1, 1);
-        b.op(Opcode::ArriveBarrier, vec![free, zero, always], &[], Attrs::new());
-    }
-    let results: HashMap<Value, Value> = body.op(spec.ws).results.iter().copied().zip(yielded).collect();
-    for &op in &shape.epilogue {
-        body.detach_op(op);
-        body.append_op(default, op);
-    }
-    body.replace_uses(default, &results);
-    body.ops[spec.ws].results.clear();
-    let mut b = Builder::at_end(body, default);
-    b.span = span;
-    let mut next = vec![slot_out, phase_out];
-    let one = b.const_int(DType::I32, 1);
-    next.extend(
-        phase_args.iter().map(|&p| b.value(Opcode::XOrI, vec![p, one], i32_ty.clone(), Attrs::new())),
-    );
-    b.op(Opcode::Yield, next, &[], Attrs::new());
-    for (staged, &phase) in spec.staged.iter().zip(&phase_args) {
-        body.ops[staged.wait].operands[2] = phase;
-        if shape.producer_copies {
-            body.detach_op(staged.copy);
-            continue;
-        }
-        // Every consumer warp is done with the previous program's tile (its dots were waited
-        // for) before the copy overwrites it.
-        let at = body.position(default, staged.copy);
-        let mut b = Builder::at(body, default, at);
-        b.span = span;
-        b.op(Opcode::Barrier, vec![], &[], Attrs::new());
-    }
-    let carried = HashMap::from([(spec.first_slot, consumer_args[1]), (spec.first_phase, consumer_args[2])]);
-    let renamed = ids_map(body, &shape.program_ids, &ids);
-    body.replace_uses(default, &renamed);
-    // The ring's position arrives from the previous program.
-    body.replace_uses(default, &carried);
-    wrap_in_walk(body, spec.ws, 0, &consumer_walk, span);
-
+    // The producer first: it clones the moving ops as they are, before the consumers' walk
+    // renames their program ids.
+    walk_producer(body, spec, &shape, &walk);
+    walk_consumers(body, spec, &shape, &walk);
     for &op in &shape.program_ids {
         body.detach_op(op);
     }
@@ -381,6 +263,111 @@ fn rewrite(function: &mut Function, spec: &Specialized, shape: Shape, num_warps:
     }
 }
 
+/// The producer's walk: per program, the program ids and the scalars its copies read computed
+/// again, the staged tiles copied once the consumers gave them back (the flipped parity passes
+/// the first time), then its ring loop from where the last program left the ring.
+fn walk_producer(body: &mut Body, spec: &Specialized, shape: &Shape, walk: &Walk) {
+    let producer = body.op(spec.ws).regions[1];
+    let i32_ty = Type::scalar(DType::I32);
+    let args = walk_args(body, producer, walk);
+    let mut b = Builder::at(body, producer, 0);
+    b.span = walk.span;
+    let ids = program_ids(&mut b, args[0], &walk.grid);
+    let mut renamed = ids_map(b.body, &shape.program_ids, &ids);
+    for &v in &shape.producer_reads {
+        clone_with(&mut b, &shape.moving_set, v, &mut renamed);
+    }
+    body.replace_uses(producer, &renamed);
+    let mut next_phases = Vec::new();
+    if let Some(free) = walk.tiles_free {
+        let at = before_last_loop(body, producer);
+        let mut b = Builder::at(body, producer, at);
+        b.span = walk.span;
+        let zero = b.const_int(DType::I32, 0);
+        let one = b.const_int(DType::I32, 1);
+        for (staged, &phase) in spec.staged.iter().zip(&args[3..]) {
+            let flipped = b.value(Opcode::XOrI, vec![phase, one], i32_ty.clone(), Attrs::new());
+            b.op(Opcode::WaitBarrier, vec![free, zero, flipped], &[], Attrs::new());
+            let data = b.body.op(staged.copy).clone();
+            let always = b.const_int(DType::I1, 1);
+            let mut operands = vec![data.operands[0], zero, always, data.operands[3]];
+            operands.extend(data.operands[4..].iter().map(|v| renamed.get(v).copied().unwrap_or(*v)));
+            b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
+            next_phases.push(flipped);
+        }
+    }
+    let copies = body.blocks[producer].ops[before_last_loop(body, producer)];
+    let (slot_out, phase_out) = ring_results(body, copies, spec);
+    let carried = HashMap::from([(spec.first_slot, args[1]), (spec.first_phase, args[2])]);
+    body.replace_uses(producer, &carried);
+    let mut b = Builder::at_end(body, producer);
+    b.span = walk.span;
+    let mut next = vec![slot_out, phase_out];
+    next.extend(next_phases);
+    b.op(Opcode::Yield, next, &[], Attrs::new());
+    wrap_in_walk(body, spec.ws, 1, walk);
+}
+
+/// The consumers' walk: per program, the program ids, the code before the partition, their
+/// region (its staged tiles waited for in this program's phase), the release of the loop's last
+/// slot and of the staged tiles, then the epilogue.
+fn walk_consumers(body: &mut Body, spec: &Specialized, shape: &Shape, walk: &Walk) {
+    let default = body.op(spec.ws).regions[0];
+    let i32_ty = Type::scalar(DType::I32);
+    let args = walk_args(body, default, walk);
+    for (index, &op) in shape.moving.iter().enumerate() {
+        body.detach_op(op);
+        body.insert_op(default, index, op);
+    }
+    let mut b = Builder::at(body, default, 0);
+    b.span = walk.span;
+    let ids = program_ids(&mut b, args[0], &walk.grid);
+    let yield_op = *body.blocks[default].ops.last().expect("the region ends in scf.yield");
+    let yielded = body.op(yield_op).operands.clone();
+    body.detach_op(yield_op);
+    let lp = spec.consumer_loop;
+    let (slot_out, phase_out) = ring_results(body, lp, spec);
+    let mut b = Builder::at_end(body, default);
+    b.span = walk.span;
+    if spec.holds_last_slot {
+        let (lb, ub) = (b.body.op(lp).operands[0], b.body.op(lp).operands[1]);
+        let ran = b.cmpi("slt", lb, ub);
+        let count = b.const_int(DType::I32, spec.slots);
+        let last = super::ring_step(&mut b, slot_out, spec.slots - 1, count);
+        b.op(Opcode::ArriveBarrier, vec![spec.empty, last, ran], &[], Attrs::new());
+    }
+    if let Some(free) = walk.tiles_free {
+        // The loop's dots were all waited for: the staged tiles go back to the producer.
+        let zero = b.const_int(DType::I32, 0);
+        let always = b.const_int(DType::I1, 1);
+        b.op(Opcode::ArriveBarrier, vec![free, zero, always], &[], Attrs::new());
+    }
+    let results: HashMap<Value, Value> = body.op(spec.ws).results.iter().copied().zip(yielded).collect();
+    for &op in &shape.epilogue {
+        body.detach_op(op);
+        body.append_op(default, op);
+    }
+    body.replace_uses(default, &results);
+    body.ops[spec.ws].results.clear();
+    // The producer copies the staged tiles; the consumers wait for each in its program's phase.
+    for (staged, &phase) in spec.staged.iter().zip(&args[3..]) {
+        body.ops[staged.wait].operands[2] = phase;
+        body.detach_op(staged.copy);
+    }
+    let mut b = Builder::at_end(body, default);
+    b.span = walk.span;
+    let mut next = vec![slot_out, phase_out];
+    let one = b.const_int(DType::I32, 1);
+    next.extend(args[3..].iter().map(|&p| b.value(Opcode::XOrI, vec![p, one], i32_ty.clone(), Attrs::new())));
+    b.op(Opcode::Yield, next, &[], Attrs::new());
+    let renamed = ids_map(body, &shape.program_ids, &ids);
+    body.replace_uses(default, &renamed);
+    // The ring's position arrives from the previous program.
+    let carried = HashMap::from([(spec.first_slot, args[1]), (spec.first_phase, args[2])]);
+    body.replace_uses(default, &carried);
+    wrap_in_walk(body, spec.ws, 0, walk);
+}
+
 /// The position of the last `scf.for` of `block` (where code before the producer's ring loop
 /// goes).
 fn before_last_loop(body: &Body, block: crate::ir::Block) -> usize {
@@ -389,10 +376,11 @@ fn before_last_loop(body: &Body, block: crate::ir::Block) -> usize {
 }
 
 /// Gives `block` (a region of the partition, about to become the walk's body) the walk's
-/// arguments: the program's linear index, the ring's slot and phase.
-fn tile_args(body: &mut Body, block: crate::ir::Block) -> [Value; 3] {
+/// arguments: the program's linear index, then the carried values (the ring's slot and phase,
+/// the staged tiles' phases).
+fn walk_args(body: &mut Body, block: crate::ir::Block, walk: &Walk) -> Vec<Value> {
     let i32_ty = Type::scalar(DType::I32);
-    [(); 3].map(|_| body.add_block_arg(block, i32_ty.clone()))
+    (2..walk.inits.len()).map(|_| body.add_block_arg(block, i32_ty.clone())).collect()
 }
 
 /// The program ids of linear index `t` in `grid`, `x` fastest.
@@ -428,25 +416,18 @@ fn ring_results(body: &Body, lp: Op, spec: &Specialized) -> (Value, Value) {
     (result_of(spec.first_slot), result_of(spec.first_phase))
 }
 
-/// Puts region `index` of the partition `ws` into an `scf.for` over `walk` (lb, ub, step, slot,
-/// phase, the staged tiles' phases): the region's block becomes the loop's body, and a new block holding the loop the
-/// region.
-fn wrap_in_walk(body: &mut Body, ws: Op, index: usize, walk: &[Value], span: crate::ir::Span) {
+/// Puts region `index` of the partition `ws` into the walk's `scf.for`: the region's block
+/// becomes the loop's body, and a new block holding the loop the region.
+fn wrap_in_walk(body: &mut Body, ws: Op, index: usize, walk: &Walk) {
     let inner = body.op(ws).regions[index];
     let outer = body.new_block(&[]);
-    let carried = vec![Type::scalar(DType::I32); walk.len() - 3];
-    let lp = body.create_op(
-        Opcode::For,
-        walk.to_vec(),
-        &carried,
-        Attrs::new().with("persistent", Attr::Bool(true)),
-        vec![inner],
-        span,
-    );
+    let carried = vec![Type::scalar(DType::I32); walk.inits.len() - 3];
+    let attrs = Attrs::new().with("persistent", Attr::Bool(true));
+    let lp = body.create_op(Opcode::For, walk.inits.clone(), &carried, attrs, vec![inner], walk.span);
     body.append_op(outer, lp);
     if index == 0 {
         let mut b = Builder::at_end(body, outer);
-        b.span = span;
+        b.span = walk.span;
         b.op(Opcode::Yield, vec![], &[], Attrs::new());
     }
     body.ops[ws].regions[index] = outer;
