@@ -500,56 +500,53 @@ fn ws_matmul_agrees(test: &str, (m, n, k): (usize, usize, usize), grid: &str, se
 /// chain with K and V through TMA), agrees with interp on the GPU: one head of 256 rows, d 128.
 #[test]
 fn unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu() {
-    use trident_midend::ir::DType;
-    if !require_gpu("unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu") {
-        return;
-    }
-    let dir = scratch_dir("cuda-attention-descriptors");
-    let (n_ctx, head_dim) = (256usize, 128usize);
-    let mut args: Vec<String> = [
-        "check",
+    let mut flags = attention_descriptors_flags("attention_descriptors_kernel", 256);
+    flags.push("--grid=2".into());
+    attention_agrees("unasked_warp_specialized_attention_agrees_with_interp_on_the_gpu", flags, 256, 3);
+}
+
+/// The flags of a kernel of tests/kernels/attention_descriptors.py (d 128, blocks of 128 x 64,
+/// 8 warps) over heads of `n_ctx` rows.
+fn attention_descriptors_flags(kernel: &str, n_ctx: usize) -> Vec<String> {
+    let mut flags: Vec<String> = [
         "tests/kernels/attention_descriptors.py",
-        "--backend=nvptx",
-        "--kernel=attention_descriptors_kernel",
-        "--grid=2",
         "--num-warps=8",
         "--num-stages=3",
         "--const=HEAD_DIM=128",
         "--const=BLOCK_M=128",
         "--const=BLOCK_N=64",
         "--arg=qk_scale=0.1275",
-        "--arg=N_CTX=256",
     ]
     .into_iter()
     .map(String::from)
     .collect();
-    for (seed, name) in [(3, "q_ptr"), (4, "k_ptr"), (5, "v_ptr")] {
-        args.extend([
-            "--arg".into(),
-            write_npy(&dir, name, DType::F16, attn_input(seed, n_ctx * head_dim, false)),
-        ]);
+    flags.extend([format!("--kernel={kernel}"), format!("--arg=N_CTX={n_ctx}")]);
+    flags
+}
+
+/// Runs an attention kernel of tests/kernels/attention_descriptors.py (`flags`, over `rows` rows
+/// of d 128) on nvptx and interp with inputs from seeds `seed` to `seed + 2`, and asserts they
+/// agree (the test `test` skips without a GPU).
+fn attention_agrees(test: &str, flags: Vec<String>, rows: usize, seed: u64) {
+    use trident_midend::ir::DType;
+    if !require_gpu(test) {
+        return;
     }
-    args.extend(["--arg".into(), write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * n_ctx * head_dim])]);
+    let dir = scratch_dir(test);
+    let count = rows * 128;
+    let mut args: Vec<String> = vec!["check".into(), "--backend=nvptx".into()];
+    args.extend(flags);
+    for (seed, name) in [(seed, "q_ptr"), (seed + 1, "k_ptr"), (seed + 2, "v_ptr")] {
+        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
+    }
+    args.extend(["--arg".into(), write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * count])]);
     assert_nvptx_agrees(&trident_with(&args));
 }
 
-/// The arguments of tests/kernels/attention_descriptors.py's `attention_heads_kernel` over
-/// `heads` heads of 128 rows (d 128), one query block per head.
+/// The flags of tests/kernels/attention_descriptors.py's `attention_heads_kernel` over `heads`
+/// heads of 128 rows, one query block per head.
 fn attention_heads_flags(heads: usize) -> Vec<String> {
-    let mut flags: Vec<String> = [
-        "tests/kernels/attention_descriptors.py",
-        "--kernel=attention_heads_kernel",
-        "--num-warps=8",
-        "--num-stages=3",
-        "--const=HEAD_DIM=128",
-        "--const=BLOCK_M=128",
-        "--const=BLOCK_N=64",
-        "--arg=qk_scale=0.1275",
-        "--arg=N_CTX=128",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
+    let mut flags = attention_descriptors_flags("attention_heads_kernel", 128);
     flags.extend([format!("--arg=HEADS={heads}"), format!("--grid=1,{heads}")]);
     flags
 }
@@ -585,20 +582,9 @@ fn attention_over_many_programs_compiles_persistent() {
 /// phases and Q's tile carried from one to the next) agrees with interp on the GPU.
 #[test]
 fn persistent_attention_agrees_with_interp_on_the_gpu() {
-    use trident_midend::ir::DType;
-    if !require_gpu("persistent_attention_agrees_with_interp_on_the_gpu") {
-        return;
-    }
-    let dir = scratch_dir("cuda-persistent-attention");
     let heads = 300;
-    let count = heads * 128 * 128;
-    let mut args: Vec<String> = vec!["check".into(), "--backend=nvptx".into()];
-    args.extend(attention_heads_flags(heads));
-    for (seed, name) in [(6, "q_ptr"), (7, "k_ptr"), (8, "v_ptr")] {
-        args.extend(["--arg".into(), write_npy(&dir, name, DType::F16, attn_input(seed, count, false))]);
-    }
-    args.extend(["--arg".into(), write_npy(&dir, "o_ptr", DType::F16, vec![0; 2 * count])]);
-    assert_nvptx_agrees(&trident_with(&args));
+    let test = "persistent_attention_agrees_with_interp_on_the_gpu";
+    attention_agrees(test, attention_heads_flags(heads), heads * 128, 6);
 }
 
 /// tests/kernels/descriptor_matmul.py's warp-specialized GEMM over 320 programs (a persistent

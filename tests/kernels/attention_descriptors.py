@@ -12,31 +12,7 @@ import triton.language as tl
 @triton.jit
 def attention_descriptors_kernel(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, N_CTX,
                                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    desc_q = tl.make_tensor_descriptor(q_ptr, shape=[N_CTX, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
-    desc_k = tl.make_tensor_descriptor(k_ptr, shape=[N_CTX, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    desc_v = tl.make_tensor_descriptor(v_ptr, shape=[N_CTX, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_N, HEAD_DIM])
-    desc_o = tl.make_tensor_descriptor(o_ptr, shape=[N_CTX, HEAD_DIM], strides=[HEAD_DIM, 1],
-                                       block_shape=[BLOCK_M, HEAD_DIM])
-    start_m = tl.program_id(0) * BLOCK_M
-    q = desc_q.load([start_m, 0])
-    m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
-    l_i = tl.zeros((BLOCK_M,), dtype=tl.float32)
-    acc = tl.zeros((BLOCK_M, HEAD_DIM), dtype=tl.float32)
-    for start_n in range(0, N_CTX, BLOCK_N):
-        k = desc_k.load([start_n, 0])
-        qk = tl.dot(q, k.T)
-        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
-        p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
-        alpha = tl.math.exp2(m_i - m_ij)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        v = desc_v.load([start_n, 0])
-        acc = tl.dot(p.to(tl.float16), v, acc)
-        m_i = m_ij
-    desc_o.store([start_m, 0], (acc / l_i[:, None]).to(tl.float16))
+    _attend_head(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, N_CTX, 0, N_CTX, HEAD_DIM, BLOCK_M, BLOCK_N)
 
 
 @triton.jit
@@ -45,7 +21,15 @@ def attention_heads_kernel(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS, N_CTX,
     """The same attention over HEADS heads of N_CTX rows each, stacked; grid (N_CTX // BLOCK_M,
     HEADS). More programs than an H100 has SMs: on sm_90a the kernel runs persistent, each CTA
     walking several (query block, head) programs."""
-    rows = HEADS * N_CTX
+    _attend_head(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS * N_CTX, tl.program_id(1) * N_CTX, N_CTX,
+                 HEAD_DIM, BLOCK_M, BLOCK_N)
+
+
+@triton.jit
+def _attend_head(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, rows, head_row, N_CTX,
+                 HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Query block tl.program_id(0) of the head whose N_CTX rows start at row head_row of the
+    (rows, HEAD_DIM) tensors, attending to the head's keys."""
     desc_q = tl.make_tensor_descriptor(q_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_M, HEAD_DIM])
     desc_k = tl.make_tensor_descriptor(k_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
@@ -54,7 +38,6 @@ def attention_heads_kernel(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS, N_CTX,
                                        block_shape=[BLOCK_N, HEAD_DIM])
     desc_o = tl.make_tensor_descriptor(o_ptr, shape=[rows, HEAD_DIM], strides=[HEAD_DIM, 1],
                                        block_shape=[BLOCK_M, HEAD_DIM])
-    head_row = tl.program_id(1) * N_CTX
     start_m = head_row + tl.program_id(0) * BLOCK_M
     q = desc_q.load([start_m, 0])
     m_i = tl.full((BLOCK_M,), float("-inf"), dtype=tl.float32)
