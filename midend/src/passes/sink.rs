@@ -17,7 +17,7 @@
 //!
 //! Expects: any verified IR. Guarantees: the same values; every op still dominates its users.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::ir::{Block, Body, Effect, Module, Op, Value};
 
@@ -36,7 +36,7 @@ pub fn run(module: &mut Module) {
 
 fn sink_block(body: &mut Body, block: Block) {
     // Each value's users, as the ops of this block that hold them.
-    let mut users: HashMap<Value, Vec<Op>> = HashMap::new();
+    let mut users: FxHashMap<Value, Vec<Op>> = FxHashMap::default();
     for user in body.walk(block) {
         let Some(at) = body.ancestor_in(block, user) else { continue };
         for &v in &body.op(user).operands {
@@ -44,7 +44,12 @@ fn sink_block(body: &mut Body, block: Block) {
         }
     }
     let ops: Vec<Op> = body.blocks[block].ops.clone();
-    for &op in ops.iter().rev() {
+    // No op moves past a fence, and fences (dots) never move: the first fence after an op is the
+    // first in the block's original order.
+    let fences: Vec<usize> =
+        (0..ops.len()).filter(|&i| writes_carried_registers(body, &users, ops[i])).collect();
+    let mut order = Order::new(&ops);
+    for (index, &op) in ops.iter().enumerate().rev() {
         let data = body.op(op);
         let info = data.opcode.info();
         // A dot may read its operands in place from a shared ring (`ttg.local_load`) that later
@@ -58,29 +63,114 @@ fn sink_block(body: &mut Body, block: Block) {
         {
             continue;
         }
-        let order = &body.blocks[block].ops;
-        let first = data
-            .results
-            .iter()
-            .flat_map(|r| users.get(r).into_iter().flatten())
-            .filter_map(|&at| order.iter().position(|&o| o == at))
-            .min();
-        let Some(first) = first else { continue };
-        let here = order.iter().position(|&o| o == op).expect("an op of the block");
-        let in_flight = |&o: &Op| writes_carried_registers(body, &users, o);
-        let fence = order[here + 1..].iter().position(in_flight).map(|at| here + 1 + at);
-        let target = fence.map_or(first, |fence| first.min(fence));
-        if target > here + 1 {
-            body.detach_op(op);
-            body.insert_op(block, target - 1, op);
+        let first = data.results.iter().flat_map(|r| users.get(r).into_iter().flatten()).copied();
+        let Some(first) = first.min_by_key(|&at| order.label(at)) else { continue };
+        let fence = fences.get(fences.partition_point(|&f| f <= index)).map(|&f| ops[f]);
+        let target = match fence {
+            Some(fence) if order.label(fence) < order.label(first) => fence,
+            _ => first,
+        };
+        order.move_before(op, target);
+    }
+    body.blocks[block].ops = order.into_ops();
+}
+
+/// The ops of a block as a doubly linked list whose labels grow along it, so that moving an op
+/// and comparing two ops' places each cost O(1) (amortized): the pass moves thousands of ops in
+/// an unrolled loop's body, and finding places by searching the block's vector was quadratic.
+struct Order {
+    label: FxHashMap<Op, u64>,
+    prev: FxHashMap<Op, Op>,
+    next: FxHashMap<Op, Op>,
+    head: Option<Op>,
+}
+
+impl Order {
+    /// The gap between consecutive labels after (re)labelling: room for 20 halvings.
+    const SPACING: u64 = 1 << 20;
+
+    fn new(ops: &[Op]) -> Order {
+        let mut order = Order {
+            label: FxHashMap::default(),
+            prev: FxHashMap::default(),
+            next: FxHashMap::default(),
+            head: ops.first().copied(),
+        };
+        for pair in ops.windows(2) {
+            order.next.insert(pair[0], pair[1]);
+            order.prev.insert(pair[1], pair[0]);
         }
+        order.relabel();
+        order
+    }
+
+    fn label(&self, op: Op) -> u64 {
+        self.label[&op]
+    }
+
+    fn relabel(&mut self) {
+        let mut at = self.head;
+        let mut label = Self::SPACING;
+        while let Some(op) = at {
+            self.label.insert(op, label);
+            label += Self::SPACING;
+            at = self.next.get(&op).copied();
+        }
+    }
+
+    /// Moves `op` to just before `target`, which follows it.
+    fn move_before(&mut self, op: Op, target: Op) {
+        if self.next.get(&op) == Some(&target) {
+            return;
+        }
+        // Unlink `op`.
+        let (before, after) = (self.prev.remove(&op), self.next.remove(&op));
+        match before {
+            Some(before) => self.link(before, after),
+            None => self.head = after,
+        }
+        if let Some(after) = after {
+            match before {
+                Some(before) => self.prev.insert(after, before),
+                None => self.prev.remove(&after),
+            };
+        }
+        // Link it before `target` (which has a predecessor: `op` was before it).
+        let before = self.prev[&target];
+        self.link(before, Some(op));
+        self.prev.insert(op, before);
+        self.next.insert(op, target);
+        self.prev.insert(target, op);
+        let (low, high) = (self.label(before), self.label(target));
+        if high - low > 1 {
+            self.label.insert(op, low + (high - low) / 2);
+        } else {
+            self.relabel();
+        }
+    }
+
+    fn link(&mut self, from: Op, to: Option<Op>) {
+        match to {
+            Some(to) => self.next.insert(from, to),
+            None => self.next.remove(&from),
+        };
+    }
+
+    fn into_ops(self) -> Vec<Op> {
+        let mut ops = Vec::with_capacity(self.label.len());
+        let mut at = self.head;
+        while let Some(op) = at {
+            ops.push(op);
+            at = self.next.get(&op).copied();
+        }
+        ops
     }
 }
 
 /// Whether `op` is an asynchronous warpgroup dot with a zero accumulator whose result only the
 /// block's `scf.yield` reads, directly or through a `ttng.warp_group_dot_wait` (`users`: the
 /// ops of the block reading each value).
-fn writes_carried_registers(body: &Body, users: &HashMap<Value, Vec<Op>>, op: Op) -> bool {
+fn writes_carried_registers(body: &Body, users: &FxHashMap<Value, Vec<Op>>, op: Op) -> bool {
     use crate::ir::Opcode;
     let data = body.op(op);
     if data.opcode != Opcode::WarpGroupDot
