@@ -10,7 +10,7 @@
 //! shared-memory stores and loads, vectorized where alignment allows, barriers), the ops only
 //! PTX lowers this way ([`LowerOps::target_op`]), line info, and the kernel frame.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
 use trident_midend::codegen::{AffineBases, Isa, LowerOps, Lowering};
@@ -26,7 +26,7 @@ pub type EResult<T> = Result<T, Error>;
 /// The emitter's caches of registers computed in the body (affine and XOR bases), which a
 /// warp-specialized producer's code may neither use (the consumers computed them) nor leave to the
 /// consumers ([`Emitter::take_body_caches`]).
-pub type BodyCaches = (AffineBases<Reg>, HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);
+pub type BodyCaches = (AffineBases<Reg>, FxHashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>);
 
 /// The register class holding one element of `d` (narrow integers live in 32-bit registers,
 /// sign- or zero-extended; f16, bf16 and fp8 keep their bits in 16-bit registers).
@@ -58,24 +58,24 @@ pub struct Emitter<'a> {
     pub options: &'a Options,
     pub ptx: Ptx,
     /// [`Emitter::xor_linear_base`] results by the values of `f` on the lane and warp bases.
-    xor_bases: HashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>,
+    xor_bases: FxHashMap<(Vec<u32>, Vec<u32>), (Reg, u32)>,
     smem: Option<Reg>,
     pub shared_bytes: u32,
     /// Bytes at the bottom of shared memory held by live rings (`ttg.local_alloc`); scratch
     /// (layout changes, reductions, dot staging) starts above them.
     pub ring_top: u32,
     /// Live rings by handle value: their place and geometry.
-    pub rings: HashMap<Value, crate::shared_rings::Ring>,
+    pub rings: FxHashMap<Value, crate::shared_rings::Ring>,
     /// Values of `ttg.local_load`: the byte address of their tile in a ring slot (read in place
     /// by the dot) and the ring's row stride in elements.
-    pub in_shared: HashMap<Value, crate::shared_rings::SharedTile>,
+    pub in_shared: FxHashMap<Value, crate::shared_rings::SharedTile>,
     last_line: u32,
     /// Whether a ping-pong warpgroup dot was lowered: the hand-over's first turn is given in
     /// the prologue and its last taken before `ret` ([`crate::warp_group_dot`]).
     pub takes_turns: bool,
     /// Warpgroup dots whose registers an earlier dot prepared before its own MMAs
     /// ([`crate::warp_group_dot`]): no instruction may write them once that one is in flight.
-    pub prepared_dots: HashMap<Op, crate::warp_group_dot::Prepared>,
+    pub prepared_dots: FxHashMap<Op, crate::warp_group_dot::Prepared>,
     /// The `tt.make_tensor_descriptor` ops of the kernel whose maps the programs build, in
     /// program order: op `i` builds its tensor map in slot `i` of the program's global scratch
     /// ([`crate::tma`]).
@@ -102,7 +102,7 @@ pub struct Emitter<'a> {
     /// Module-level declarations the body needs (system calls, string constants), in order.
     pub module_decls: Vec<String>,
     /// The symbol of each string constant declared, by its text.
-    pub global_strings: HashMap<String, String>,
+    pub global_strings: FxHashMap<String, String>,
 }
 
 /// The grid's axes, as PTX names them.
@@ -140,14 +140,14 @@ impl<'a> Emitter<'a> {
             lowering: Lowering::new(module, func, [tid, lane, warp]),
             options,
             ptx,
-            xor_bases: HashMap::new(),
+            xor_bases: FxHashMap::default(),
             smem: None,
             takes_turns: false,
-            prepared_dots: HashMap::new(),
+            prepared_dots: FxHashMap::default(),
             shared_bytes: 0,
             ring_top: 0,
-            rings: HashMap::new(),
-            in_shared: HashMap::new(),
+            rings: FxHashMap::default(),
+            in_shared: FxHashMap::default(),
             last_line: 0,
             tensor_map_ops,
             host_tensor_maps,
@@ -159,7 +159,7 @@ impl<'a> Emitter<'a> {
             producer: Default::default(),
             ring_floor: 0,
             module_decls: Vec::new(),
-            global_strings: HashMap::new(),
+            global_strings: FxHashMap::default(),
         }
     }
 
@@ -492,7 +492,7 @@ impl<'a> Emitter<'a> {
         let addr = self.reg(Class::B32);
         self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
         let unique = src_l.unique_registers();
-        let mut at: HashMap<i64, Reg> = HashMap::new();
+        let mut at: FxHashMap<i64, Reg> = FxHashMap::default();
         let mut order = Vec::new();
         let mut vectorizable = class != Class::Pred;
         for (i, &r) in src.iter().enumerate() {
@@ -529,7 +529,7 @@ impl<'a> Emitter<'a> {
         self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
         let offsets: Vec<i64> = dst_l.reg_coords.iter().map(|c| read.eval(c) * bytes).collect();
         let align = if class == Class::Pred { 1 } else { base_alignment(dst_l, read, bytes) };
-        let mut cache: HashMap<i64, Reg> = HashMap::new();
+        let mut cache: FxHashMap<i64, Reg> = FxHashMap::default();
         for (off, width) in vector_runs(&offsets, bytes, align) {
             let regs = self.ld_shared_vec(class, addr, off, width);
             for (j, r) in regs.into_iter().enumerate() {

@@ -30,6 +30,7 @@
 //! `release` stay as they are; `acquire` keeps `atom`. (Triton 3.x emits `atom` here and leaves
 //! the choice to ptxas; `red.relaxed` would be cheaper still, at the price of the release order.)
 
+use rustc_hash::FxHashMap;
 use trident_midend::ir::{DType, Op, Value};
 
 use trident_midend::codegen::memory::{AtomicOp, AtomicScope, AtomicSem};
@@ -63,7 +64,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         let size = pointee.size_bytes();
         let off_type = e.ty(data.operands[1]).dtype();
         let n = ptr.len().max(off.len());
-        let mut cache = std::collections::HashMap::new();
+        let mut cache = rustc_hash::FxHashMap::default();
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let (p, o) = (ptr[if ptr.len() == 1 { 0 } else { i }], off[if off.len() == 1 { 0 } else { i }]);
@@ -120,7 +121,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         }
         let n = ptr.len();
         let mut out = Vec::with_capacity(n);
-        let mut cache = std::collections::HashMap::new();
+        let mut cache = rustc_hash::FxHashMap::default();
         for i in 0..n {
             let p = ptr[i];
             let m = mask.as_ref().map(|m| m[if m.len() == 1 { 0 } else { i }]);
@@ -441,7 +442,7 @@ fn load_vectors(
     let packed = class == Class::B16;
     let pick = |regs: &[Reg], i: usize| regs[if regs.len() == 1 { 0 } else { i }];
     let mut out = Vec::with_capacity(ptr.len());
-    let mut cache: std::collections::HashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = Default::default();
+    let mut cache: FxHashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = Default::default();
     for first in (0..ptr.len()).step_by(width) {
         let p = ptr[first];
         let m = mask.map(|m| pick(m, first));

@@ -104,7 +104,8 @@ pub fn widen_to_f32(e: &mut Emitter, r: Reg, d: DType) -> EResult<Reg> {
             let v2 = e.s.vector_ty(f32t, 2);
             let f32t = e.s.ty(Class::F32);
             let ops = [rspirv::dr::Operand::IdRef(r.id)];
-            let pair = e.s.b.ext_inst(v2, None, e.s.glsl, glsl::UNPACK_HALF_2X16, ops).expect("unpack");
+            let set = e.s.glsl;
+            let pair = e.s.build(|b| b.ext_inst(v2, None, set, glsl::UNPACK_HALF_2X16, ops));
             let id = e.s.inst_raw(
                 Op::CompositeExtract,
                 Some(f32t),
@@ -224,7 +225,8 @@ pub fn narrow_from_f32(e: &mut Emitter, f: Reg, d: DType) -> EResult<Reg> {
             let pair = e.s.inst(Op::CompositeConstruct, v2, &[f.id, zero.id]);
             let u32t = e.s.u32_ty();
             let ops = [rspirv::dr::Operand::IdRef(pair)];
-            let id = e.s.b.ext_inst(u32t, None, e.s.glsl, glsl::PACK_HALF_2X16, ops).expect("pack");
+            let set = e.s.glsl;
+            let id = e.s.build(|b| b.ext_inst(u32t, None, set, glsl::PACK_HALF_2X16, ops));
             let m = e.u32c(0xffff);
             Ok(e.s.op(Op::BitwiseAnd, Class::U32, &[Reg { id, class: Class::U32 }, m]))
         }

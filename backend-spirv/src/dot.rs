@@ -7,7 +7,7 @@
 //! accumulator registers with one FMA each (an outer product per k). Where the device has
 //! cooperative matrices (`VK_KHR_cooperative_matrix`), f16 dots take them (`cooperative/`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rspirv::spirv::Op;
 use trident_midend::codegen::dot::{widen_operand, DotOp};
@@ -146,7 +146,7 @@ pub(crate) fn in_chunk<T>(
     mut body: impl FnMut(&mut Emitter, T) -> EResult<()>,
 ) -> EResult<()> {
     let mut groups: Vec<(Option<Reg>, Vec<T>)> = Vec::new();
-    let mut group_of: HashMap<Option<Reg>, usize> = HashMap::new();
+    let mut group_of: FxHashMap<Option<Reg>, usize> = FxHashMap::default();
     for (k, item) in items {
         let group = *group_of.entry(k).or_insert_with(|| {
             groups.push((k, Vec::new()));
@@ -203,8 +203,8 @@ fn fma_loop(
     let nc = e.u32c(n as u32);
     let b_step = e.s.op(Op::IMul, Class::U32, &[kv, nc]);
     let b_k = e.add_u32(b_base, b_step);
-    let mut a_vals: HashMap<i64, Reg> = HashMap::new();
-    let mut b_vals: HashMap<i64, Reg> = HashMap::new();
+    let mut a_vals: FxHashMap<i64, Reg> = FxHashMap::default();
+    let mut b_vals: FxHashMap<i64, Reg> = FxHashMap::default();
     for (i, c) in cl.reg_coords.iter().enumerate() {
         let ao = a_row.eval(c);
         let bo = b_col.eval(c);

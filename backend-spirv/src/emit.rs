@@ -11,9 +11,8 @@
 //! only this backend lowers this way ([`LowerOps::target_op`]), and the kernel frame (entry point,
 //! builtins, the folded program id).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
-use rspirv::binary::Assemble;
 use rspirv::dr::Operand;
 use rspirv::spirv::{self, Capability, Decoration, Op, Scope, StorageClass, Word};
 use trident_midend::codegen::{Isa, LowerOps, Lowering};
@@ -89,10 +88,10 @@ pub struct Emitter<'a> {
     pub cooperative_operand: Option<DType>,
     /// The loop-carried accumulators that may stay in cooperative matrices across their loop
     /// (the loop bodies' arguments, each with its dot: `cooperative/carried.rs`).
-    pub carried_dots: HashMap<Value, IrOp>,
+    pub carried_dots: FxHashMap<Value, IrOp>,
     /// The dots (by product) whose loop carries their accumulator in matrices, with the plan
     /// the loop's entry chose.
-    pub carried_plans: HashMap<Value, crate::cooperative::carried::Carried>,
+    pub carried_plans: FxHashMap<Value, crate::cooperative::carried::Carried>,
     /// The GEMM loops that run on workgroup-scope matrices (`cooperative/workgroup.rs`).
     pub workgroup: crate::cooperative::workgroup::Gemms,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
@@ -181,8 +180,8 @@ impl<'a> Emitter<'a> {
             prints: Default::default(),
             cooperative: None,
             cooperative_operand: None,
-            carried_dots: HashMap::new(),
-            carried_plans: HashMap::new(),
+            carried_dots: FxHashMap::default(),
+            carried_plans: FxHashMap::default(),
             workgroup: Default::default(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
             staging_overflow: Default::default(),
@@ -752,12 +751,8 @@ impl<'a> Emitter<'a> {
         // The function: a prologue block, then the body.
         let void = self.s.b.type_void();
         let fn_ty = self.s.b.type_function(void, []);
-        let main =
-            self.s.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).expect("function");
-        self.s.b.begin_block(None).expect("prologue");
-        let body_label = self.s.b.id();
-        self.s.b.branch(body_label).expect("prologue");
-        self.s.b.begin_block(Some(body_label)).expect("body");
+        let main = self.s.begin_function(void, fn_ty);
+        self.s.begin_block(None);
 
         // Prologue values: thread ids, the program id (unfolded), parameters.
         let tpw = self.options.threads_per_warp;
@@ -850,8 +845,8 @@ impl<'a> Emitter<'a> {
         // Workgroups past the grid's end (the folded dispatch rounds up) leave at once.
         let past = self.s.op(Op::UGreaterThanEqual, Class::Bool, &[linear, total]);
         let merge = self.s.begin_if(past);
-        self.s.b.ret().expect("return");
-        self.s.b.begin_block(Some(merge)).expect("after the grid check");
+        self.s.ret();
+        self.s.begin_block(Some(merge));
 
         // Subgroup shuffles for reductions, where the workgroup's subgroups allow them.
         if !subgroup_builtins.is_empty() {
@@ -859,8 +854,8 @@ impl<'a> Emitter<'a> {
         }
 
         self.block(func.entry)?;
-        self.s.b.ret().expect("return");
-        self.s.b.end_function().expect("function end");
+        self.s.ret();
+        self.s.end_function();
 
         // Workgroup memory, now that its size is known.
         let mut smem_bytes = self.smem_words * 4;
@@ -969,9 +964,9 @@ impl<'a> Emitter<'a> {
         self.s.b.memory_model(spirv::AddressingModel::Logical, memory_model);
         self.s.b.entry_point(spirv::ExecutionModel::GLCompute, main, name.clone(), interface);
         self.s.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
-        let module = std::mem::replace(&mut self.s.b, rspirv::dr::Builder::new()).module();
+        let spv = std::mem::replace(&mut self.s, Spv::new());
         Ok(Artifact {
-            words: module.assemble(),
+            words: spv.assemble(),
             entry_name: name,
             workgroup_size: [threads, 1, 1],
             workgroup_memory_bytes: smem_bytes,
@@ -1165,7 +1160,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
         let base = self.affine_base(dst_l, read);
         let scale = self.u32c(words as u32);
         let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
-        let mut cache: HashMap<i64, Reg> = HashMap::new();
+        let mut cache: FxHashMap<i64, Reg> = FxHashMap::default();
         let mut out = Vec::with_capacity(dst_l.num_regs());
         for c in &dst_l.reg_coords {
             let off = read.eval(c) * words;
@@ -1221,7 +1216,7 @@ impl<'a> LowerOps<'a> for Emitter<'a> {
 fn widens_a_narrowed_f16(func: &Function, cooperative_dots: bool) -> bool {
     use Opcode::*;
     let body = &func.body;
-    let mut computed: HashSet<Value> = HashSet::new();
+    let mut computed: FxHashSet<Value> = FxHashSet::default();
     for op in body.walk(func.entry) {
         let data = body.op(op);
         let opcode = body.opcode(op);

@@ -54,6 +54,7 @@ mod control;
 mod cooperative;
 mod dot;
 mod emit;
+mod function_words;
 mod memory;
 mod print;
 mod reduce;

@@ -44,7 +44,7 @@
 //! TFLOP/s; the device created without `robustBufferAccess`/`robustBufferAccess2` (which wgpu
 //! enables) changed no case by more than 0.1%.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rspirv::dr::Operand;
 use rspirv::spirv::{MemorySemantics, Op, Scope, Word};
@@ -91,7 +91,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         let off = e.get(data.operands[1])?;
         let size = e.ty(data.operands[0]).dtype().size_bytes() as u32;
         let n = ptr.len().max(off.len());
-        let mut cache = std::collections::HashMap::new();
+        let mut cache = rustc_hash::FxHashMap::default();
         let mut out = Vec::with_capacity(n);
         for i in 0..n {
             let (p, o) = (pick(&ptr, i), pick(&off, i));
@@ -126,7 +126,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
             return Ok(());
         }
         let mut out = Vec::with_capacity(ptr.len());
-        let mut cache = std::collections::HashMap::new();
+        let mut cache = rustc_hash::FxHashMap::default();
         for i in 0..ptr.len() {
             let p = ptr[i];
             let m = mask.as_ref().map(|m| pick(m, i));
@@ -174,7 +174,7 @@ impl<'a> LowerMemory<'a> for Emitter<'a> {
         // constant over a group, so its first register's guards it all.
         let width = wide_width(e, data.operands[0], data.operands.get(2).copied(), d, &ptr)?;
         // The condition of every register that stores (None: unconditional).
-        let mut conditions: HashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = HashMap::new();
+        let mut conditions: FxHashMap<(Option<Reg>, Option<Reg>), Option<Reg>> = FxHashMap::default();
         let mut stores: Vec<(usize, Option<Reg>)> = Vec::new();
         for i in 0..ptr.len() {
             let owner = pick_owner(&owners, i);
@@ -394,7 +394,7 @@ fn load_wide(
     let class = class_of(d);
     let words = (width * d.size_bytes() / 4) as u32;
     let mut out = Vec::with_capacity(ptr.len());
-    let mut cache: HashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = HashMap::new();
+    let mut cache: FxHashMap<(Reg, Option<Reg>, Vec<Reg>), Vec<Reg>> = FxHashMap::default();
     for first in (0..ptr.len()).step_by(width) {
         let p = ptr[first];
         let m = mask.map(|m| pick(m, first));

@@ -1,5 +1,7 @@
 //! A typed layer over rspirv's builder: value classes, deduplicated types and constants, one
 //! helper per instruction shape, and the structured control-flow constructs the emitter needs.
+//! The builder keeps the module's sections; the kernel's function is written as words beside it
+//! (`function_words.rs` says why) and appended when the module is assembled ([`Spv::assemble`]).
 //!
 //! Every IR scalar lives in a SPIR-V value of one [`Class`]: narrow integers (i8, i16, u8, u16)
 //! and the bits of f16, bf16 and fp8 live in 32-bit unsigned values, as in the nvptx backend's
@@ -13,10 +15,11 @@
 //! the body, so they dominate every use. Values defined inside a structured construct never
 //! escape it: region results and loop-carried values travel through function variables.
 
-use std::collections::HashMap;
-
-use rspirv::dr::{Builder, InsertPoint, Instruction, Operand};
+use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, Op, StorageClass, Word};
+use rustc_hash::FxHashMap;
+
+use crate::function_words::FunctionWords;
 
 /// What a SPIR-V value holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,8 +119,6 @@ pub struct LoopLabels {
 /// A type the emitter asks for repeatedly, as the key of [`Spv`]'s type cache.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum TypeKey {
-    /// The type of a value class (every [`Class::Ptr`] shares `u32`'s).
-    Scalar(Class),
     Pointer(StorageClass, Word),
     Vector(Word, u32),
     /// `struct { T, T }` (the result of `OpUMulExtended`).
@@ -143,8 +144,13 @@ pub struct Spv {
     /// instruction, constants included, so asking it once per emitted instruction costs time
     /// quadratic in the kernel's size (seconds for a 2^20-element tensor on one warp); asking
     /// this map costs nothing.
-    types: HashMap<TypeKey, Word>,
-    consts: HashMap<(Word, u64), Word>,
+    types: FxHashMap<TypeKey, Word>,
+    /// The scalar classes' types (bool, u32, u64, f32, f64), asked for by nearly every
+    /// instruction: an array, not the map.
+    scalar_types: [Option<Word>; 5],
+    /// The kernel's function, written as words outside the builder (`function_words.rs`).
+    function: Option<FunctionWords>,
+    consts: FxHashMap<(Word, u64), Word>,
     pub glsl: Word,
     /// Whether 64-bit integer / float types were used (capabilities added at the end).
     pub uses_int64: bool,
@@ -174,8 +180,10 @@ impl Spv {
         let glsl = b.ext_inst_import("GLSL.std.450");
         Spv {
             b,
-            types: HashMap::new(),
-            consts: HashMap::new(),
+            types: FxHashMap::default(),
+            scalar_types: [None; 5],
+            function: None,
+            consts: FxHashMap::default(),
             glsl,
             uses_int64: false,
             uses_float64: false,
@@ -191,29 +199,35 @@ impl Spv {
     // ---- types ------------------------------------------------------------------------------
 
     pub fn ty(&mut self, class: Class) -> Word {
-        match class {
-            Class::U64 => self.uses_int64 = true,
-            Class::F64 => self.uses_float64 = true,
+        let slot = match class {
+            Class::Bool => 0,
+            Class::U32 | Class::Ptr(_) => 1,
+            Class::U64 => {
+                self.uses_int64 = true;
+                2
+            }
+            Class::F32 => 3,
+            Class::F64 => {
+                self.uses_float64 = true;
+                4
+            }
             Class::Matrix => {
                 let f32 = self.ty(Class::F32);
                 return self.cooperative_matrix_ty(f32, ACCUMULATOR_USE);
             }
             Class::WorkgroupMatrix(matrix) => return self.workgroup_matrix_ty(matrix),
-            _ => {}
-        }
-        let key = TypeKey::Scalar(if let Class::Ptr(_) = class { Class::U32 } else { class });
-        if let Some(&id) = self.types.get(&key) {
+        };
+        if let Some(id) = self.scalar_types[slot] {
             return id;
         }
-        let id = match class {
-            Class::Bool => self.b.type_bool(),
-            Class::U32 | Class::Ptr(_) => self.b.type_int(32, 0),
-            Class::U64 => self.b.type_int(64, 0),
-            Class::F32 => self.b.type_float(32, None),
-            Class::F64 => self.b.type_float(64, None),
-            Class::Matrix | Class::WorkgroupMatrix(_) => unreachable!("matrix types are not scalars"),
+        let id = match slot {
+            0 => self.b.type_bool(),
+            1 => self.b.type_int(32, 0),
+            2 => self.b.type_int(64, 0),
+            3 => self.b.type_float(32, None),
+            _ => self.b.type_float(64, None),
         };
-        self.types.insert(key, id);
+        self.scalar_types[slot] = Some(id);
         id
     }
 
@@ -385,49 +399,98 @@ impl Spv {
 
     // ---- instructions ---------------------------------------------------------------------
 
+    /// The function under construction.
+    fn body(&mut self) -> &mut FunctionWords {
+        self.function.as_mut().expect("an instruction outside the function")
+    }
+
     /// Appends `op` with id operands to the current block and returns its result id.
     pub fn inst(&mut self, op: Op, ty: Word, operands: &[Word]) -> Word {
         let id = self.b.id();
-        let ops = operands.iter().map(|&w| Operand::IdRef(w)).collect();
-        self.b
-            .insert_into_block(InsertPoint::End, Instruction::new(op, Some(ty), Some(id), ops))
-            .expect("an instruction outside a block");
+        self.body().push_ids(op, Some(ty), Some(id), operands.iter().copied());
         id
     }
 
     /// Appends an instruction with arbitrary operands (literals, scopes).
     pub fn inst_raw(&mut self, op: Op, ty: Option<Word>, operands: Vec<Operand>) -> Option<Word> {
         let id = ty.map(|_| self.b.id());
-        self.b
-            .insert_into_block(InsertPoint::End, Instruction::new(op, ty, id, operands))
-            .expect("an instruction outside a block");
+        self.body().push_operands(op, ty, id, &operands);
         id
     }
 
     /// `op` on registers, producing a value of `class`.
     pub fn op(&mut self, op: Op, class: Class, args: &[Reg]) -> Reg {
         let ty = self.ty(class);
-        let ids: Vec<Word> = args.iter().map(|r| r.id).collect();
-        Reg { id: self.inst(op, ty, &ids), class }
+        let id = self.b.id();
+        self.body().push_ids(op, Some(ty), Some(id), args.iter().map(|r| r.id));
+        Reg { id, class }
+    }
+
+    /// Appends to the current block the one instruction that `write` makes with rspirv's
+    /// builder (its encoding of operands the emitter passes rarely: memory operands, loop
+    /// controls, cooperative-matrix layouts), returning what `write` returns. Not for
+    /// terminators: the builder ends its block after one.
+    pub fn build<T>(&mut self, write: impl FnOnce(&mut Builder) -> Result<T, rspirv::dr::Error>) -> T {
+        let out = write(&mut self.b).expect("the builder's scratch block");
+        let instruction = self.b.pop_instruction().expect("an instruction in the scratch block");
+        self.body().push_instruction(&instruction);
+        out
     }
 
     /// A GLSL.std.450 instruction.
     pub fn ext(&mut self, which: u32, class: Class, args: &[Reg]) -> Reg {
         let ty = self.ty(class);
+        let glsl = self.glsl;
         let ops = args.iter().map(|r| Operand::IdRef(r.id));
-        let id = self.b.ext_inst(ty, None, self.glsl, which, ops).expect("ext_inst outside a block");
+        let id = self.build(|b| b.ext_inst(ty, None, glsl, which, ops));
         Reg { id, class }
     }
 
-    /// Runs `f` with the prologue block selected, inserting before its terminator.
+    /// Begins the kernel's function (of type `fn_ty`, returning `return_ty`) with its prologue
+    /// block selected; returns the function's id.
+    pub fn begin_function(&mut self, return_ty: Word, fn_ty: Word) -> Word {
+        assert!(self.function.is_none(), "one function per module");
+        let id = self.b.id();
+        let prologue = self.b.id();
+        self.function = Some(FunctionWords::new(id, return_ty, fn_ty, prologue));
+        // The scratch block of `build`, in a function of the builder's that is never assembled.
+        self.b.begin_function(return_ty, None, spirv::FunctionControl::NONE, fn_ty).expect("scratch");
+        self.b.begin_block(None).expect("scratch");
+        id
+    }
+
+    /// Opens a block labelled `label` (a fresh label when `None`) and selects it.
+    pub fn begin_block(&mut self, label: Option<Word>) -> Word {
+        let label = label.unwrap_or_else(|| self.b.id());
+        self.body().begin_block(label);
+        label
+    }
+
+    /// Ends the function (the prologue gets its branch to the body then: see
+    /// `function_words.rs`).
+    pub fn end_function(&mut self) {
+        self.b.end_function().expect("scratch");
+        self.body().select_block(None);
+    }
+
+    /// The module's words: the builder's sections, then the function.
+    pub fn assemble(self) -> Vec<u32> {
+        use rspirv::binary::Assemble;
+        let mut module = self.b.module();
+        module.functions.clear();
+        let mut words = module.assemble();
+        if let Some(function) = self.function {
+            function.assemble_into(&mut words);
+        }
+        words
+    }
+
+    /// Runs `f` with the prologue block selected: what it appends there dominates the body.
     pub fn in_prologue<T>(&mut self, f: impl FnOnce(&mut Spv) -> T) -> T {
-        let saved = self.b.selected_block();
-        self.b.select_block(Some(0)).expect("no prologue block");
-        // Instructions go before the prologue's branch: append, then move the branch last.
-        let branch = self.b.pop_instruction().expect("prologue without terminator");
+        let saved = self.body().selected_block();
+        self.body().select_block(Some(0));
         let out = f(self);
-        self.b.insert_into_block(InsertPoint::End, branch).expect("prologue");
-        self.b.select_block(saved).expect("restore block");
+        self.body().select_block(saved);
         out
     }
 
@@ -436,16 +499,7 @@ impl Spv {
         let ty = self.ty(class);
         let pty = self.ptr_ty(StorageClass::Function, ty);
         let id = self.b.id();
-        let inst = Instruction::new(
-            Op::Variable,
-            Some(pty),
-            Some(id),
-            vec![Operand::StorageClass(StorageClass::Function)],
-        );
-        let saved = self.b.selected_block();
-        self.b.select_block(Some(0)).expect("no prologue block");
-        self.b.insert_into_block(InsertPoint::Begin, inst).expect("prologue");
-        self.b.select_block(saved).expect("restore block");
+        self.body().var(pty, id);
         id
     }
 
@@ -455,7 +509,7 @@ impl Spv {
     }
 
     pub fn store(&mut self, pointer: Word, value: Word) {
-        self.b.store(pointer, value, None, []).expect("store outside a block");
+        self.body().push_ids(Op::Store, None, None, [pointer, value].into_iter());
     }
 
     /// The memory operand of accesses to memory other invocations read or write (workgroup
@@ -470,13 +524,13 @@ impl Spv {
     pub fn load_shared(&mut self, class: Class, pointer: Word) -> Reg {
         let ty = self.ty(class);
         let access = self.shared_access();
-        Reg { id: self.b.load(ty, None, pointer, access, []).expect("load outside a block"), class }
+        Reg { id: self.build(|b| b.load(ty, None, pointer, access, [])), class }
     }
 
     /// A store to memory other invocations read ([`Spv::shared_access`]).
     pub fn store_shared(&mut self, pointer: Word, value: Word) {
         let access = self.shared_access();
-        self.b.store(pointer, value, access, []).expect("store outside a block");
+        self.build(|b| b.store(pointer, value, access, []));
     }
 
     pub fn select(&mut self, cond: Reg, a: Reg, b: Reg) -> Reg {
@@ -486,7 +540,7 @@ impl Spv {
 
     /// A memory fence (`OpMemoryBarrier`) of `scope` with `semantics` (constant ids).
     pub fn memory_barrier(&mut self, scope: Word, semantics: Word) {
-        self.b.memory_barrier(scope, semantics).expect("a fence outside a block");
+        self.build(|b| b.memory_barrier(scope, semantics));
     }
 
     /// A workgroup barrier that also orders workgroup memory.
@@ -498,24 +552,36 @@ impl Spv {
             semantics |= spirv::MemorySemantics::MAKE_AVAILABLE | spirv::MemorySemantics::MAKE_VISIBLE;
         }
         let semantics = self.const_u32(semantics.bits());
-        self.b.control_barrier(workgroup, workgroup, semantics).expect("barrier outside a block");
+        self.build(|b| b.control_barrier(workgroup, workgroup, semantics));
     }
 
     // ---- structured control flow ----------------------------------------------------------
+
+    pub fn branch(&mut self, target: Word) {
+        self.body().push_ids(Op::Branch, None, None, [target].into_iter());
+    }
+
+    pub fn branch_conditional(&mut self, cond: Word, then: Word, other: Word) {
+        self.body().push_ids(Op::BranchConditional, None, None, [cond, then, other].into_iter());
+    }
+
+    pub fn ret(&mut self) {
+        self.body().push_ids(Op::Return, None, None, [].into_iter());
+    }
 
     /// Opens `if cond { ... }`; returns the merge label for [`Spv::end_if`].
     pub fn begin_if(&mut self, cond: Reg) -> Word {
         let then = self.b.id();
         let merge = self.b.id();
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
-        self.b.branch_conditional(cond.id, then, merge, []).expect("if");
-        self.b.begin_block(Some(then)).expect("if");
+        self.build(|b| b.selection_merge(merge, spirv::SelectionControl::NONE));
+        self.branch_conditional(cond.id, then, merge);
+        self.begin_block(Some(then));
         merge
     }
 
     pub fn end_if(&mut self, merge: Word) {
-        self.b.branch(merge).expect("endif");
-        self.b.begin_block(Some(merge)).expect("endif");
+        self.branch(merge);
+        self.begin_block(Some(merge));
     }
 
     /// Opens `if cond { A } else { B }`: returns (else label, merge label); the then-part follows.
@@ -530,15 +596,15 @@ impl Spv {
         let then = self.b.id();
         let other = self.b.id();
         let merge = self.b.id();
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).expect("if");
-        self.b.branch_conditional(cond.id, then, other, []).expect("if");
-        self.b.begin_block(Some(then)).expect("if");
+        self.build(|b| b.selection_merge(merge, spirv::SelectionControl::NONE));
+        self.branch_conditional(cond.id, then, other);
+        self.begin_block(Some(then));
         (then, other, merge)
     }
 
     pub fn else_part(&mut self, other: Word, merge: Word) {
-        self.b.branch(merge).expect("else");
-        self.b.begin_block(Some(other)).expect("else");
+        self.branch(merge);
+        self.begin_block(Some(other));
     }
 
     /// Opens a loop: the condition is computed in the current block after this returns, then
@@ -552,26 +618,26 @@ impl Spv {
         let header = self.b.id();
         let test = self.b.id();
         let labels = LoopLabels { header, body: self.b.id(), cont: self.b.id(), merge: self.b.id() };
-        self.b.branch(header).expect("loop");
-        self.b.begin_block(Some(header)).expect("loop");
-        self.b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::DONT_UNROLL, []).expect("loop");
-        self.b.branch(test).expect("loop");
-        self.b.begin_block(Some(test)).expect("loop");
+        self.branch(header);
+        self.begin_block(Some(header));
+        self.build(|b| b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::DONT_UNROLL, []));
+        self.branch(test);
+        self.begin_block(Some(test));
         labels
     }
 
     /// Leaves the loop unless `cond`; the body follows.
     pub fn loop_test(&mut self, labels: &LoopLabels, cond: Reg) {
-        self.b.branch_conditional(cond.id, labels.body, labels.merge, []).expect("loop");
-        self.b.begin_block(Some(labels.body)).expect("loop");
+        self.branch_conditional(cond.id, labels.body, labels.merge);
+        self.begin_block(Some(labels.body));
     }
 
     /// Closes the body; `step` runs in the continue block; code after the loop follows.
     pub fn end_loop(&mut self, labels: &LoopLabels, step: impl FnOnce(&mut Spv)) {
-        self.b.branch(labels.cont).expect("loop");
-        self.b.begin_block(Some(labels.cont)).expect("loop");
+        self.branch(labels.cont);
+        self.begin_block(Some(labels.cont));
         step(self);
-        self.b.branch(labels.header).expect("loop");
-        self.b.begin_block(Some(labels.merge)).expect("loop");
+        self.branch(labels.header);
+        self.begin_block(Some(labels.merge));
     }
 }

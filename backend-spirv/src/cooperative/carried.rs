@@ -31,7 +31,7 @@
 //! Expects: a module that declares the Vulkan memory model (`super::may_use`) on a device whose
 //! subgroups have one fixed size ([`Options::subgroup_size`]), the workgroup whole subgroups.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rspirv::spirv::{Op, Word};
 use trident_midend::codegen::dot::DotOp;
@@ -73,9 +73,9 @@ pub struct Carried {
 /// kernel's cooperative operand type) in the same body reads, as its accumulator, and whose
 /// product the body only yields back to the same argument; each with its dot. `uses`: the
 /// function's use counts.
-pub fn find(func: &Function, uses: &UseCounts, operand: DType) -> HashMap<Value, IrOp> {
+pub fn find(func: &Function, uses: &UseCounts, operand: DType) -> FxHashMap<Value, IrOp> {
     let body = &func.body;
-    let mut found = HashMap::new();
+    let mut found = FxHashMap::default();
     for op in body.walk(func.entry) {
         if body.opcode(op) != Opcode::For {
             continue;
@@ -310,8 +310,9 @@ pub fn product(e: &mut Emitter, dot: &DotOp) -> EResult<bool> {
             for (i, &a) in a_tiles.iter().enumerate() {
                 for (j, &b) in b_tiles.iter().enumerate() {
                     let c = &mut matrices[i * carried.block_n as usize + j];
-                    c.id =
-                        e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c.id, None).expect("a block");
+                    c.id = e.s.build(|builder| {
+                        builder.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c.id, None)
+                    });
                 }
             }
         }

@@ -469,9 +469,7 @@ impl Staging {
         let pointer = element_pointer(e, self.stage, f32, at);
         let (layout, stride) = (e.s.const_u32(ROW_MAJOR), e.s.const_u32(stage_stride(n) as u32));
         let access = e.s.shared_access();
-        e.s.b
-            .cooperative_matrix_store_khr(pointer, matrix, layout, Some(stride), access, [])
-            .expect("a block");
+        e.s.build(|b| b.cooperative_matrix_store_khr(pointer, matrix, layout, Some(stride), access, []));
     }
 
     /// The index of the vector holding 16-bit element `index` of the A or B array.
@@ -619,7 +617,7 @@ fn band_products(
             let a_at = e.add_imm(a_first, step_k * TILE);
             let a = staging.load_a_tile(e, a_at, a_stride(chunk), a_ty);
             let b = staging.load_b_tile(e, b_staging, cols, step_k * TILE, b_ty);
-            c = e.s.b.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None).expect("a block");
+            c = e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(c_ty, None, a, b, c, None));
         }
         staging.store_stage_tile(e, stage_at, n, c);
     });
@@ -645,5 +643,5 @@ fn load_matrix(
     let pointer = element_pointer(e, var, element, index);
     let layout = e.s.const_u32(layout);
     let access = e.s.shared_access();
-    e.s.b.cooperative_matrix_load_khr(ty, None, pointer, layout, Some(stride), access, []).expect("a block")
+    e.s.build(|b| b.cooperative_matrix_load_khr(ty, None, pointer, layout, Some(stride), access, []))
 }

@@ -19,7 +19,7 @@
 //! group's k at run time (one test per run of four: a run never straddles chunks, which are
 //! multiples of 16 long and start at multiples of 16).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rspirv::spirv::{Op, Word};
 use trident_midend::codegen::dot::{widen_operand, DotOp};
@@ -126,7 +126,7 @@ pub(super) fn vector_runs(l: &LayoutInfo, write: &Affine, lanes: i64) -> Option<
     }
     let unique = l.unique_registers();
     let owned: Vec<usize> = (0..l.num_regs()).filter(|&i| unique[i]).collect();
-    let at: HashMap<i64, usize> = owned.iter().map(|&i| (write.eval(&l.reg_coords[i]), i)).collect();
+    let at: FxHashMap<i64, usize> = owned.iter().map(|&i| (write.eval(&l.reg_coords[i]), i)).collect();
     if at.len() != owned.len() {
         return None;
     }

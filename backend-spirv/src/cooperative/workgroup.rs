@@ -70,7 +70,7 @@
 //! (as the example has it) instead of a block of its own (also no change to the subgroup path's
 //! GEMM: 193.9 either way).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use rspirv::spirv::{self, Op, Word};
 use trident_midend::analysis::strided_tiles::{mask_terms, strides, MaskTerm, Stride};
@@ -103,22 +103,22 @@ pub enum Role {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Gemms {
     /// The loop bodies' arguments that carry an accumulator, with its matrix.
-    pub accumulators: HashMap<Value, WorkgroupMatrix>,
+    pub accumulators: FxHashMap<Value, WorkgroupMatrix>,
     /// What each op of their GEMMs becomes.
-    pub roles: HashMap<IrOp, Role>,
+    pub roles: FxHashMap<IrOp, Role>,
 }
 
 /// The GEMM loops of `func` that run on workgroup matrices, where the device has them: each
 /// carried accumulator `carried` lists (body argument, dot) whose loop has the shape the module
 /// docs give.
-pub fn find(func: &Function, options: &Options, operand: DType, carried: &HashMap<Value, IrOp>) -> Gemms {
+pub fn find(func: &Function, options: &Options, operand: DType, carried: &FxHashMap<Value, IrOp>) -> Gemms {
     let mut gemms = Gemms::default();
     let Some(offered) = &options.workgroup_matrices else { return gemms };
     if !options.windowed_buffers.is_empty() || options.storage_16bit == Storage16Bit::Words {
         return gemms;
     }
     let body = &func.body;
-    let mut readers: HashMap<Value, Vec<IrOp>> = HashMap::new();
+    let mut readers: FxHashMap<Value, Vec<IrOp>> = FxHashMap::default();
     for op in body.walk(func.entry) {
         for &v in &body.op(op).operands {
             readers.entry(v).or_default().push(op);
@@ -220,11 +220,11 @@ pub fn find(func: &Function, options: &Options, operand: DType, carried: &HashMa
 /// without their registers.
 fn unneeded_addresses(
     func: &Function,
-    readers: &HashMap<Value, Vec<IrOp>>,
-    planned: &HashMap<IrOp, Role>,
-) -> HashSet<IrOp> {
+    readers: &FxHashMap<Value, Vec<IrOp>>,
+    planned: &FxHashMap<IrOp, Role>,
+) -> FxHashSet<IrOp> {
     let body = &func.body;
-    let mut skipped = HashSet::new();
+    let mut skipped = FxHashSet::default();
     // Readers come after what they read: from the last op back, each op's readers are decided.
     for op in body.walk(func.entry).into_iter().rev() {
         let data = body.op(op);
@@ -327,7 +327,8 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             let [a, b, c] = [0, 1, 2].map(|i| e.get(operands[i]).map(|regs| regs[0]));
             let (a, b, c) = (a?, b?, c?);
             let (ty, class) = (e.s.ty(c.class), c.class);
-            let id = e.s.b.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None).expect("a block");
+            let id =
+                e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None));
             e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
         }
         Role::Convert(matrix) => {
@@ -556,16 +557,14 @@ impl Tile {
             _ => e.buffer_view_ptr(self.binding, View::Float16, index),
         };
         let ty = e.s.tensor_layout_ty();
-        let layout = e.s.b.create_tensor_layout_nv(ty, None).expect("a block");
+        let layout = e.s.build(|b| b.create_tensor_layout_nv(ty, None));
         let layout =
-            e.s.b
-                .tensor_layout_set_dimension_nv(ty, None, layout, [self.rows.id, self.cols.id])
-                .expect("a block");
+            e.s.build(|b| b.tensor_layout_set_dimension_nv(ty, None, layout, [self.rows.id, self.cols.id]));
         let one = e.s.const_u32(1);
         let layout =
-            e.s.b.tensor_layout_set_stride_nv(ty, None, layout, [self.row_stride.id, one]).expect("a block");
+            e.s.build(|b| b.tensor_layout_set_stride_nv(ty, None, layout, [self.row_stride.id, one]));
         let (zero, m, n) = (e.s.const_u32(0), e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
-        let layout = e.s.b.tensor_layout_slice_nv(ty, None, layout, [zero, m, zero, n]).expect("a block");
+        let layout = e.s.build(|b| b.tensor_layout_slice_nv(ty, None, layout, [zero, m, zero, n]));
         (pointer, layout)
     }
 
@@ -577,21 +576,19 @@ impl Tile {
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let (then, other, merge) = e.s.begin_if_else_labelled(whole);
         let (pointer, row_major, stride) = self.vector_access(e);
-        let strided =
-            e.s.b
-                .cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
-                .expect("a block");
+        let strided = e.s.build(|b| {
+            b.cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
+        });
         e.s.else_part(other, merge);
         let (pointer, layout) = self.tensor_access(e, matrix);
         let zero = e.zero_matrix(class);
         let none = spirv::TensorAddressingOperands::NONE;
-        let sliced =
-            e.s.b
-                .cooperative_matrix_load_tensor_nv(ty, None, pointer, zero, layout, access, none, [])
-                .expect("a block");
+        let sliced = e.s.build(|b| {
+            b.cooperative_matrix_load_tensor_nv(ty, None, pointer, zero, layout, access, none, [])
+        });
         e.s.end_if(merge);
         e.s.uses_workgroup_matrices = true;
-        let id = e.s.b.phi(ty, None, [(strided, then), (sliced, other)]).expect("a block");
+        let id = e.s.build(|b| b.phi(ty, None, [(strided, then), (sliced, other)]));
         Reg { id, class }
     }
 
@@ -602,15 +599,13 @@ impl Tile {
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let (other, merge) = e.s.begin_if_else(whole);
         let (pointer, row_major, stride) = self.vector_access(e);
-        e.s.b
-            .cooperative_matrix_store_khr(pointer, value.id, row_major, Some(stride), Some(access), [])
-            .expect("a block");
+        e.s.build(|b| {
+            b.cooperative_matrix_store_khr(pointer, value.id, row_major, Some(stride), Some(access), [])
+        });
         e.s.else_part(other, merge);
         let (pointer, layout) = self.tensor_access(e, matrix);
         let none = spirv::TensorAddressingOperands::NONE;
-        e.s.b
-            .cooperative_matrix_store_tensor_nv(pointer, value.id, layout, access, none, [])
-            .expect("a block");
+        e.s.build(|b| b.cooperative_matrix_store_tensor_nv(pointer, value.id, layout, access, none, []));
         e.s.end_if(merge);
         e.s.uses_workgroup_matrices = true;
     }

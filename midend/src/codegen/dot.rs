@@ -7,7 +7,7 @@
 //! once ([`widen_operand`]). How the product is computed (FMAs through scratch memory, or tensor
 //! core instructions) is the target's [`LowerDot`].
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use super::elementwise::LowerElementwise;
@@ -97,7 +97,7 @@ pub fn widen_operand<'a, B: LowerDot<'a>>(
     d: DType,
     tf32: bool,
 ) -> Result<Vec<B::Reg>> {
-    let mut cache: HashMap<B::Reg, B::Reg> = HashMap::new();
+    let mut cache: FxHashMap<B::Reg, B::Reg> = FxHashMap::default();
     let mut out = Vec::with_capacity(regs.len());
     for &r in regs {
         if let Some(&w) = cache.get(&r) {

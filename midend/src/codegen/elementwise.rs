@@ -9,7 +9,7 @@
 //! rounded narrow result. How each kind is spelled, and every numeric choice of the instruction
 //! set (approximate division, shift amounts past the width), is the target's [`LowerElementwise`].
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::error::Result;
 use super::isa::Isa;
@@ -109,7 +109,7 @@ pub fn lower<'a, B: LowerElementwise<'a>>(e: &mut B, op: Op) -> Result<()> {
     };
     B::check_result(e, ew.out)?;
     let n = operands.iter().map(|o| o.len()).max().unwrap_or(1);
-    let mut cache: HashMap<Vec<B::Reg>, B::Reg> = HashMap::new();
+    let mut cache: FxHashMap<Vec<B::Reg>, B::Reg> = FxHashMap::default();
     let mut regs = Vec::with_capacity(n);
     for i in 0..n {
         let args: Vec<B::Reg> = operands.iter().map(|o| if o.len() == 1 { o[0] } else { o[i] }).collect();

@@ -8,24 +8,24 @@
 //! per layout and `f`) plus the constant `f(C_reg(i)) - f.offset`. Both results are cached per
 //! layout, so every op on the same layout shares them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use super::isa::Isa;
 use crate::layout::registers::{Affine, LayoutInfo};
 
 /// Affine bases computed in the prologue, by layout text, shape and coefficients.
-pub type AffineBases<R> = HashMap<(String, Vec<u32>, Vec<i64>), R>;
+pub type AffineBases<R> = FxHashMap<(String, Vec<u32>, Vec<i64>), R>;
 
 /// The prologue registers already computed, per layout.
 pub(super) struct IndexCache<R> {
-    thread_coords: HashMap<(String, Vec<u32>), Rc<Vec<R>>>,
+    thread_coords: FxHashMap<(String, Vec<u32>), Rc<Vec<R>>>,
     pub(super) affine_bases: AffineBases<R>,
 }
 
 impl<R> Default for IndexCache<R> {
     fn default() -> Self {
-        IndexCache { thread_coords: HashMap::new(), affine_bases: HashMap::new() }
+        IndexCache { thread_coords: FxHashMap::default(), affine_bases: FxHashMap::default() }
     }
 }
 
@@ -79,7 +79,7 @@ pub(super) fn coord_regs<'a, B: Isa<'a> + ?Sized>(e: &mut B, l: &LayoutInfo, dim
     f.coeffs[dim] = 1;
     let base = affine_base(e, l, &f);
     let mut out = Vec::with_capacity(l.num_regs());
-    let mut cache: HashMap<u32, B::Reg> = HashMap::new();
+    let mut cache: FxHashMap<u32, B::Reg> = FxHashMap::default();
     for c in &l.reg_coords {
         let k = c[dim];
         let r = match cache.get(&k) {

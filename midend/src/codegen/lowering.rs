@@ -5,7 +5,7 @@
 //! A backend's emitter owns one and dereferences to it, so `e.get(v)`, `e.layout(v)` or
 //! `e.unsupported(..)` read the same in the shared rules and in the backend's own files.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use super::error::{Error, Result};
@@ -22,7 +22,7 @@ pub struct Lowering<'a, R> {
     pub func: &'a Function,
     /// The registers of every value lowered so far: one for a scalar (every thread holds the
     /// same value), one per register index of the layout for a tensor.
-    pub vals: HashMap<Value, Vec<R>>,
+    pub vals: FxHashMap<Value, Vec<R>>,
     /// The op being lowered, for error spans.
     pub current: Option<Op>,
     /// The thread's index in its program, its lane in its warp (subgroup) and its warp's index:
@@ -31,7 +31,7 @@ pub struct Lowering<'a, R> {
     pub lane: R,
     pub warp: R,
     /// Layouts by encoding text and shape (a layout's registers are computed once).
-    layouts: HashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
+    layouts: FxHashMap<(String, Vec<u32>), Rc<LayoutInfo>>,
     /// Thread coordinates and affine bases already computed in the prologue.
     pub(super) index: IndexCache<R>,
     /// The function's axis facts (contiguity, divisibility, constancy), which decide how wide
@@ -47,12 +47,12 @@ impl<'a, R: Copy> Lowering<'a, R> {
         Lowering {
             module,
             func,
-            vals: HashMap::new(),
+            vals: FxHashMap::default(),
             current: None,
             tid,
             lane,
             warp,
-            layouts: HashMap::new(),
+            layouts: FxHashMap::default(),
             index: IndexCache::default(),
             axis: axis_info::analyze(func),
             uses: std::cell::OnceCell::new(),

@@ -10,7 +10,7 @@
 //! `tt.scan` is in [`super::scan`]; both emit their combine region inline
 //! ([`super::combine::combine`]).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use super::combine::combine;
@@ -73,7 +73,7 @@ pub fn lower<'a, B: LowerReduce<'a>>(e: &mut B, op: Op) -> Result<()> {
 
     // 1. Within the thread: group registers by their coordinate with the axis zeroed.
     let mut groups: Vec<Group<B::Reg>> = Vec::new();
-    let mut index: HashMap<Vec<u32>, usize> = HashMap::new();
+    let mut index: FxHashMap<Vec<u32>, usize> = FxHashMap::default();
     for (i, c) in reduce.layout.reg_coords.iter().enumerate() {
         let mut key = c.clone();
         key[axis] = 0;
