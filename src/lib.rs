@@ -30,6 +30,7 @@
 //! Only this crate parses command lines; the runtime owns devices, the files of a launch and the
 //! cache directory.
 
+pub mod allocator;
 pub mod cli;
 pub mod golden;
 

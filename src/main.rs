@@ -1,6 +1,10 @@
 //! The `trident` binary: see [`trident::cli`] for the commands.
 
+#[global_allocator]
+static ALLOCATOR: trident::allocator::Allocator = trident::allocator::Allocator;
+
 fn main() -> std::process::ExitCode {
+    trident::allocator::keep_freed_memory();
     restore_sigpipe();
     trident::cli::main(std::env::args_os())
 }

@@ -17,6 +17,9 @@ use trident_fuzz::process::WorkerCommand;
 use trident_fuzz::seeds::SeedPaths;
 use trident_fuzz::worker;
 
+#[global_allocator]
+static ALLOCATOR: trident::allocator::Allocator = trident::allocator::Allocator;
+
 /// A mutation fuzzer for trident: corpus and test kernels, mutated, through the frontend, the
 /// midend and both emitters (and the interpreter), looking for panics, internal compiler errors,
 /// crashes and hangs.
@@ -76,6 +79,7 @@ fn default_findings_dir() -> PathBuf {
 }
 
 fn main() -> ExitCode {
+    trident::allocator::keep_freed_memory();
     let args = Args::parse();
     let stages = Stages { ptx: !args.no_ptx, spirv: !args.no_spirv, interp: !args.no_interp };
     if args.worker {

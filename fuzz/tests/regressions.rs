@@ -13,6 +13,10 @@ use trident_fuzz::execute::{execute, Stages, Verdict};
 use trident_fuzz::input::Input;
 use trident_fuzz::process::cpu_time;
 
+// The allocator of a campaign's workers (the trident-fuzz binary's), which the budget is for.
+#[global_allocator]
+static ALLOCATOR: trident::allocator::Allocator = trident::allocator::Allocator;
+
 /// The hang budget of a campaign (`--timeout-ms`'s default).
 const BUDGET: Duration = Duration::from_secs(10);
 
@@ -29,6 +33,7 @@ fn regression_inputs() -> Vec<PathBuf> {
 
 #[test]
 fn every_regression_input_gets_a_verdict_without_an_internal_error() {
+    trident::allocator::keep_freed_memory();
     let files = regression_inputs();
     assert!(!files.is_empty(), "no .fuzz files under fuzz/regressions");
     let mut failures = Vec::new();
