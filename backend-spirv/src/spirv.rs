@@ -433,6 +433,11 @@ impl Spv {
     pub fn build<T>(&mut self, write: impl FnOnce(&mut Builder) -> Result<T, rspirv::dr::Error>) -> T {
         let out = write(&mut self.b).expect("the builder's scratch block");
         let instruction = self.b.pop_instruction().expect("an instruction in the scratch block");
+        debug_assert!(
+            self.b.pop_instruction().is_err(),
+            "{:?} wrote more than one instruction",
+            instruction.class.opcode
+        );
         self.body().push_instruction(&instruction);
         out
     }
