@@ -16,7 +16,7 @@ use crate::target::Target;
 
 /// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
 /// and [`PipelineOptions::stop_after`] accept.
-pub const PASS_NAMES: [&str; 21] = [
+pub const PASS_NAMES: [&str; 22] = [
     "inline",
     "canonicalize",
     "combine",
@@ -24,6 +24,7 @@ pub const PASS_NAMES: [&str; 21] = [
     "licm",
     "unroll-loops",
     "dce",
+    "tma-pointer-tiles",
     "rewrite-tensor-descriptors",
     "longest-programs-first",
     "convert-to-gpu",
@@ -168,6 +169,11 @@ fn run_pass_with(
 /// The TTIR -> TTGIR pipeline for `target`: layouts are assigned (convert-to-gpu), then the
 /// TTGIR passes improve them.
 pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions) -> Result<(), PassError> {
+    // ---- Pointer tiles read by warpgroup MMAs to descriptors (TMA) ---------------------------
+    let tma_tiles = |m: &mut Module| passes::tma_pointer_tiles::run(m, target);
+    if run_pass_with("tma-pointer-tiles", &tma_tiles, module, options)? == Continue::StopHere {
+        return Ok(());
+    }
     // ---- Descriptors to pointers, where TMA cannot serve them ---------------------------------
     let rewrite_descriptors = |m: &mut Module| passes::rewrite_tensor_descriptors::run(m, target);
     if run_pass_with("rewrite-tensor-descriptors", &rewrite_descriptors, module, options)?

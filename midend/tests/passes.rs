@@ -62,6 +62,17 @@ fn convert_to_gpu() {
     check_folder("convert_to_gpu", |module| passes::convert_to_gpu::run(module, &target));
 }
 
+/// On sm_90a with 8 warps and num_stages 3: pointer tiles that warpgroup MMAs read in a pipelined
+/// loop (and the tiles loaded once beside it) become descriptor loads.
+#[test]
+fn tma_pointer_tiles() {
+    check_folder("tma_pointer_tiles", |module| {
+        let target =
+            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 8) };
+        passes::tma_pointer_tiles::run(module, &target);
+    });
+}
+
 /// On sm_90a with num_stages 3: descriptors TMA can serve stay, the others become pointers
 /// (then DCE drops the descriptors left without uses).
 #[test]

@@ -1,5 +1,6 @@
 # compile: --kernel attention_block_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
 # compile: --kernel attention_block_kt_kernel --const BLOCK_M=64 --const BLOCK_N=32 --const HEAD_DIM=64 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=256
+# compile: --kernel attention_block_kernel --num-warps 8 --const BLOCK_M=128 --const BLOCK_N=64 --const HEAD_DIM=128 --num-stages 3 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg N_CTX=4096
 """The inner loop of flash attention: two chained dots with an online softmax between them.
 The goldens (sm_90a) show what the Hopper tensor-core path makes of it: both dots are warpgroup
 MMAs with every warp along M (a score row lives in one warp). Q is converted once, before the
@@ -8,7 +9,10 @@ in that layout; the accumulator's layout differs from the scores' only in the or
 thread's registers, so the loop carries it without a trip through shared memory. The K and V
 tiles are copied asynchronously into swizzled shared-memory rings. K^T loaded with d contiguous
 takes a column-major (K-major) ring; K loaded row by row and transposed (`k.T`, the second
-kernel) is copied as it is into the same kind of ring (`transposed` copies)."""
+kernel) is copied as it is into the same kind of ring (`transposed` copies). The third line, at
+d128 on 8 warps, takes TMA instead (tma-pointer-tiles: the tiles become descriptor loads): one
+producer warp fills the K and V rings, the two consumer warp groups read Q from shared memory,
+and the programs run persistently."""
 import triton
 import triton.language as tl
 

@@ -4,7 +4,8 @@
 //! The pipeline (`crate::pipeline`) runs them in the order of Triton's `make_ttir` and
 //! `make_ttgir`:
 //! - TTIR: inline, canonicalize, combine, CSE, LICM, unroll-loops (`loop_unroll_factor`),
-//!   canonicalize, CSE, DCE, then rewrite-tensor-descriptors;
+//!   canonicalize, CSE, DCE, then tma-pointer-tiles (sm_90a: pointer tiles that warpgroup MMAs
+//!   read in a pipelined loop become descriptor loads) and rewrite-tensor-descriptors;
 //! - TTIR -> TTGIR (GPU targets): longest-programs-first renumbers the programs of kernels whose
 //!   loops are longer for some programs (causal attention) so the longest start first;
 //!   convert-to-gpu gives every tensor a layout for a `Target`;
@@ -39,5 +40,6 @@ pub mod rematerialize_loop_pointers;
 pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;
 pub mod sink;
+pub mod tma_pointer_tiles;
 pub mod unroll_loops;
 pub mod uses;
