@@ -67,7 +67,8 @@ impl AffineOffset {
         (axis <= self.coeffs.len()).then(|| self.coeffs.insert(axis, 0))
     }
 
-    fn combine(mut self, other: AffineOffset, sign: i64) -> Option<AffineOffset> {
+    /// `self + sign * other`, term by term (`None` on overflow or different ranks).
+    pub fn combine(mut self, other: AffineOffset, sign: i64) -> Option<AffineOffset> {
         if self.coeffs.len() != other.coeffs.len() {
             return None;
         }

@@ -194,22 +194,7 @@ fn plan(
 /// (the module docs say why it fits).
 fn merged(levels: &[AffineOffset]) -> Option<AffineOffset> {
     let (first, rest) = levels.split_first()?;
-    let mut sum = first.clone();
-    for level in rest {
-        if level.coeffs.len() != sum.coeffs.len() {
-            return None;
-        }
-        for (&value, &factor) in &level.terms {
-            let term = sum.terms.entry(value).or_insert(0);
-            *term = term.checked_add(factor)?;
-        }
-        sum.terms.retain(|_, k| *k != 0);
-        sum.constant = sum.constant.checked_add(level.constant)?;
-        for (a, b) in sum.coeffs.iter_mut().zip(&level.coeffs) {
-            *a = a.checked_add(*b)?;
-        }
-    }
-    Some(sum)
+    rest.iter().try_fold(first.clone(), |sum, level| sum.combine(level.clone(), 1))
 }
 
 /// The `scf.for` whose body holds `op` directly.
