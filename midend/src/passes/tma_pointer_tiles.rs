@@ -177,6 +177,15 @@ fn plan(
     if level.constant % stride != 0 {
         return None;
     }
+    // Every factor of the row's sum, and its constant, as 32-bit constants.
+    let fits = |k: i64| i32::try_from(k).is_ok();
+    let factors_fit = row_terms.iter().all(|(term, factor)| match *term {
+        RowTerm::Value(_) => fits(*factor),
+        RowTerm::Product(_, c) => c.checked_mul(*factor).is_some_and(fits),
+    });
+    if !factors_fit || !fits(level.constant / stride) {
+        return None;
+    }
     let rows_block = if transposed { vec![shape[1], shape[0]] } else { shape };
     Some(Plan {
         argument,
@@ -296,7 +305,7 @@ fn uniform_rows(
             let RowTerm::Product(x, c) = divided(body, value, stride / gcd(stride, factor))? else {
                 return None;
             };
-            rows.push((RowTerm::Value(x), c * factor / gcd(stride, factor)));
+            rows.push((RowTerm::Value(x), c.checked_mul(factor)? / gcd(stride, factor)));
         }
     }
     Some(())
