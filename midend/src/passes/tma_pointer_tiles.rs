@@ -20,7 +20,8 @@
 //!
 //! # When
 //!
-//! - the target has TMA; the load has no mask; its elements are 2 or 4 bytes; its tile is 2-D;
+//! - the target has TMA; the load has no mask; its elements are 2 or 4 bytes; its tile is 2-D,
+//!   at most 256 a side, its rows a multiple of 16 bytes (a box a tensor map can hold);
 //! - its pointers are `splat(p) + offset` with `p` a kernel argument plus scalar offsets, and the
 //!   offset affine (`analysis/affine_pointers.rs`) with one dimension of factor 1 (the row's
 //!   elements, no wider than `S`) and the other of a constant factor `S` (the row stride) whose
@@ -69,6 +70,9 @@ use crate::target::Target;
 /// (attention at d64 on 4 warps) the warp-specialized loop was slower than the `cp.async` one
 /// (H100, one command: 384.0 -> 314.5 TFLOP/s full, 321.7 -> 192.4 causal).
 const MIN_WARPS: u32 = 8;
+
+/// The largest box dimension of a tensor map.
+const MAX_BOX_DIM: u32 = 256;
 
 /// The rows the tensor maps declare: the most a 32-bit coordinate can address.
 const ROWS: i64 = i32::MAX as i64;
@@ -164,8 +168,14 @@ fn plan(
         [1, s] if s >= i64::from(shape[0]) => (s, true),
         _ => return None,
     };
-    let row_bytes = stride * elem_bytes;
-    if row_bytes < MIN_ROW_BYTES || row_bytes % 16 != 0 {
+    let row_bytes = stride.checked_mul(elem_bytes)?;
+    if row_bytes < MIN_ROW_BYTES || row_bytes % 16 != 0 || i32::try_from(stride).is_err() {
+        return None;
+    }
+    // A box a tensor map can hold: at most 256 a side, rows of a multiple of 16 bytes (else
+    // rewrite-tensor-descriptors would take the tile back to masked pointers).
+    let width = i64::from(if transposed { shape[0] } else { shape[1] });
+    if shape.iter().any(|&d| d > MAX_BOX_DIM) || (width * elem_bytes) % 16 != 0 {
         return None;
     }
     let (argument, offsets) = argument_and_offsets(function, pointer.base)?;
