@@ -67,8 +67,7 @@ fn convert_to_gpu() {
 #[test]
 fn tma_pointer_tiles() {
     check_folder("tma_pointer_tiles", |module| {
-        let target =
-            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 8) };
+        let target = sm90_pipelined(8);
         passes::tma_pointer_tiles::run(module, &target);
     });
 }
@@ -78,8 +77,7 @@ fn tma_pointer_tiles() {
 #[test]
 fn rewrite_tensor_descriptors() {
     check_folder("rewrite_tensor_descriptors", |module| {
-        let target =
-            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 4) };
+        let target = sm90_pipelined(4);
         passes::rewrite_tensor_descriptors::run(module, &target);
         passes::dce::run(module);
     });
@@ -163,8 +161,7 @@ fn dot_layouts_off_tensor_cores() {
 #[test]
 fn pipeline_dot_loads() {
     check_folder("pipeline_dot_loads", |module| {
-        let target =
-            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 4) };
+        let target = sm90_pipelined(4);
         passes::pipeline_dot_loads::run(module, &target);
         passes::dce::run(module);
     });
@@ -175,8 +172,7 @@ fn pipeline_dot_loads() {
 #[test]
 fn pipeline_dot_loads_two_warpgroups() {
     check_folder("pipeline_dot_loads_two_warpgroups", |module| {
-        let target =
-            trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, 8) };
+        let target = sm90_pipelined(8);
         passes::pipeline_dot_loads::run(module, &target);
         passes::dce::run(module);
     });
@@ -229,6 +225,11 @@ fn batch_loop_loads() {
 #[test]
 fn batch_loop_loads_nvidia() {
     check_folder("batch_loop_loads_nvidia", |module| passes::batch_loop_loads::run(module, &sm90()));
+}
+
+/// sm_90a with `num_warps` warps and three pipeline stages.
+fn sm90_pipelined(num_warps: u32) -> trident_midend::target::Target {
+    trident_midend::target::Target { num_stages: 3, ..trident_midend::target::Target::nvidia(90, num_warps) }
 }
 
 /// The Hopper target the layout passes' cases are written for.
