@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use crate::analysis::axis_info::{self, AxisInfoMap};
 use crate::ir::{Attr, Attrs, Body, Builder, DType, Elem, Module, Op, Opcode, Type, Value};
 use crate::passes::accelerate_matmul::takes_warpgroup_mma;
-use crate::passes::pipeline_dot_loads::loop_stages;
+use crate::passes::pipeline_dot_loads::pipelined_loop_of;
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -100,40 +100,52 @@ fn stays_on_tma(body: &Body, axis: &AxisInfoMap, users: &Users, op: Op, target: 
 }
 
 /// The users of every value of a function, with the operand index.
-type Users = HashMap<Value, Vec<(Op, usize)>>;
+pub(crate) type Users = HashMap<Value, Vec<(Op, usize)>>;
 
 /// Whether the load `op` sits directly in the body of a pipelined `scf.for` and its value reaches a `tt.dot` that will not be
 /// a warpgroup MMA reading it from a TMA ring, so that pipeline-dot-loads streams it through a
 /// `cp.async` ring instead (in registers, or through a transpose for an 8-bit A operand).
 fn feeds_pipelined_dot(body: &Body, users: &Users, op: Op, target: &Target) -> bool {
-    // The loop whose body holds the load directly (the pipeliner streams only those loads).
-    let Some(lp) = body.op(op).parent.and_then(|block| body.blocks[block].parent_op) else { return false };
-    if body.opcode(lp) != Opcode::For || loop_stages(body, lp, target) < 2 {
+    if pipelined_loop_of(body, op, target).is_none() {
         return false;
     }
-    let fp8 = body.ty(body.op(op).results[0]).dtype().is_fp8();
+    let readers = dot_readers(body, users, body.op(op).results[0], target);
+    readers.feeds_dot && !readers.tma_ring
+}
+
+/// What reads a loaded tile, through `tt.trans` and `ttg.convert_layout` ([`dot_readers`]).
+pub(crate) struct DotReaders {
+    /// Some `tt.dot` reads it.
+    pub feeds_dot: bool,
+    /// Only `tt.dot`s read it, each a warpgroup MMA that can take it from a TMA ring (as A or B;
+    /// an 8-bit operand K-major).
+    pub tma_ring: bool,
+}
+
+/// The readers of tile `value`, following `tt.trans` and `ttg.convert_layout` to the dots.
+pub(crate) fn dot_readers(body: &Body, users: &Users, value: Value, target: &Target) -> DotReaders {
+    let fp8 = body.ty(value).dtype().is_fp8();
     // (value, reached through a transpose)
-    let mut frontier = vec![(body.op(op).results[0], false)];
-    let mut feeds_dot = false;
-    let mut tma_ring = true;
+    let mut frontier = vec![(value, false)];
+    let mut readers = DotReaders { feeds_dot: false, tma_ring: true };
     while let Some((value, transposed)) = frontier.pop() {
         for &(user, slot) in users.get(&value).into_iter().flatten() {
             match body.opcode(user) {
                 Opcode::Dot => {
-                    feeds_dot = true;
+                    readers.feeds_dot = true;
                     // wgmma reads 8-bit operands K-major only: A as stored, B transposed.
                     let k_major = !fp8 || (slot == 0) != transposed;
-                    tma_ring &= slot < 2 && k_major && takes_warpgroup_mma(body, user, target);
+                    readers.tma_ring &= slot < 2 && k_major && takes_warpgroup_mma(body, user, target);
                 }
                 Opcode::Trans => frontier.extend(body.op(user).results.iter().map(|&r| (r, !transposed))),
                 Opcode::ConvertLayout => {
                     frontier.extend(body.op(user).results.iter().map(|&r| (r, transposed)))
                 }
-                _ => tma_ring = false,
+                _ => readers.tma_ring = false,
             }
         }
     }
-    feeds_dot && !tma_ring
+    readers
 }
 
 /// Rewrites one access; returns (old result, new result) for loads.

@@ -61,8 +61,8 @@ use std::collections::HashMap;
 
 use crate::analysis::affine_pointers::{self, AffineOffset};
 use crate::ir::{Attr, Attrs, Block, Body, Builder, DType, Elem, Function, Module, Op, Opcode, Type, Value};
-use crate::passes::accelerate_matmul::takes_warpgroup_mma;
-use crate::passes::pipeline_dot_loads::loop_stages;
+use crate::passes::pipeline_dot_loads::pipelined_loop_of;
+use crate::passes::rewrite_tensor_descriptors::{dot_readers, DotReaders, Users};
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -91,21 +91,28 @@ pub fn run(module: &mut Module, target: &Target) {
             continue;
         }
         let users = users_in(&function.body, &ops);
-        let mut plans: Vec<(Op, Plan)> =
-            ops.iter().filter_map(|&op| plan(function, &users, op, target).map(|plan| (op, plan))).collect();
-        // Tiles loaded once, outside loops, go through TMA only beside pipelined loops' tiles
-        // that do (attention's Q, which the warp-specialized consumers then read in place); a
-        // lone tile is as fast from registers.
-        let in_pipelined_loop = |op: Op| pipelined_loop_of(&function.body, op, target).is_some();
-        let loops: std::collections::BTreeSet<Op> =
-            plans.iter().filter_map(|&(op, _)| pipelined_loop_of(&function.body, op, target)).collect();
-        if loops.len() != 1 {
+        // (load, plan, the pipelined loop holding it)
+        let plans: Vec<(Op, Plan, Option<Op>)> = ops
+            .iter()
+            .filter_map(|&op| {
+                Some((op, plan(function, &users, op, target)?, pipelined_loop_of(&function.body, op, target)))
+            })
+            .collect();
+        // One pipelined loop's tiles, and the tiles loaded once outside every loop beside them
+        // (attention's Q, which the warp-specialized consumers then read in place); a lone tile
+        // is as fast from registers.
+        let mut loops = plans.iter().filter_map(|&(_, _, lp)| lp);
+        let Some(first) = loops.next() else { continue };
+        if loops.any(|lp| lp != first) {
             continue;
         }
-        plans.retain(|&(op, _)| in_pipelined_loop(op) || !inside_loop(&function.body, op));
+        let plans: Vec<_> = plans
+            .into_iter()
+            .filter(|&(op, _, lp)| lp.is_some() || !inside_loop(&function.body, op))
+            .collect();
         let mut descriptors: HashMap<(Value, Vec<u32>, i64), Value> = HashMap::new();
         let mut replaced = HashMap::new();
-        for (op, plan) in plans {
+        for (op, plan, _) in plans {
             let key = (plan.argument, plan.rows_block.clone(), plan.stride);
             let desc = *descriptors.entry(key).or_insert_with(|| make_descriptor(function, &plan));
             let loaded = rewrite(&mut function.body, op, &plan, desc);
@@ -127,25 +134,13 @@ struct Plan {
     rows_block: Vec<u32>,
     /// Whether the load's tile is that block transposed.
     transposed: bool,
-    /// The first row: terms (a scalar value times a factor) summed with a constant.
-    row_terms: Vec<(RowTerm, i64)>,
+    /// The first row: scalar integer values (32 or 64 bits) times factors, summed with a
+    /// constant.
+    row_terms: Vec<(Value, i64)>,
     row_constant: i64,
 }
 
-/// A scalar of the first row's sum.
-enum RowTerm {
-    /// A 32-bit or 64-bit integer value.
-    Value(Value),
-    /// `value * factor`, where the pointer had `value * (factor * stride)`.
-    Product(Value, i64),
-}
-
-fn plan(
-    function: &Function,
-    users: &HashMap<Value, Vec<(Op, usize)>>,
-    op: Op,
-    target: &Target,
-) -> Option<Plan> {
+fn plan(function: &Function, users: &Users, op: Op, target: &Target) -> Option<Plan> {
     let body = &function.body;
     let data = body.op(op);
     if data.opcode != Opcode::Load || data.operands.len() != 1 || data.attrs.bool("volatile") == Some(true) {
@@ -157,7 +152,7 @@ fn plan(
     let elem_bytes = i64::from(dtype.bits().div_ceil(8));
     if shape.len() != 2
         || !matches!(elem_bytes, 2 | 4)
-        || !read_by_warpgroup_dots(body, users, result, target)
+        || !matches!(dot_readers(body, users, result, target), DotReaders { feeds_dot: true, tma_ring: true })
     {
         return None;
     }
@@ -179,21 +174,18 @@ fn plan(
         return None;
     }
     let (argument, offsets) = argument_and_offsets(function, pointer.base)?;
-    let mut row_terms = Vec::new();
-    for offset in offsets {
-        row_terms.push((divided(body, offset, stride)?, 1));
+    // The first row: the argument offsets and the level's scalar terms over the stride, each
+    // exactly, with 32-bit factors.
+    let mut row_terms =
+        offsets.into_iter().map(|offset| divided(body, offset, stride)).collect::<Option<Vec<_>>>()?;
+    for (&value, &factor) in &level.terms {
+        row_terms.push((value, (factor % stride == 0).then_some(factor / stride)?));
     }
-    uniform_rows(body, level, stride, &mut row_terms)?;
-    if level.constant % stride != 0 {
-        return None;
-    }
-    // Every factor of the row's sum, and its constant, as 32-bit constants.
     let fits = |k: i64| i32::try_from(k).is_ok();
-    let factors_fit = row_terms.iter().all(|(term, factor)| match *term {
-        RowTerm::Value(_) => fits(*factor),
-        RowTerm::Product(_, c) => c.checked_mul(*factor).is_some_and(fits),
-    });
-    if !factors_fit || !fits(level.constant / stride) {
+    if level.constant % stride != 0
+        || !fits(level.constant / stride)
+        || !row_terms.iter().all(|&(_, k)| fits(k))
+    {
         return None;
     }
     let rows_block = if transposed { vec![shape[1], shape[0]] } else { shape };
@@ -216,12 +208,6 @@ fn merged(levels: &[AffineOffset]) -> Option<AffineOffset> {
     rest.iter().try_fold(first.clone(), |sum, level| sum.combine(level.clone(), 1))
 }
 
-/// The `scf.for` whose body holds `op` directly.
-fn loop_of(body: &Body, op: Op) -> Option<Op> {
-    let lp = body.op(op).parent.and_then(|block| body.blocks[block].parent_op)?;
-    (body.opcode(lp) == Opcode::For).then_some(lp)
-}
-
 /// Whether `op` runs inside an `scf.for` or `scf.while`, at any depth.
 fn inside_loop(body: &Body, op: Op) -> bool {
     let mut at = body.op(op).parent.and_then(|block| body.blocks[block].parent_op);
@@ -232,34 +218,6 @@ fn inside_loop(body: &Body, op: Op) -> bool {
         at = body.op(parent).parent.and_then(|block| body.blocks[block].parent_op);
     }
     false
-}
-
-/// The loop whose body holds `op` directly, when the pipeliner will stream its loads (two stages
-/// or more).
-fn pipelined_loop_of(body: &Body, op: Op, target: &Target) -> Option<Op> {
-    loop_of(body, op).filter(|&lp| loop_stages(body, lp, target) >= 2)
-}
-
-/// Whether every value the load makes reaches only `tt.dot`s (as A or B, through `tt.trans`)
-/// that will be warpgroup MMAs.
-fn read_by_warpgroup_dots(
-    body: &Body,
-    users: &HashMap<Value, Vec<(Op, usize)>>,
-    value: Value,
-    target: &Target,
-) -> bool {
-    let mut frontier = vec![value];
-    let mut reaches_dot = false;
-    while let Some(value) = frontier.pop() {
-        for &(user, slot) in users.get(&value).into_iter().flatten() {
-            match body.opcode(user) {
-                Opcode::Dot if slot < 2 && takes_warpgroup_mma(body, user, target) => reaches_dot = true,
-                Opcode::Trans => frontier.extend(body.op(user).results.iter().copied()),
-                _ => return false,
-            }
-        }
-    }
-    reaches_dot
 }
 
 /// `base` as a kernel argument plus scalar integer offsets (`tt.addptr` of scalars).
@@ -281,9 +239,9 @@ fn argument_and_offsets(function: &Function, base: Value) -> Option<(Value, Vec<
     None
 }
 
-/// `offset / stride` as a row term, when `offset` is a product by a constant that `stride`
-/// divides (or a constant).
-fn divided(body: &Body, offset: Value, stride: i64) -> Option<RowTerm> {
+/// `offset / stride` as (value, factor), when `offset` is a product of a value by a constant that
+/// `stride` divides.
+fn divided(body: &Body, offset: Value, stride: i64) -> Option<(Value, i64)> {
     let def = body.def_op(offset)?;
     let data = body.op(def);
     match data.opcode {
@@ -294,38 +252,9 @@ fn divided(body: &Body, offset: Value, stride: i64) -> Option<RowTerm> {
                 (Some(c), None) => (data.operands[1], c),
                 (None, None) => return None,
             };
-            (factor % stride == 0).then(|| RowTerm::Product(value, factor / stride))
+            (factor % stride == 0).then_some((value, factor / stride))
         }
         _ => None,
-    }
-}
-
-/// The level's scalar terms as row terms (each a multiple of the stride).
-fn uniform_rows(
-    body: &Body,
-    level: &AffineOffset,
-    stride: i64,
-    rows: &mut Vec<(RowTerm, i64)>,
-) -> Option<()> {
-    for (&value, &factor) in &level.terms {
-        if factor % stride == 0 {
-            rows.push((RowTerm::Value(value), factor / stride));
-        } else {
-            // value = x * c with factor * c a multiple of the stride.
-            let RowTerm::Product(x, c) = divided(body, value, stride / gcd(stride, factor))? else {
-                return None;
-            };
-            rows.push((RowTerm::Value(x), c.checked_mul(factor)? / gcd(stride, factor)));
-        }
-    }
-    Some(())
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
     }
 }
 
@@ -354,11 +283,7 @@ fn rewrite(body: &mut Body, op: Op, plan: &Plan, desc: Value) -> Value {
     let mut b = Builder::at(body, block, index);
     b.span = span;
     let mut row = b.const_int(DType::I32, plan.row_constant);
-    for (term, factor) in &plan.row_terms {
-        let (value, factor) = match *term {
-            RowTerm::Value(v) => (v, *factor),
-            RowTerm::Product(v, c) => (v, c * factor),
-        };
+    for &(value, factor) in &plan.row_terms {
         let mut value = value;
         if b.ty(value).dtype() == DType::I64 {
             value = b.value(Opcode::TruncI, vec![value], Type::scalar(DType::I32), Attrs::new());

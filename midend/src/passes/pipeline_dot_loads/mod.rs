@@ -217,6 +217,12 @@ pub fn run(module: &mut Module, target: &Target) {
     }
 }
 
+/// The `scf.for` whose body holds `op` directly, when it streams its loads (two stages or more).
+pub(crate) fn pipelined_loop_of(body: &Body, op: Op, target: &Target) -> Option<Op> {
+    let lp = body.op(op).parent.and_then(|block| body.blocks[block].parent_op)?;
+    (body.opcode(lp) == Opcode::For && loop_stages(body, lp, target) >= 2).then_some(lp)
+}
+
 /// The pipelining depth of loop `lp`: its `tt.num_stages` attribute (Triton's per-loop
 /// override), else the kernel's.
 pub(crate) fn loop_stages(body: &Body, lp: Op, target: &Target) -> u32 {
