@@ -13,7 +13,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString, PyTuple};
+use pyo3::types::PyString;
 use trident::cli::signature::Param;
 
 use crate::key::PerParam;
@@ -52,31 +52,32 @@ pub struct Bound<'py> {
     pub options: Options,
 }
 
-/// Binds `args` and `kwargs` to `params` of kernel `kernel`. `names` are the parameters' names
-/// as interned Python strings: a keyword written at a call site is the interpreter's interned
-/// string of that name, so it is found by identity, without reading it as UTF-8 (which, in the
-/// stable ABI of Python 3.9, copies it into a new bytes object at every launch).
+/// Binds the `positional` and `keywords` (name, value) arguments of a call to `params` of kernel
+/// `kernel`, however the interpreter passed them (a tuple and a dict, or vectorcall's array and
+/// names: [`crate::fastcall`]). `names` are the parameters' names as interned Python strings: a
+/// keyword written at a call site is the interpreter's interned string of that name, so it is
+/// found by identity, without reading it as UTF-8 (which, in the stable ABI of Python 3.9, copies
+/// it into a new bytes object at every launch).
 pub fn bind<'py>(
     kernel: &str,
     params: &[Param],
     names: &[Py<PyString>],
-    args: &pyo3::Bound<'py, PyTuple>,
-    kwargs: Option<&pyo3::Bound<'py, PyDict>>,
+    positional: impl ExactSizeIterator<Item = pyo3::Bound<'py, PyAny>>,
+    keywords: impl Iterator<Item = (pyo3::Bound<'py, PyAny>, pyo3::Bound<'py, PyAny>)>,
 ) -> PyResult<Bound<'py>> {
     let mut values: PerParam<Option<pyo3::Bound<'py, PyAny>>> = smallvec::smallvec![None; params.len()];
-    if args.len() > params.len() {
+    if positional.len() > params.len() {
         return Err(PyTypeError::new_err(format!(
             "too many positional arguments: {kernel}() takes {} but {} were given",
             params.len(),
-            args.len()
+            positional.len()
         )));
     }
-    for (slot, value) in values.iter_mut().zip(args.iter()) {
+    for (slot, value) in values.iter_mut().zip(positional) {
         *slot = Some(value);
     }
     let mut options = Options::default();
-    let Some(kwargs) = kwargs else { return Ok(Bound { values, options }) };
-    for (key, value) in kwargs.iter() {
+    for (key, value) in keywords {
         // By identity first; by name for keywords built at run time, and for the options.
         let index = match names.iter().position(|n| n.as_ptr() == key.as_ptr()) {
             Some(index) => index,

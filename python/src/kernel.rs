@@ -20,13 +20,13 @@
 //! kernels once per thread (from the on-disk cache, so without compiling twice).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
+use rustc_hash::FxHashMap;
 use trident::cli::args::{Binding, GridFn};
 use trident::cli::error::CliError;
 use trident::cli::inputs::{self, Front, Inputs};
@@ -41,18 +41,20 @@ use trident_runtime::{Buffer, Grid};
 use crate::bind::{self, Options};
 use crate::check;
 use crate::errors;
+use crate::fastcall;
 use crate::grid;
 use crate::key::{Backend, Key, PerParam};
 use crate::launch::{self, About, Loaded, Outcome};
 use crate::values::{self, Value};
 
-/// The loaded kernels of every kernel object, by kernel id, on this thread.
-struct Tables(HashMap<u64, Specializations>);
+/// The loaded kernels of every kernel object, by kernel id, on this thread (FxHash: a launch
+/// looks its kernel up here).
+struct Tables(FxHashMap<u64, Specializations>);
 
 /// One kernel's loaded specializations on this thread.
 #[derive(Default)]
 struct Specializations {
-    by_key: HashMap<Key, Rc<Loaded>>,
+    by_key: FxHashMap<Key, Rc<Loaded>>,
     /// The last one looked up: a loop launching one kernel with arguments of the same kinds
     /// finds it by one comparison of keys, without hashing.
     last: Option<(Key, Rc<Loaded>)>,
@@ -90,7 +92,7 @@ impl Drop for Tables {
 }
 
 thread_local! {
-    static TABLES: RefCell<Tables> = RefCell::new(Tables(HashMap::new()));
+    static TABLES: RefCell<Tables> = RefCell::new(Tables(FxHashMap::default()));
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -143,8 +145,9 @@ impl Kernel {
     }
 
     /// `kernel[grid]`: the launcher that `kernel[grid](*args, **kwargs)` calls.
-    fn __getitem__(slf: Py<Kernel>, grid: Py<PyAny>) -> Launcher {
-        Launcher { kernel: slf, grid }
+    fn __getitem__(slf: Bound<'_, Kernel>, grid: Py<PyAny>) -> PyResult<Bound<'_, PyAny>> {
+        let py = slf.py();
+        fastcall::callable(Bound::new(py, Launcher { kernel: slf.unbind(), grid })?)
     }
 
     /// How many specializations this kernel has loaded on the calling thread.
@@ -164,17 +167,15 @@ impl Drop for Kernel {
 }
 
 impl Kernel {
-    /// One launch on `backend`: bind, classify, key, then the loaded kernel of the key (or the
-    /// first launch of a new specialization).
+    /// One launch on `backend` of the arguments `bound`: classify, key, then the loaded kernel of
+    /// the key (or the first launch of a new specialization).
     fn launch_on<'py>(
         &self,
         py: Python<'py>,
         backend: Backend,
         grid: &Bound<'py, PyAny>,
-        args: &Bound<'py, PyTuple>,
-        kwargs: Option<&Bound<'py, PyDict>>,
+        bound: bind::Bound<'py>,
     ) -> PyResult<()> {
-        let bound = bind::bind(&self.name, &self.params, &self.param_names, args, kwargs)?;
         self.check_options(py, &bound.options)?;
         let mut values = PerParam::with_capacity(self.params.len());
         for (param, value) in self.params.iter().zip(bound.values) {
@@ -422,7 +423,22 @@ impl Launcher {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<()> {
-        self.kernel.get().launch_on(py, current_backend()?, self.grid.bind(py), args, kwargs)
+        self.call(py, args.iter(), kwargs.into_iter().flat_map(|kwargs| kwargs.iter()))
+    }
+}
+
+impl Launcher {
+    /// A launch with the `positional` and `keywords` (name, value) arguments of the call.
+    pub fn call<'py>(
+        &self,
+        py: Python<'py>,
+        positional: impl ExactSizeIterator<Item = Bound<'py, PyAny>>,
+        keywords: impl Iterator<Item = (Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+    ) -> PyResult<()> {
+        let backend = current_backend()?;
+        let kernel = self.kernel.get();
+        let bound = bind::bind(&kernel.name, &kernel.params, &kernel.param_names, positional, keywords)?;
+        kernel.launch_on(py, backend, self.grid.bind(py), bound)
     }
 }
 

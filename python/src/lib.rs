@@ -38,6 +38,7 @@ mod buffers;
 mod check;
 mod env;
 mod errors;
+mod fastcall;
 mod grid;
 mod kernel;
 mod key;

@@ -16,13 +16,11 @@
 //! Triton does: a CUDA tensor's address is 16-byte aligned or not (a slice may not be); a copied
 //! tensor lands in a fresh allocation, aligned.
 
-use std::collections::HashMap;
-
 use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyType};
+use pyo3::types::{PyBool, PyDict, PyTuple, PyType};
 use trident_midend::ir::DType;
 use trident_runtime::npy;
 
@@ -33,10 +31,12 @@ use crate::key::{ArgKey, Place};
 static TENSOR_TYPE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 /// `sys.modules`, where torch is looked for.
 static MODULES: PyOnceLock<Py<PyDict>> = PyOnceLock::new();
-/// torch's dtypes (by object address) as trident's.
-static DTYPES: PyOnceLock<HashMap<usize, DType>> = PyOnceLock::new();
-/// `torch._C._cuda_getCurrentRawStream`.
-static CURRENT_STREAM: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// torch's dtypes (by object address) as trident's, the common ones first (a launch finds its
+/// tensors' dtypes by a few pointer comparisons).
+static DTYPES: PyOnceLock<Vec<(usize, DType)>> = PyOnceLock::new();
+/// `torch._C._cuda_getCurrentRawStream`, and its argument tuples `(ordinal,)` for every CUDA
+/// device (made once: a launch passes one as it is).
+static CURRENT_STREAM: PyOnceLock<(Py<PyAny>, Vec<Py<PyTuple>>)> = PyOnceLock::new();
 /// `torch.cuda.device_count()`, asked once a CUDA tensor is seen (the devices a process sees
 /// are fixed when CUDA starts).
 static CUDA_DEVICES: PyOnceLock<usize> = PyOnceLock::new();
@@ -124,7 +124,9 @@ pub fn tensor<'py>(
     // Interned names: a repeat launch reads these of every tensor argument, and an interned
     // name's hash is computed once (a fresh string would be hashed at every lookup).
     let torch_dtype = value.getattr(intern!(py, "dtype"))?;
-    let storage = dtypes(py)?.get(&(torch_dtype.as_ptr() as usize)).copied().ok_or_else(|| {
+    let address = torch_dtype.as_ptr() as usize;
+    let found = dtypes(py)?.iter().find(|(object, _)| *object == address).map(|(_, dtype)| *dtype);
+    let storage = found.ok_or_else(|| {
         PyTypeError::new_err(format!(
             "{name}: tensors of {torch_dtype} are not supported: bool, int8..int64, uint8, float16, \
              bfloat16, float32, float64 and float8_e4m3fn / float8_e5m2 are"
@@ -132,7 +134,8 @@ pub fn tensor<'py>(
     })?;
     let dtype =
         npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
-    if !value.getattr(intern!(py, "is_cuda"))?.extract::<bool>()? {
+    // `is_cuda` is a bool: compared with True, not converted.
+    if !value.getattr(intern!(py, "is_cuda"))?.is(PyBool::new(py, true)) {
         let place = value.getattr("device")?.getattr("type")?;
         if place.to_string() != "cpu" {
             return Err(PyTypeError::new_err(format!(
@@ -172,10 +175,24 @@ fn host_memory<'py>(host: &Bound<'py, PyAny>, dtype: DType, storage: DType) -> P
 
 /// torch's current raw stream (a `cudaStream_t` as an integer) of device `ordinal`.
 pub fn current_stream(py: Python<'_>, ordinal: i64) -> PyResult<u64> {
-    let function = CURRENT_STREAM.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import("torch")?.getattr("_C")?.getattr("_cuda_getCurrentRawStream")?.unbind())
+    let (function, per_device) = CURRENT_STREAM.get_or_try_init(py, || -> PyResult<_> {
+        let function = py.import("torch")?.getattr("_C")?.getattr("_cuda_getCurrentRawStream")?.unbind();
+        let per_device = (0..cuda_device_count(py)? as i64)
+            .map(|ordinal| PyTuple::new(py, [ordinal]).map(Bound::unbind))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok((function, per_device))
     })?;
-    function.bind(py).call1((ordinal,))?.extract()
+    let function = function.bind(py);
+    match usize::try_from(ordinal).ok().and_then(|index| per_device.get(index)) {
+        Some(args) => function.call1(args.bind(py))?.extract(),
+        None => function.call1((ordinal,))?.extract(),
+    }
+}
+
+/// Whether `value` is of exactly `torch.Tensor` (not a subclass), once a tensor has been seen:
+/// one pointer comparison, for the common argument.
+pub fn is_exact_tensor(value: &Bound<'_, PyAny>) -> bool {
+    TENSOR_TYPE.get(value.py()).is_some_and(|tensor| value.get_type_ptr() == tensor.as_ptr().cast())
 }
 
 /// How many CUDA devices torch sees.
@@ -200,33 +217,34 @@ fn tensor_type(py: Python<'_>) -> PyResult<Option<&Py<PyType>>> {
 }
 
 /// torch's dtypes that kernels take, by the address of their objects.
-fn dtypes(py: Python<'_>) -> PyResult<&HashMap<usize, DType>> {
-    DTYPES.get_or_try_init(py, || -> PyResult<HashMap<usize, DType>> {
+fn dtypes(py: Python<'_>) -> PyResult<&[(usize, DType)]> {
+    let table = DTYPES.get_or_try_init(py, || -> PyResult<Vec<(usize, DType)>> {
         let torch = py.import("torch")?;
         let names = [
+            ("float32", DType::F32),
+            ("float16", DType::F16),
+            ("bfloat16", DType::BF16),
+            ("int32", DType::I32),
+            ("int64", DType::I64),
             ("bool", DType::I1),
             ("int8", DType::I8),
             ("int16", DType::I16),
-            ("int32", DType::I32),
-            ("int64", DType::I64),
             ("uint8", DType::U8),
             ("uint16", DType::U16),
             ("uint32", DType::U32),
             ("uint64", DType::U64),
-            ("float16", DType::F16),
-            ("bfloat16", DType::BF16),
-            ("float32", DType::F32),
             ("float64", DType::F64),
             ("float8_e4m3fn", DType::F8E4M3),
             ("float8_e5m2", DType::F8E5M2),
         ];
-        let mut map = HashMap::new();
+        let mut table = Vec::with_capacity(names.len());
         for (name, dtype) in names {
             // Older torch lacks the unsigned and fp8 types.
             if let Some(object) = torch.getattr_opt(name)? {
-                map.insert(object.as_ptr() as usize, dtype);
+                table.push((object.as_ptr() as usize, dtype));
             }
         }
-        Ok(map)
-    })
+        Ok(table)
+    })?;
+    Ok(table)
 }

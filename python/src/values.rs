@@ -13,8 +13,9 @@
 //! - a host-side `TensorDescriptor` is refused with the reason (the compiler takes no
 //!   descriptor parameters yet) and the in-kernel alternative.
 //!
-//! The checks run in the order that makes the common launch cheap: Python scalars first, then
-//! torch tensors (one type check), then the buffer protocol. Classifying reads no data: a
+//! The checks run in the order that makes the common launch cheap: a tensor of exactly
+//! `torch.Tensor` first (one pointer comparison), then Python scalars, then torch tensors (one
+//! type check), then the buffer protocol. Classifying reads no data: a
 //! [`Value::Host`] array is read when the launch runs ([`crate::launch`]).
 
 use pyo3::exceptions::PyTypeError;
@@ -78,8 +79,11 @@ pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResul
     if param.is_constexpr {
         return Ok(Value::Const(constexpr(name, &unwrap_constexpr(value)?)?));
     }
-    if let Some(scalar) = scalar(name, &value)? {
-        return Ok(scalar);
+    // A tensor of exactly torch.Tensor, the common argument, skips the scalars' type checks.
+    if !torch::is_exact_tensor(&value) {
+        if let Some(scalar) = scalar(name, &value)? {
+            return Ok(scalar);
+        }
     }
     match torch::tensor(name, &value, None)? {
         Some(Found::Cuda(tensor)) => return Ok(Value::Torch(tensor)),
