@@ -13,7 +13,12 @@ Each implementation runs in its own process: trident under ``python -m trident``
 for ``triton``), Triton (when ``import triton`` works without trident) as a plain script. Lines
 that start with ``BENCH`` are for scripts:
 
-    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=3.10 us_with_sync=3.15
+    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=5.10 us_with_sync=5.11 floor_us=3.62
+
+On nvptx, trident also measures the CUDA driver's own cost of a launch on the machine (an empty
+kernel launched the same way from Rust, ``floor_us``), which no launch from Python can go under:
+it was 3.4 to over 5 microseconds on the H100 hosts measured, so compare hosts by the share above
+it, and implementations within one run.
 """
 
 import argparse
@@ -94,8 +99,25 @@ def measure(backend, launches):
         assert (out == x + y).all(), "wrong result"
     print(f"{impl} on {chosen} ({kind}): {launches} launches, {us:.2f} us/launch host time, "
           f"{us_sync:.2f} us/launch with the final synchronization")
+    floor = driver_floor(launches) if chosen == "nvptx" else None
+    floor_field = ""
+    if floor is not None:
+        print(f"  the CUDA driver's own launch on this machine (an empty kernel, same process): {floor:.2f} us; "
+              f"{impl}'s share above it: {us - floor:.2f} us")
+        floor_field = f" floor_us={floor:.3f}"
     print(f"BENCH impl={impl} backend={chosen} args={kind} launches={launches} us_per_launch={us:.3f} "
-          f"us_with_sync={us_sync:.3f}")
+          f"us_with_sync={us_sync:.3f}{floor_field}")
+
+
+def driver_floor(launches):
+    """Host time per ``cuLaunchKernel`` of an empty kernel of four parameters on this machine
+    (trident's runtime, without Python): the floor under any launch from Python, which varies
+    from host to host. ``None`` where trident cannot measure it (real Triton, no GPU)."""
+    native = getattr(triton, "_native", None)
+    if native is None or not hasattr(native, "launch_floor"):
+        return None
+    floor = native.launch_floor(launches)
+    return None if floor is None else floor[0]
 
 
 def real_triton_runs():

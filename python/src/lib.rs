@@ -76,6 +76,23 @@ fn backends() -> Vec<(&'static str, bool, String)> {
     found
 }
 
+/// The CUDA driver's own cost of a launch on this machine, the floor under `kernel[grid](...)` on
+/// nvptx: microseconds per launch of an empty kernel of four parameters, `launches` times without
+/// synchronizing, then with the final synchronization (`CudaDevice::launch_floor`); `None`
+/// without a CUDA GPU. `python/benchmarks/launch_overhead.py` prints it beside its launches.
+#[pyfunction]
+#[pyo3(signature = (launches = 20000))]
+fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64)>> {
+    let failed = |error: trident_runtime::cuda::CudaError| {
+        pyo3::exceptions::PyRuntimeError::new_err(error.to_string())
+    };
+    let Some(device) = trident_runtime::cuda::CudaDevice::open_selected().map_err(failed)? else {
+        return Ok(None);
+    };
+    let floor = device.launch_floor(launches).map_err(failed)?;
+    Ok(Some((floor.per_launch_us(floor.enqueued), floor.per_launch_us(floor.synchronized))))
+}
+
 /// `trident._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -84,6 +101,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(kernel::set_backend, module)?)?;
     module.add_function(wrap_pyfunction!(kernel::current_backend_name, module)?)?;
     module.add_function(wrap_pyfunction!(backends, module)?)?;
+    module.add_function(wrap_pyfunction!(launch_floor, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

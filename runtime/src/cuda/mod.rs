@@ -26,6 +26,7 @@
 //! parameters; `selftest.rs` runs a hand-written PTX fixture to prove the path on a GPU.
 
 mod driver;
+mod floor;
 mod params;
 pub mod selftest;
 
@@ -41,6 +42,7 @@ use trident_backend_nvptx::{Artifact, ParamAbi};
 
 use crate::buffer::{ArgValue, Buffer, Grid};
 use driver::{CUresult, Context, DriverError, Event, Memory, Module};
+pub use floor::LaunchFloor;
 pub use params::Params;
 
 /// The environment variable that picks the GPU (an ordinal; default 0).

@@ -1,0 +1,76 @@
+//! The floor under a launch: the host time of the CUDA driver's own `cuLaunchKernel`, measured
+//! with an empty kernel of the four parameters of `python/benchmarks/launch_overhead.py`'s
+//! vector add (three pointers and an `i32`), enqueued back to back on the null stream as
+//! `kernel[grid](...)` enqueues on torch's default stream. Whatever a launch from Python costs
+//! beyond it is trident's work and the interpreter's; the floor itself varies from machine to
+//! machine (3.4 to over 5 microseconds on the H100 hosts measured), so the two are measured
+//! together.
+
+use std::time::{Duration, Instant};
+
+use trident_backend_nvptx::{Artifact, ParamAbi};
+
+use super::{CudaDevice, CudaError};
+use crate::buffer::{ArgValue, Buffer, Grid};
+
+const EMPTY_KERNEL: &str = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry floor_kernel(.param .u64 x, .param .u64 y, .param .u64 out, .param .u32 n)
+{
+    ret;
+}
+";
+
+/// Host time of a run of launches of the empty kernel.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchFloor {
+    pub launches: usize,
+    /// Until the last launch was enqueued.
+    pub enqueued: Duration,
+    /// Until the GPU had run them all.
+    pub synchronized: Duration,
+}
+
+impl LaunchFloor {
+    /// Microseconds per launch of `time`.
+    pub fn per_launch_us(&self, time: Duration) -> f64 {
+        time.as_secs_f64() * 1e6 / self.launches.max(1) as f64
+    }
+}
+
+impl CudaDevice {
+    /// Launches the empty kernel once (loading it), then `launches` times without synchronizing
+    /// between launches, and times them.
+    pub fn launch_floor(&self, launches: usize) -> Result<LaunchFloor, CudaError> {
+        let artifact = Artifact {
+            ptx: EMPTY_KERNEL.to_string(),
+            kernel_name: "floor_kernel".to_string(),
+            threads_per_block: 128,
+            shared_bytes: 0,
+            params: vec![ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Pointer, ParamAbi::Int(4)],
+            global_scratch_bytes: 0,
+            persistent: false,
+            tensor_maps: Vec::new(),
+        };
+        let kernel = self.load(&artifact)?;
+        let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2), ArgValue::Int(1024)];
+        // The kernel reads none of its pointers: any addresses do.
+        let addresses = [0u64; 3];
+        let mut buffers: Vec<Buffer> = ["x", "y", "out"]
+            .iter()
+            .map(|name| Buffer::zeros(name, trident_midend::ir::DType::F32, 4))
+            .collect();
+        let grid = Grid([1, 1, 1]);
+        // Warm-up; `launch` (which synchronizes) also ends the timed launches.
+        self.launch(&kernel, grid, &args, &mut buffers)?;
+        let started = Instant::now();
+        for _ in 0..launches {
+            self.launch_async(&kernel, grid, &args, &addresses, 0)?;
+        }
+        let enqueued = started.elapsed();
+        self.launch(&kernel, grid, &args, &mut buffers)?;
+        Ok(LaunchFloor { launches, enqueued, synchronized: started.elapsed() })
+    }
+}
