@@ -7,7 +7,7 @@
 //! caller as it is.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyList, PyTuple};
 use smallvec::SmallVec;
 use trident::ConstValue;
 use trident_runtime::Grid;
@@ -80,6 +80,17 @@ fn three_dims(py: Python<'_>, kernel: &str, dims: &Bound<'_, PyAny>) -> PyResult
     let grid = Grid(grid);
     grid.within_limits().map_err(|e| errors::argument_error(py, format!("the grid of {kernel}: {e}")))?;
     Ok(grid)
+}
+
+/// Whether `grid`'s dimensions can never change, so a launcher may read them once: an `int`, or a
+/// tuple of `int`s (exactly those types: immutable, and read without calling Python code). A list
+/// may be changed between launches, and a function is called at each.
+pub fn is_fixed(grid: &Bound<'_, PyAny>) -> bool {
+    if grid.is_exact_instance_of::<PyInt>() {
+        return true;
+    }
+    grid.cast_exact::<PyTuple>()
+        .is_ok_and(|tuple| tuple.iter().all(|item| item.is_exact_instance_of::<PyInt>()))
 }
 
 /// A constexpr value as the grid function sees it.

@@ -22,7 +22,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -147,7 +147,7 @@ impl Kernel {
     /// `kernel[grid]`: the launcher that `kernel[grid](*args, **kwargs)` calls.
     fn __getitem__(slf: Bound<'_, Kernel>, grid: Py<PyAny>) -> PyResult<Bound<'_, PyAny>> {
         let py = slf.py();
-        fastcall::callable(Bound::new(py, Launcher { kernel: slf.unbind(), grid })?)
+        fastcall::callable(Bound::new(py, Launcher { kernel: slf.unbind(), grid, fixed: OnceLock::new() })?)
     }
 
     /// How many specializations this kernel has loaded on the calling thread.
@@ -173,7 +173,7 @@ impl Kernel {
         &self,
         py: Python<'py>,
         backend: Backend,
-        grid: &Bound<'py, PyAny>,
+        grid: LaunchGrid<'_, 'py>,
         bound: bind::Bound<'py>,
     ) -> PyResult<()> {
         self.check_options(py, &bound.options)?;
@@ -203,19 +203,28 @@ impl Kernel {
         &self,
         py: Python<'py>,
         key: Key,
-        grid: &Bound<'py, PyAny>,
+        grid: LaunchGrid<'_, 'py>,
         names: &[&str],
         values: &[Value<'py>],
         options: &Options,
     ) -> PyResult<(Rc<Loaded>, Grid)> {
         if let Some(loaded) = self.lookup(&key) {
-            let dims = self.grid(py, grid, names, values, &loaded.meta)?;
+            let dims = match grid.fixed.get() {
+                Some(dims) => *dims,
+                None => {
+                    let dims = self.grid(py, grid.object, names, values, &loaded.meta)?;
+                    if grid::is_fixed(grid.object) {
+                        let _ = grid.fixed.set(dims);
+                    }
+                    dims
+                }
+            };
             match launch::run(py, &self.about(), &loaded, dims, names, values, None)? {
                 Outcome::Done => return Ok((loaded, dims)),
                 Outcome::Stale => self.forget(&key),
             }
         }
-        self.first_launch(py, key, grid, names, values, options)
+        self.first_launch(py, key, grid.object, names, values, options)
     }
 
     fn about(&self) -> About<'_> {
@@ -406,12 +415,71 @@ impl Kernel {
     }
 }
 
+/// The native half of `trident.jit.JITFunction` (its base class): `kernel[grid]` without a Python
+/// frame. It keeps the native [`Kernel`] (`_native`, made by the Python half's `_load` on the
+/// first launch) and the last grid object with its launcher: a loop launching `kernel[grid](...)`
+/// with one grid object gets the same launcher back (the grid is read at each call either way).
+#[pyclass(module = "trident._native", subclass)]
+pub struct JitBase {
+    native: Option<Py<Kernel>>,
+    last: Option<(Py<PyAny>, Py<PyAny>)>,
+}
+
+#[pymethods]
+impl JitBase {
+    /// Takes the subclass's constructor arguments, which its `__init__` reads.
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(_args: &Bound<'_, PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> JitBase {
+        JitBase { native: None, last: None }
+    }
+
+    #[getter(_native)]
+    fn native(&self, py: Python<'_>) -> Option<Py<Kernel>> {
+        self.native.as_ref().map(|native| native.clone_ref(py))
+    }
+
+    /// Setting the native kernel (`None` makes the next launch load it again) drops the launcher.
+    #[setter(_native)]
+    fn set_native(&mut self, native: Option<Py<Kernel>>) {
+        self.native = native;
+        self.last = None;
+    }
+
+    fn __getitem__(slf: &Bound<'_, Self>, grid: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        if let Some((last, launcher)) = &slf.borrow().last {
+            if last.is(&grid) {
+                return Ok(launcher.clone_ref(py));
+            }
+        }
+        let loaded = slf.borrow().native(py);
+        let native = match loaded {
+            Some(native) => native,
+            None => slf.call_method0(pyo3::intern!(py, "_load"))?.extract::<Py<Kernel>>()?,
+        };
+        let launcher = Kernel::__getitem__(native.into_bound(py), grid.clone().unbind())?.unbind();
+        slf.borrow_mut().last = Some((grid.unbind(), launcher.clone_ref(py)));
+        Ok(launcher)
+    }
+}
+
 /// `kernel[grid]`: calling it launches the kernel over the grid (`kernel[grid](*args, **kwargs)`).
 /// A native object, so that a launch goes from Python straight into Rust.
 #[pyclass(module = "trident._native", frozen)]
 pub struct Launcher {
     kernel: Py<Kernel>,
     grid: Py<PyAny>,
+    /// The grid's dimensions, once read, where they cannot change ([`grid::is_fixed`]).
+    fixed: OnceLock<Grid>,
+}
+
+/// The grid of a launch: the object `kernel[grid]` was given, and its dimensions once read where
+/// they cannot change (kept by the launcher, so a repeat launch reads nothing).
+#[derive(Clone, Copy)]
+struct LaunchGrid<'a, 'py> {
+    object: &'a Bound<'py, PyAny>,
+    fixed: &'a OnceLock<Grid>,
 }
 
 #[pymethods]
@@ -438,7 +506,8 @@ impl Launcher {
         let backend = current_backend()?;
         let kernel = self.kernel.get();
         let bound = bind::bind(&kernel.name, &kernel.params, &kernel.param_names, positional, keywords)?;
-        kernel.launch_on(py, backend, self.grid.bind(py), bound)
+        let grid = LaunchGrid { object: self.grid.bind(py), fixed: &self.fixed };
+        kernel.launch_on(py, backend, grid, bound)
     }
 }
 

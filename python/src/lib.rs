@@ -98,6 +98,7 @@ fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64)>> {
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<kernel::Kernel>()?;
     module.add_class::<kernel::Launcher>()?;
+    module.add_class::<kernel::JitBase>()?;
     module.add_function(wrap_pyfunction!(kernel::set_backend, module)?)?;
     module.add_function(wrap_pyfunction!(kernel::current_backend_name, module)?)?;
     module.add_function(wrap_pyfunction!(backends, module)?)?;

@@ -43,6 +43,20 @@ def test_one_grid_object_keeps_its_launcher_and_is_read_at_each_launch(backend):
     assert np.array_equal(out, x)
 
 
+def test_a_grid_of_ints_is_read_once_and_a_refused_one_at_each_launch(backend):
+    x = np.arange(1000, dtype=np.float32)
+    for grid in [(8, ), 8, (np.int64(8), )]:  # the last one is read at each launch
+        launch = k.scale_kernel[grid]
+        for scale in (1.0, 2.0):
+            out = np.zeros_like(x)
+            launch(x, out, x.size, scale, NEGATE=False, BLOCK=128)
+            assert np.array_equal(out, scale * x), grid
+    refused = k.scale_kernel[(-1, )]
+    for _ in range(2):
+        with pytest.raises(trident.errors.ArgumentError, match="negative dimension"):
+            refused(x, out, x.size, 1.0, NEGATE=False, BLOCK=128)
+
+
 def test_constexpr_by_position_and_wrapped(backend):
     x = np.arange(100, dtype=np.float32)
     out = np.zeros_like(x)

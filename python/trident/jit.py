@@ -31,9 +31,13 @@ def get_backend():
     return _native.current_backend()
 
 
-class JITFunction:
+class JITFunction(_native.JitBase):
     """A ``@triton.jit`` kernel. Launch it with ``kernel[grid](*args, **meta)``; calling it
-    directly is an error outside a kernel, as in Triton."""
+    directly is an error outside a kernel, as in Triton.
+
+    ``kernel[grid]`` is the native base class's (``_native.JitBase``): it makes the native kernel
+    on the first launch (``_load``), and gives a loop launching with one grid object (a tuple, a
+    function) the same launcher again, without running Python code."""
 
     def __init__(self, fn, do_not_specialize=None, debug=None, noinline=None):
         self.fn = fn
@@ -45,21 +49,6 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.arg_names = list(self.signature.parameters)
         self.do_not_specialize = do_not_specialize
-        self._native = None
-        # The last grid object, the native kernel and their launcher (which holds only those).
-        self._last = None
-
-    def __getitem__(self, grid):
-        # The native kernel's launcher: calling it goes straight into Rust. A loop launching
-        # `kernel[grid](...)` with one grid object (a tuple, a function) gets the same launcher
-        # again; the grid is read at each call either way.
-        native = self._native or self._load()
-        last = self._last
-        if last is not None and last[0] is grid and last[1] is native:
-            return last[2]
-        launcher = native[grid]
-        self._last = (grid, native, launcher)
-        return launcher
 
     def _load(self):
         """The native kernel, made on the first launch (it reads the kernel's file)."""
