@@ -114,6 +114,13 @@ pub struct DeviceFacts {
     pub total_memory_bytes: u64,
     /// The most shared memory one block may opt in to.
     pub max_shared_bytes_optin: u32,
+    /// Registers one block may use, all its threads together.
+    pub max_registers_per_block: u32,
+    pub warp_size: u32,
+    /// The SM clock and the memory clock (kHz), and the memory bus width (bits).
+    pub clock_rate_khz: u32,
+    pub memory_clock_rate_khz: u32,
+    pub memory_bus_width: u32,
 }
 
 /// Reads the facts of device `ordinal` (cuInit must have succeeded).
@@ -146,6 +153,11 @@ pub fn device_facts(ordinal: u32) -> Result<DeviceFacts, DriverError> {
         sm_count,
         total_memory_bytes: total as u64,
         max_shared_bytes_optin,
+        max_registers_per_block: attribute(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)?,
+        warp_size: attribute(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        clock_rate_khz: attribute(A::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?,
+        memory_clock_rate_khz: attribute(A::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)?,
+        memory_bus_width: attribute(A::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)?,
     })
 }
 
@@ -389,8 +401,21 @@ impl Function {
 
     /// Registers per thread, as the JIT allocated them.
     pub fn registers(&self) -> Result<u32, DriverError> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS)
+    }
+
+    /// Local memory per thread (bytes): where the JIT spilled registers (and local arrays).
+    pub fn local_bytes(&self) -> Result<u32, DriverError> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+    }
+
+    /// The most threads a block of this function may have (its registers allowing).
+    pub fn max_threads(&self) -> Result<u32, DriverError> {
+        self.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+    }
+
+    fn attribute(&self, attribute: sys::CUfunction_attribute) -> Result<u32, DriverError> {
         let mut value: c_int = 0;
-        let attribute = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_NUM_REGS;
         // SAFETY: writes one int.
         check("cuFuncGetAttribute", unsafe {
             sys::cuFuncGetAttribute(&mut value, attribute, self.function)

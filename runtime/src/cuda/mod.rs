@@ -109,6 +109,13 @@ pub struct DeviceInfo {
     pub total_memory_bytes: u64,
     /// The most dynamic shared memory one block may opt in to.
     pub max_shared_bytes_optin: u32,
+    /// Registers one block may use, all its threads together.
+    pub max_registers_per_block: u32,
+    pub warp_size: u32,
+    /// The SM clock and the memory clock (kHz), and the memory bus width (bits).
+    pub clock_rate_khz: u32,
+    pub memory_clock_rate_khz: u32,
+    pub memory_bus_width: u32,
 }
 
 impl DeviceInfo {
@@ -121,6 +128,11 @@ impl DeviceInfo {
             sm_count: facts.sm_count,
             total_memory_bytes: facts.total_memory_bytes,
             max_shared_bytes_optin: facts.max_shared_bytes_optin,
+            max_registers_per_block: facts.max_registers_per_block,
+            warp_size: facts.warp_size,
+            clock_rate_khz: facts.clock_rate_khz,
+            memory_clock_rate_khz: facts.memory_clock_rate_khz,
+            memory_bus_width: facts.memory_bus_width,
         })
     }
 }
@@ -212,6 +224,10 @@ pub struct LoadedKernel {
     pub resident_ctas: Option<u32>,
     /// Registers per thread, as the JIT allocated them (0 when the driver did not say).
     pub registers: u32,
+    /// Local memory per thread, bytes: the JIT's spills (0 when the driver did not say).
+    pub local_bytes: u32,
+    /// The most threads per block its registers allow (0 when the driver did not say).
+    pub max_threads: u32,
 }
 
 impl LoadedKernel {
@@ -398,6 +414,8 @@ impl CudaDevice {
             tensor_maps: artifact.tensor_maps.clone(),
             resident_ctas,
             registers: function.registers().unwrap_or(0),
+            local_bytes: function.local_bytes().unwrap_or(0),
+            max_threads: function.max_threads().unwrap_or(0),
         })
     }
 
