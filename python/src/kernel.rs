@@ -150,6 +150,34 @@ impl Kernel {
         fastcall::callable(Bound::new(py, Launcher { kernel: slf.unbind(), grid, fixed: OnceLock::new() })?)
     }
 
+    /// `kernel.warmup(*args, grid=..., **kwargs)`, as Triton's: compiles and loads the
+    /// specialization of these arguments on the current backend without launching it (an
+    /// autotuned kernel is tuned first, on copies of the arguments, as a first launch is), and
+    /// describes the compiled kernel (`trident.jit.CompiledKernel` wraps the description).
+    #[pyo3(signature = (grid, args, kwargs = None))]
+    fn warmup<'py>(
+        slf: &Bound<'py, Self>,
+        grid: Bound<'py, PyAny>,
+        args: Bound<'py, PyTuple>,
+        kwargs: Option<Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let py = slf.py();
+        let kernel = slf.get();
+        let backend = current_backend()?;
+        let keywords = kwargs.iter().flat_map(|kwargs| kwargs.iter());
+        let bound = bind::bind(&kernel.name, &kernel.params, &kernel.param_names, args.iter(), keywords)?;
+        kernel.check_options(py, &bound.options)?;
+        let (values, key) = kernel.specialize(backend, bound.values, &bound.options)?;
+        let loaded = match kernel.lookup(&key) {
+            Some(loaded) => loaded,
+            None => {
+                let names: PerParam<&str> = kernel.params.iter().map(|p| p.name.as_str()).collect();
+                kernel.load(py, key, &grid, &names, &values, &bound.options)?.0
+            }
+        };
+        describe(py, &kernel.name, &loaded, &bound.options)
+    }
+
     /// How many specializations this kernel has loaded on the calling thread.
     fn loaded(&self) -> usize {
         TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, |table| table.by_key.len()))
@@ -177,16 +205,7 @@ impl Kernel {
         bound: bind::Bound<'py>,
     ) -> PyResult<()> {
         self.check_options(py, &bound.options)?;
-        let mut values = PerParam::with_capacity(self.params.len());
-        for (param, value) in self.params.iter().zip(bound.values) {
-            values.push(values::classify(param, value)?);
-        }
-        let key = Key {
-            backend,
-            num_warps: bound.options.num_warps,
-            num_stages: bound.options.num_stages,
-            args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
-        };
+        let (values, key) = self.specialize(backend, bound.values, &bound.options)?;
         let names: PerParam<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         let Some(mode) = check::mode() else {
             self.launch_values(py, key, grid, &names, &values, &bound.options)?;
@@ -195,6 +214,26 @@ impl Kernel {
         let before = check::before(&names, &values)?;
         let (loaded, grid) = self.launch_values(py, key, grid, &names, &values, &bound.options)?;
         check::after(py, mode, &self.about(), &loaded, grid, &names, &values, before)
+    }
+
+    /// The bound values classified, and the specialization key they make on `backend`.
+    fn specialize<'py>(
+        &self,
+        backend: Backend,
+        bound: PerParam<Option<Bound<'py, PyAny>>>,
+        options: &Options,
+    ) -> PyResult<(PerParam<Value<'py>>, Key)> {
+        let mut values = PerParam::with_capacity(self.params.len());
+        for (param, value) in self.params.iter().zip(bound) {
+            values.push(values::classify(param, value)?);
+        }
+        let key = Key {
+            backend,
+            num_warps: options.num_warps,
+            num_stages: options.num_stages,
+            args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
+        };
+        Ok((values, key))
     }
 
     /// Launches the loaded kernel of `key` (loading it first on a miss); returns it and the grid
@@ -313,6 +352,23 @@ impl Kernel {
         values: &[Value<'py>],
         options: &Options,
     ) -> PyResult<(Rc<Loaded>, Grid)> {
+        let (loaded, launch, grid) = self.load(py, key, grid, names, values, options)?;
+        self.reset_to_zero(&launch, &loaded, names, values)?;
+        launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
+        Ok((loaded, grid))
+    }
+
+    /// Prepares the specialization `key` as `trident run` prepares a launch (autotuning included,
+    /// on copies of the arguments) and keeps it; returns it with the prepared launch and its grid.
+    fn load<'py>(
+        &self,
+        py: Python<'py>,
+        key: Key,
+        grid: &Bound<'py, PyAny>,
+        names: &[&str],
+        values: &[Value<'py>],
+        options: &Options,
+    ) -> PyResult<(Rc<Loaded>, trident::cli::args::Launch, Grid)> {
         let decorations = self.decorations.clone().map_err(|text| errors::kernel_error(py, text))?;
         let mut constexprs = Vec::new();
         let mut args = Vec::new();
@@ -382,11 +438,9 @@ impl Kernel {
                 return Err(raised.unwrap_or_else(|| errors::to_python(py, error)));
             }
         };
-        self.reset_to_zero(&launch, &loaded, names, values)?;
         let loaded = Rc::new(loaded);
         self.remember(key, loaded.clone());
-        launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
-        Ok((loaded, grid))
+        Ok((loaded, launch, grid))
     }
 
     /// As Triton's autotuner after timing the configs (and trident's after a tuning cache hit),
@@ -617,4 +671,43 @@ fn grid_function(
             })
         })
     }))
+}
+
+/// What Triton's `CompiledKernel` tells of a compiled kernel, for `Kernel.warmup`: its name,
+/// backend, warps and stages, shared (or workgroup) memory bytes, the registers, spills (local
+/// memory words per thread, as Triton counts them) and most threads per block the CUDA driver
+/// reports (None off nvptx), and its code (`asm`: the TTIR, and the PTX or the SPIR-V).
+fn describe<'py>(
+    py: Python<'py>,
+    name: &str,
+    loaded: &Loaded,
+    options: &Options,
+) -> PyResult<Bound<'py, PyDict>> {
+    let info = PyDict::new(py);
+    let asm = PyDict::new(py);
+    asm.set_item("ttir", trident_midend::ir::printer::print_module(&loaded.module))?;
+    info.set_item("name", name)?;
+    info.set_item("backend", loaded.target.name())?;
+    info.set_item("num_warps", options.num_warps)?;
+    info.set_item("num_stages", options.num_stages)?;
+    let (shared, registers) = match &loaded.target {
+        devices::Chosen::Nvptx(gpu) => {
+            asm.set_item("ptx", &gpu.artifact.ptx)?;
+            let kernel = &gpu.kernel;
+            (kernel.shared_bytes, Some((kernel.registers, kernel.local_bytes / 4, kernel.max_threads)))
+        }
+        devices::Chosen::Spirv(vulkan) => {
+            let words = &vulkan.artifact.words;
+            let bytes: Vec<u8> = words.iter().flat_map(|word| word.to_le_bytes()).collect();
+            asm.set_item("spirv", pyo3::types::PyBytes::new(py, &bytes))?;
+            (vulkan.artifact.workgroup_memory_bytes, None)
+        }
+        devices::Chosen::Interp => (0, None),
+    };
+    info.set_item("shared", shared)?;
+    info.set_item("n_regs", registers.map(|r| r.0))?;
+    info.set_item("n_spills", registers.map(|r| r.1))?;
+    info.set_item("n_max_threads", registers.map(|r| r.2))?;
+    info.set_item("asm", asm)?;
+    Ok(info)
 }

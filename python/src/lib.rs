@@ -93,6 +93,32 @@ fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64)>> {
     Ok(Some((floor.per_launch_us(floor.enqueued), floor.per_launch_us(floor.synchronized))))
 }
 
+/// The CUDA GPUs, each a dict of the properties Triton's
+/// `driver.active.utils.get_device_properties` gives, under its names (`multiprocessor_count`,
+/// `max_shared_mem`, `max_num_regs`, `warpSize`, `sm_clock_rate`, `mem_clock_rate` in kHz,
+/// `mem_bus_width` in bits), with `index`, `name` and `compute_capability`; empty without one.
+#[pyfunction]
+fn cuda_devices(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    let Probe::Present { devices, .. } = trident_runtime::cuda::probe() else { return Ok(Vec::new()) };
+    devices
+        .iter()
+        .map(|device| {
+            let properties = pyo3::types::PyDict::new(py);
+            properties.set_item("index", device.ordinal)?;
+            properties.set_item("name", &device.name)?;
+            properties.set_item("compute_capability", device.compute_capability)?;
+            properties.set_item("multiprocessor_count", device.sm_count)?;
+            properties.set_item("max_shared_mem", device.max_shared_bytes_optin)?;
+            properties.set_item("max_num_regs", device.max_registers_per_block)?;
+            properties.set_item("warpSize", device.warp_size)?;
+            properties.set_item("sm_clock_rate", device.clock_rate_khz)?;
+            properties.set_item("mem_clock_rate", device.memory_clock_rate_khz)?;
+            properties.set_item("mem_bus_width", device.memory_bus_width)?;
+            Ok(properties)
+        })
+        .collect()
+}
+
 /// `trident._native`.
 #[pymodule]
 fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -103,6 +129,7 @@ fn _native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(kernel::current_backend_name, module)?)?;
     module.add_function(wrap_pyfunction!(backends, module)?)?;
     module.add_function(wrap_pyfunction!(launch_floor, module)?)?;
+    module.add_function(wrap_pyfunction!(cuda_devices, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -7,7 +7,7 @@ on nvptx are used in place. ``TRIDENT_CHECK=1`` runs every launch on interp too 
 script.py`` runs an unmodified Triton script with trident standing in for ``triton``.
 """
 
-from . import _native, language
+from . import _native, language, runtime
 from ._native import __version__
 from .config import Config, autotune, heuristics
 from .errors import ArgumentError, CheckError, CompilationError, InternalError, KernelError, TridentError
@@ -54,5 +54,5 @@ def reinterpret(array, dtype):
 __all__ = [
     "ArgumentError", "CheckError", "CompilationError", "Config", "InternalError", "JITFunction", "KernelError",
     "TensorWrapper", "TridentError", "autotune", "backends", "cdiv", "get_backend", "heuristics", "jit", "language",
-    "next_power_of_2", "reinterpret", "set_backend", "__version__",
+    "next_power_of_2", "reinterpret", "runtime", "set_backend", "__version__",
 ]

@@ -1,5 +1,6 @@
 """trident standing in for Triton: the modules ``triton``, ``triton.language`` (and its
-``math`` and ``extra`` submodules), ``triton.testing`` and ``triton.tools.tensor_descriptor``
+``math`` and ``extra`` submodules), ``triton.runtime`` (its ``driver``), ``triton.testing`` and
+``triton.tools.tensor_descriptor``
 become trident's, so that a script's
 ``import triton`` and ``import triton.language as tl`` get trident unchanged.
 """
@@ -16,6 +17,8 @@ _MODULES = (
     "trident.language.extra.libdevice",
     "trident.language.extra.cuda",
     "trident.language.extra.cuda.libdevice",
+    "trident.runtime",
+    "trident.runtime.driver",
     "trident.testing",
     "trident.tools",
     "trident.tools.tensor_descriptor",

@@ -15,6 +15,7 @@ autotune config and the heuristics), called for each launch (each timed config i
 """
 
 import inspect
+import types
 
 from . import _native
 
@@ -64,10 +65,54 @@ class JITFunction(_native.JitBase):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        """Launches the kernel over ``grid`` (Triton's ``JITFunction.run``)."""
+        """Launches the kernel over ``grid`` (Triton's ``JITFunction.run``); with ``warmup=True``
+        compiles it for these arguments instead, as ``warmup`` does."""
         if warmup:
-            raise NotImplementedError("warmup launches (compile without running) are not in trident yet")
+            native = self._native or self._load()
+            return CompiledKernel(self, native.warmup(grid, args, kwargs))
         self[grid](*args, **kwargs)
+
+    def warmup(self, *args, grid, **kwargs):
+        """Compiles and loads the kernel for these arguments (tensors and scalars as a launch takes
+        them, ``num_warps``/``num_stages`` among the keywords) on the current backend, without
+        launching it, and returns the ``CompiledKernel`` (Triton's ``JITFunction.warmup``). An
+        autotuned kernel is tuned first, on copies of the arguments."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+
+class CompiledKernel:
+    """A compiled specialization, as Triton's ``warmup`` returns it: ``n_regs``, ``n_spills`` (local
+    memory words per thread) and ``n_max_threads`` as the CUDA driver reports them (``None`` off
+    nvptx), ``metadata`` (``name``, ``backend``, ``num_warps``, ``num_stages``, ``shared``: bytes of
+    shared or workgroup memory), ``asm`` (``ttir``, and ``ptx`` or ``spirv``), and
+    ``kernel[grid](*args)``, which launches it with its warps and stages (every parameter given,
+    constexprs too, as Triton's compiled kernels take them)."""
+
+    def __init__(self, function, info):
+        self.function = function
+        self.asm = info.pop("asm")
+        self.n_regs = info.pop("n_regs")
+        self.n_spills = info.pop("n_spills")
+        self.n_max_threads = info.pop("n_max_threads")
+        self.metadata = types.SimpleNamespace(**info)
+        self.name = self.metadata.name
+
+    def _init_handles(self):
+        """Loaded already (``warmup`` loads it): nothing to do."""
+
+    def __getitem__(self, grid):
+        launch = self.function[grid]
+        # The launch options, except those the kernel takes as parameters (they bind as arguments).
+        options = {name: getattr(self.metadata, name) for name in ("num_warps", "num_stages")
+                   if name not in self.function.arg_names}
+
+        def runner(*args, **kwargs):
+            return launch(*args, **{**options, **kwargs})
+
+        return runner
+
+    def __repr__(self):
+        return f"CompiledKernel({self.name} on {self.metadata.backend})"
 
 
 def jit(fn=None, *, do_not_specialize=None, debug=None, noinline=None, **unused):
