@@ -31,6 +31,20 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
+_allocator = None
+
+
+def set_allocator(allocator):
+    """``triton.set_allocator(fn)``: Triton calls ``fn(size, alignment, stream)`` for the global
+    memory of tensor descriptors made inside kernels (``tl.make_tensor_descriptor``). trident's
+    runtime allocates that memory itself (per stream, kept between launches), so the allocator is
+    accepted, kept, and not called; a program that sets one runs unchanged."""
+    global _allocator
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"set_allocator: the allocator must be callable (size, alignment, stream), not {allocator!r}")
+    _allocator = allocator
+
+
 class TensorWrapper:
     """An array read as another element type of the same width: ``reinterpret(x, tl.bfloat16)``."""
 
@@ -54,5 +68,5 @@ def reinterpret(array, dtype):
 __all__ = [
     "ArgumentError", "CheckError", "CompilationError", "Config", "InternalError", "JITFunction", "KernelError",
     "TensorWrapper", "TridentError", "autotune", "backends", "cdiv", "get_backend", "heuristics", "jit", "language",
-    "next_power_of_2", "reinterpret", "runtime", "set_backend", "__version__",
+    "next_power_of_2", "reinterpret", "runtime", "set_allocator", "set_backend", "__version__",
 ]
