@@ -1,16 +1,17 @@
 //! `trident._native.Kernel`: one `@triton.jit` kernel, with its loaded specializations.
 //!
-//! The Python `JITFunction` makes one on its first launch, from the kernel's file and name. The
-//! file is read, and its signature and decorators parsed, once, here. `kernel[grid]` is a
-//! [`Launcher`] (the kernel and the grid), so `kernel[grid](*args, **kwargs)` calls into Rust
-//! directly. Every launch then goes:
+//! The Python `JITFunction` (whose base class is [`JitBase`]) makes one on its first launch, from
+//! the kernel's file and name. The file is read, and its signature and decorators parsed, once,
+//! here. `kernel[grid]` is a [`Launcher`] (the kernel and the grid; through
+//! [`crate::fastcall`], a vectorcall function bound to it), so `kernel[grid](*args, **kwargs)`
+//! calls into Rust directly. Every launch then goes:
 //!
 //! 1. bind the Python arguments to the parameters ([`crate::bind`]) and classify each value
 //!    ([`crate::values`]) — no data is read yet;
 //! 2. make the specialization key ([`crate::key`]) and look it up in the kernel's table (the
 //!    last key looked up first, by one comparison);
-//! 3. on a hit, launch the loaded kernel ([`crate::launch::run`]): no frontend, no compilation,
-//!    no cache file;
+//! 3. on a hit, read the grid (once, for a grid of ints) and launch the loaded kernel
+//!    ([`crate::launch::run`]): no frontend, no compilation, no cache file;
 //! 4. on a miss, prepare the launch as `trident run` does (the checks of `cli::inputs`, the
 //!    autotune config, the grid, the TTIR, the backend and its compilation, through the on-disk
 //!    cache), keep the result under the key, and launch it as a hit would.
@@ -472,7 +473,8 @@ impl Kernel {
 /// The native half of `trident.jit.JITFunction` (its base class): `kernel[grid]` without a Python
 /// frame. It keeps the native [`Kernel`] (`_native`, made by the Python half's `_load` on the
 /// first launch) and the last grid object with its launcher: a loop launching `kernel[grid](...)`
-/// with one grid object gets the same launcher back (the grid is read at each call either way).
+/// with one grid object gets the same launcher back (which reads the grid at each call, or once
+/// where it cannot change).
 #[pyclass(module = "trident._native", subclass)]
 pub struct JitBase {
     native: Option<Py<Kernel>>,
