@@ -79,38 +79,42 @@ unsafe extern "C" fn launch(
     count: ffi::Py_ssize_t,
     keyword_names: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
-    // SAFETY: the interpreter calls a builtin function on a thread attached to it.
-    let py = unsafe { Python::assume_attached() };
-    let outcome = catch_unwind(AssertUnwindSafe(|| -> PyResult<()> {
-        // SAFETY: `launcher` is the object `callable` bound the function to, alive while the
-        // function is; `keyword_names` is a tuple or null; `args` holds `count` positional values
-        // and then one per keyword name, borrowed for the call.
-        let launcher = unsafe { Bound::from_borrowed_ptr(py, launcher) }.cast_into::<Launcher>()?;
-        let names = match keyword_names.is_null() {
-            true => None,
-            false => Some(unsafe { Bound::from_borrowed_ptr(py, keyword_names) }.cast_into::<PyTuple>()?),
+    // The interpreter calls a builtin function on a thread attached to it; `attach` tells PyO3
+    // so (a function entered from C without PyO3's own trampoline would otherwise have its
+    // references dropped later, through PyO3's deferred pool).
+    Python::attach(|py| {
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> PyResult<()> {
+            // SAFETY: `launcher` is the object `callable` bound the function to, alive while the
+            // function is; `keyword_names` is a tuple or null; `args` holds `count` positional values
+            // and then one per keyword name, borrowed for the call.
+            let launcher = unsafe { Bound::from_borrowed_ptr(py, launcher) }.cast_into::<Launcher>()?;
+            let names = match keyword_names.is_null() {
+                true => None,
+                false => Some(unsafe { Bound::from_borrowed_ptr(py, keyword_names) }.cast_into::<PyTuple>()?),
+            };
+            let count = usize::try_from(count).unwrap_or(0);
+            let total = count + names.as_ref().map_or(0, |names| names.len());
+            let values: &[*mut ffi::PyObject] =
+                if total == 0 { &[] } else { unsafe { std::slice::from_raw_parts(args, total) } };
+            let object = |pointer: &*mut ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *pointer) };
+            let positional = values[..count].iter().map(object);
+            let keywords =
+                names.iter().flat_map(|names| names.iter()).zip(values[count..].iter().map(object));
+            launcher.get().call(py, positional, keywords)
+        }));
+        let error = match outcome {
+            Ok(Ok(())) => return py.None().into_ptr(),
+            Ok(Err(error)) => error,
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|text| text.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic in trident's launch".to_string());
+                PanicException::new_err(message)
+            }
         };
-        let count = usize::try_from(count).unwrap_or(0);
-        let total = count + names.as_ref().map_or(0, |names| names.len());
-        let values: &[*mut ffi::PyObject] =
-            if total == 0 { &[] } else { unsafe { std::slice::from_raw_parts(args, total) } };
-        let object = |pointer: &*mut ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *pointer) };
-        let positional = values[..count].iter().map(object);
-        let keywords = names.iter().flat_map(|names| names.iter()).zip(values[count..].iter().map(object));
-        launcher.get().call(py, positional, keywords)
-    }));
-    let error = match outcome {
-        Ok(Ok(())) => return py.None().into_ptr(),
-        Ok(Err(error)) => error,
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|text| text.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic in trident's launch".to_string());
-            PanicException::new_err(message)
-        }
-    };
-    error.restore(py);
-    std::ptr::null_mut()
+        error.restore(py);
+        std::ptr::null_mut()
+    })
 }

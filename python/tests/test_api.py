@@ -1,6 +1,7 @@
 """The launch API in-process: argument types, grids, meta-parameters, errors."""
 
 import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -55,6 +56,18 @@ def test_a_grid_of_ints_is_read_once_and_a_refused_one_at_each_launch(backend):
     for _ in range(2):
         with pytest.raises(trident.errors.ArgumentError, match="negative dimension"):
             refused(x, out, x.size, 1.0, NEGATE=False, BLOCK=128)
+
+
+def test_a_launch_keeps_no_argument_alive(backend):
+    # A first launch with a grid function holds the arguments while it compiles; they are
+    # released when the launch returns (not later, through PyO3's deferred pool).
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros_like(x)
+    alive = weakref.ref(x)
+    k.scale_kernel[lambda meta: (1, )](x, out, x.size, 1.0, NEGATE=False, BLOCK=64)
+    del x
+    assert alive() is None
+    assert np.array_equal(out, np.arange(64, dtype=np.float32))
 
 
 def test_constexpr_by_position_and_wrapped(backend):
