@@ -318,6 +318,11 @@ pub fn spec_flags(spec: &Specialization) -> String {
             ArgSpec::Pointer { dtype, .. } => format!("*{}", dtype.triton_name()),
             ArgSpec::Int { value, dtype } => format!("{value}:{}", dtype.ir_name()),
             ArgSpec::Float { value, dtype } => format!("{value:?}:{}", dtype.ir_name()),
+            // No flag gives a descriptor: shown as Triton types it, for the reader.
+            ArgSpec::TensorDesc { dtype, block_shape, .. } => {
+                let block: Vec<String> = block_shape.iter().map(i64::to_string).collect();
+                format!("tensordesc<{}[{}]>", dtype.triton_name(), block.join(", "))
+            }
         };
         flags.push(format!("--arg {name}={text}"));
     }

@@ -28,7 +28,7 @@ pub mod value;
 
 pub use decorators::{Autotune, Config, Decorations};
 pub use diagnostics::{Diagnostic, Diagnostics};
-pub use spec::{ArgSpec, ConstValue, Specialization};
+pub use spec::{descriptor_field, descriptor_fields, ArgSpec, ConstValue, DescriptorField, Specialization};
 
 use trident_midend::ir::Module;
 

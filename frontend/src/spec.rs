@@ -16,6 +16,44 @@ pub enum ArgSpec {
     Int { value: i64, dtype: DType },
     /// A float scalar (never specialized by value).
     Float { value: f64, dtype: DType },
+    /// A host-side tensor descriptor (Triton's `TensorDescriptor`): specialized on its element
+    /// type, its base's 16-byte alignment, whether every stride but the last is a multiple of 16
+    /// elements (as integer arguments are: TMA needs 16-byte strides), its block shape and its
+    /// padding (`nan`, else zeros). The kernel takes it as [`descriptor_fields`]: the base
+    /// pointer, the shape and the strides but the last (which must be 1), and makes the
+    /// descriptor from them on entry.
+    TensorDesc { dtype: DType, aligned16: bool, strides16: bool, block_shape: Vec<i64>, padding_nan: bool },
+}
+
+/// One compiled parameter of a descriptor argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DescriptorField {
+    Base,
+    Shape(usize),
+    /// The stride of dimension `i` (every dimension but the last, whose stride is 1).
+    Stride(usize),
+}
+
+/// The compiled parameters of the descriptor argument `param` of rank `rank`, with their names:
+/// `param` (the base pointer), `param.shape0`..., `param.stride0`... .
+pub fn descriptor_fields(param: &str, rank: usize) -> Vec<(String, DescriptorField)> {
+    let mut fields = vec![(param.to_string(), DescriptorField::Base)];
+    fields.extend((0..rank).map(|i| (format!("{param}.shape{i}"), DescriptorField::Shape(i))));
+    fields.extend(
+        (0..rank.saturating_sub(1)).map(|i| (format!("{param}.stride{i}"), DescriptorField::Stride(i))),
+    );
+    fields
+}
+
+/// Which descriptor argument and field a compiled parameter name of [`descriptor_fields`] is;
+/// `None` for other names (a descriptor's base is named as its argument, so it reads as that).
+pub fn descriptor_field(name: &str) -> Option<(&str, DescriptorField)> {
+    let (param, field) = name.rsplit_once('.')?;
+    let index = |prefix: &str| field.strip_prefix(prefix)?.parse::<usize>().ok();
+    if let Some(i) = index("shape") {
+        return Some((param, DescriptorField::Shape(i)));
+    }
+    index("stride").map(|i| (param, DescriptorField::Stride(i)))
 }
 
 /// A constexpr value given on the command line or through the API.

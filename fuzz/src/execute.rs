@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use trident::{ArgSpec, CompileError, PipelineOptions};
 use trident_backend_spirv::Mode;
+use trident_frontend::DescriptorField;
 use trident_midend::ir::Module;
 use trident_runtime::{ArgValue, Buffer, Grid};
 
@@ -215,6 +216,8 @@ fn judge(stage: Stage, error: CompileError, so_far: Option<Verdict>) -> Verdict 
 fn interpret(input: &Input, module: &Module) -> Result<(), String> {
     let mut buffers = Vec::new();
     let mut bound: Vec<(&str, ArgValue)> = Vec::new();
+    // A descriptor argument's shape and strides, by compiled parameter name.
+    let mut fields: Vec<(String, ArgValue)> = Vec::new();
     for (name, arg) in &input.spec.args {
         let value = match arg {
             ArgSpec::Pointer { dtype, .. } => {
@@ -223,10 +226,32 @@ fn interpret(input: &Input, module: &Module) -> Result<(), String> {
             }
             ArgSpec::Int { value, .. } => ArgValue::Int(*value),
             ArgSpec::Float { value, .. } => ArgValue::Float(*value),
+            // A descriptor over the zero-filled buffer: rows of its block's width, as many as fit.
+            ArgSpec::TensorDesc { dtype, block_shape, .. } => {
+                buffers.push(Buffer::zeros(name, *dtype, INTERP_BUFFER_ELEMENTS));
+                let inner = block_shape.last().copied().unwrap_or(1).max(1);
+                let outer = (INTERP_BUFFER_ELEMENTS as i64 / inner).max(1);
+                for (field, kind) in trident_frontend::descriptor_fields(name, block_shape.len()) {
+                    let dims = block_shape.len();
+                    let value = match kind {
+                        DescriptorField::Base => continue,
+                        DescriptorField::Shape(i) if i + 1 == dims => inner,
+                        DescriptorField::Shape(i) if i + 2 == dims => outer,
+                        DescriptorField::Shape(_) => 1,
+                        DescriptorField::Stride(i) if i + 2 == dims => inner,
+                        DescriptorField::Stride(_) => inner * outer,
+                    };
+                    fields.push((field, ArgValue::Int(value)));
+                }
+                ArgValue::Buffer(buffers.len() - 1)
+            }
         };
         bound.push((name, value));
     }
-    let bind = |name: &str| bound.iter().find(|(n, _)| *n == name).map(|(_, v)| v.clone());
+    let bind = |name: &str| {
+        let fields = fields.iter().map(|(n, v)| (n.as_str(), v));
+        bound.iter().map(|(n, v)| (*n, v)).chain(fields).find(|(n, _)| *n == name).map(|(_, v)| v.clone())
+    };
     let args = trident::kernel_args(module, bind).map_err(|e| format!("{e:?}"))?;
     let kernel = module.kernel().ok_or("no kernel")?.name.clone();
     trident_runtime::interp::run_with_budget(

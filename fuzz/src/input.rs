@@ -69,6 +69,13 @@ impl Input {
                 }
                 ArgSpec::Int { value, dtype } => format!("int {} {value}", dtype.ir_name()),
                 ArgSpec::Float { value, dtype } => format!("float {} {value:?}", dtype.ir_name()),
+                ArgSpec::TensorDesc { dtype, aligned16, strides16, block_shape, padding_nan } => {
+                    let alignment = if *aligned16 { "aligned" } else { "unaligned" };
+                    let strides = if *strides16 { "strides16" } else { "strides" };
+                    let padding = if *padding_nan { "nan" } else { "zero" };
+                    let block: Vec<String> = block_shape.iter().map(i64::to_string).collect();
+                    format!("desc {} {alignment} {strides} {padding} {}", dtype.ir_name(), block.join("x"))
+                }
             };
             text += &format!("arg {name} {arg}\n");
         }
@@ -149,10 +156,18 @@ fn decode_const(text: &str) -> Result<(String, ConstValue), String> {
     Ok((name, value))
 }
 
-/// `NAME ptr DTYPE aligned|unaligned`, `NAME int DTYPE VALUE` or `NAME float DTYPE VALUE`.
+/// `NAME ptr DTYPE aligned|unaligned`, `NAME int DTYPE VALUE`, `NAME float DTYPE VALUE` or
+/// `NAME desc DTYPE aligned|unaligned strides16|strides zero|nan BLOCKxBLOCK...`.
 fn decode_arg(words: &[&str]) -> Result<(String, ArgSpec), String> {
     let arg = match words {
         [_, "ptr", d, alignment] => ArgSpec::Pointer { dtype: dtype(d)?, aligned16: *alignment == "aligned" },
+        [_, "desc", d, alignment, strides, padding, block] => ArgSpec::TensorDesc {
+            dtype: dtype(d)?,
+            aligned16: *alignment == "aligned",
+            strides16: *strides == "strides16",
+            block_shape: block.split('x').map(number).collect::<Result<_, _>>()?,
+            padding_nan: *padding == "nan",
+        },
         [_, "int", d, value] => ArgSpec::Int { value: number(value)?, dtype: dtype(d)? },
         [_, "float", d, value] => ArgSpec::Float { value: number(value)?, dtype: dtype(d)? },
         _ => return Err(format!("malformed argument `{}`", words.join(" "))),
@@ -176,6 +191,16 @@ mod tests {
                     ("n".into(), ArgSpec::Int { value: -1, dtype: DType::U64 }),
                     ("s".into(), ArgSpec::Float { value: f64::NAN, dtype: DType::F32 }),
                     ("t".into(), ArgSpec::Float { value: 0.1, dtype: DType::F64 }),
+                    (
+                        "d".into(),
+                        ArgSpec::TensorDesc {
+                            dtype: DType::F16,
+                            aligned16: true,
+                            strides16: false,
+                            block_shape: vec![64, 32],
+                            padding_nan: true,
+                        },
+                    ),
                 ],
                 constexprs: vec![
                     ("A".into(), ConstValue::Int(i64::MIN)),

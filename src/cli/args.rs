@@ -34,6 +34,7 @@ use super::signature::{self, Param};
 use super::SpecFlags;
 use crate::{compile_ttir_with, ArgSpec, ConstValue, PipelineOptions, Specialization};
 use trident_frontend::diagnostics::render_warning;
+use trident_frontend::DescriptorField;
 use trident_midend::analysis::loop_hints::unapplied_loop_hints;
 use trident_midend::pipeline::PASS_NAMES;
 
@@ -53,6 +54,13 @@ pub enum ArgText {
 pub enum Binding {
     /// `buffers[i]` of the launch.
     Buffer(usize),
+    /// A tensor descriptor: its base, `buffers[buffer]`, its shape and its strides (the compiled
+    /// kernel takes them as the parameters `trident_frontend::descriptor_fields` names).
+    Descriptor {
+        buffer: usize,
+        shape: Vec<i64>,
+        strides: Vec<i64>,
+    },
     /// A pointer with no data (`*DTYPE`); only `compile` accepts it.
     NoData,
     Int(i64),
@@ -165,9 +173,25 @@ impl Launch {
 
     /// The runtime value bound to a compiled kernel parameter.
     pub fn arg_value(&self, name: &str) -> Option<ArgValue> {
-        let binding = self.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b)?;
+        let binding = self.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b);
+        let Some(binding) = binding else {
+            // A field of a descriptor argument.
+            let (param, field) = trident_frontend::descriptor_field(name)?;
+            let Some(Binding::Descriptor { shape, strides, .. }) =
+                self.bindings.iter().find(|(n, _)| n == param).map(|(_, b)| b)
+            else {
+                return None;
+            };
+            return match field {
+                DescriptorField::Base => None,
+                DescriptorField::Shape(i) => shape.get(i).copied().map(ArgValue::Int),
+                DescriptorField::Stride(i) => strides.get(i).copied().map(ArgValue::Int),
+            };
+        };
         match binding {
-            Binding::Buffer(index) => Some(ArgValue::Buffer(*index)),
+            Binding::Buffer(index) | Binding::Descriptor { buffer: index, .. } => {
+                Some(ArgValue::Buffer(*index))
+            }
             Binding::NoData => None,
             Binding::Int(value) => Some(ArgValue::Int(*value)),
             Binding::Float(value) => Some(ArgValue::Float(*value)),
@@ -233,7 +257,7 @@ pub fn prepare_with_source(flags: &SpecFlags, source: String, mode: DataMode) ->
                 let binding = match scalar {
                     ArgSpec::Int { value, .. } => Binding::Int(value),
                     ArgSpec::Float { value, .. } => Binding::Float(value),
-                    ArgSpec::Pointer { .. } => Binding::NoData,
+                    ArgSpec::Pointer { .. } | ArgSpec::TensorDesc { .. } => Binding::NoData,
                 };
                 (scalar, binding)
             }

@@ -560,7 +560,7 @@ fn block_ptr_load(
     load(l, FValue::Tensor(ptrs), mask.map(FValue::Tensor), other, attrs)
 }
 
-fn make_descriptor(
+pub(crate) fn make_descriptor(
     l: &mut FnLowerer,
     base: FValue,
     shape: FValue,

@@ -12,7 +12,7 @@
 mod creation;
 mod dot;
 mod math;
-mod memory;
+pub(crate) mod memory;
 pub mod namespace;
 mod random;
 mod reduce;

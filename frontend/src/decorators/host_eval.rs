@@ -56,7 +56,7 @@ impl HostValue {
     /// A launch argument as host code sees it: scalars by value, pointers opaque.
     pub fn of_arg(name: &str, arg: &ArgSpec) -> HostValue {
         match arg {
-            ArgSpec::Pointer { .. } => HostValue::Pointer(name.to_string()),
+            ArgSpec::Pointer { .. } | ArgSpec::TensorDesc { .. } => HostValue::Pointer(name.to_string()),
             ArgSpec::Int { value, .. } => HostValue::int(*value as i128),
             ArgSpec::Float { value, .. } => HostValue::Const(Const::Float(*value)),
         }

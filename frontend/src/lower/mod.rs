@@ -23,12 +23,12 @@ use std::collections::{HashMap, HashSet};
 use ruff_python_ast::{Expr, Stmt, StmtFunctionDef};
 use ruff_text_size::Ranged;
 use trident_midend::ir::{
-    Attr, Attrs, Block, Builder, FuncKind, Function, Module, Opcode, SourceFile, Span, Type,
+    Attr, Attrs, Block, Builder, DType, FuncKind, Function, Module, Opcode, SourceFile, Span, Type,
 };
 
 use crate::diagnostics::Diagnostic;
 use crate::program::Program;
-use crate::spec::{ArgSpec, Specialization};
+use crate::spec::{ArgSpec, DescriptorField, Specialization};
 use crate::value::{flatten, rebuild, Const, FValue, Skeleton};
 
 pub type LResult<T> = Result<T, Diagnostic>;
@@ -147,6 +147,8 @@ impl<'p> Compiler<'p> {
 
         let mut bindings: Vec<(String, FValue)> = Vec::new();
         let mut runtime: Vec<(String, Type, Attrs)> = Vec::new();
+        // Descriptor arguments: (name, block shape, span), made from their fields on entry.
+        let mut descriptors: Vec<(String, Vec<i64>, Span)> = Vec::new();
         for (pname, is_constexpr, default, span) in &params {
             if *is_constexpr {
                 let value = match spec.constexprs.iter().find(|(n, _)| n == pname) {
@@ -199,6 +201,24 @@ impl<'p> Compiler<'p> {
                 ArgSpec::Float { dtype, .. } => {
                     runtime.push((pname.clone(), Type::scalar(*dtype), Attrs::new()))
                 }
+                ArgSpec::TensorDesc { dtype, aligned16, strides16, block_shape, .. } => {
+                    for (field, kind) in crate::spec::descriptor_fields(pname, block_shape.len()) {
+                        let (ty, attrs) = match kind {
+                            DescriptorField::Base if *aligned16 => {
+                                (Type::ptr(*dtype), Attrs::new().with("tt.divisibility", Attr::Int(16)))
+                            }
+                            DescriptorField::Base => (Type::ptr(*dtype), Attrs::new()),
+                            DescriptorField::Shape(_) => (Type::scalar(DType::I32), Attrs::new()),
+                            DescriptorField::Stride(_) if *strides16 => (
+                                Type::scalar(DType::I64),
+                                Attrs::new().with("tt.divisibility", Attr::Int(16)),
+                            ),
+                            DescriptorField::Stride(_) => (Type::scalar(DType::I64), Attrs::new()),
+                        };
+                        runtime.push((field, ty, attrs));
+                    }
+                    descriptors.push((pname.clone(), block_shape.clone(), *span));
+                }
             }
         }
 
@@ -215,6 +235,36 @@ impl<'p> Compiler<'p> {
             for (i, (pname, _, _)) in runtime.iter().enumerate() {
                 let param = lowerer.func.params()[i];
                 lowerer.vars.insert(pname.clone(), FValue::Tensor(param));
+            }
+            // A descriptor argument is the descriptor made, on entry, from its fields.
+            for (pname, block_shape, span) in descriptors {
+                // Every field was made a parameter above, under its name.
+                let field = |name: String| lowerer.vars[&name].clone();
+                let rank = block_shape.len();
+                let base = field(pname.clone());
+                let shape = FValue::Tuple((0..rank).map(|i| field(format!("{pname}.shape{i}"))).collect());
+                let mut strides: Vec<FValue> =
+                    (0..rank - 1).map(|i| field(format!("{pname}.stride{i}"))).collect();
+                strides.push(FValue::int(1));
+                let block = FValue::Tuple(block_shape.iter().map(|&b| FValue::int(i128::from(b))).collect());
+                let padding = match spec.args.iter().find(|(n, _)| *n == pname) {
+                    Some((_, ArgSpec::TensorDesc { padding_nan: true, .. })) => "nan",
+                    _ => "zero",
+                };
+                lowerer.span = span;
+                let desc = crate::builtins::memory::make_descriptor(
+                    &mut lowerer,
+                    base,
+                    shape,
+                    FValue::Tuple(strides),
+                    block,
+                    padding,
+                )?;
+                for i in 0..rank {
+                    lowerer.vars.remove(&format!("{pname}.shape{i}"));
+                    lowerer.vars.remove(&format!("{pname}.stride{i}"));
+                }
+                lowerer.vars.insert(pname, desc);
             }
             lowerer.block_stmts(&def.body)?;
             if let Some((value, span)) = &lowerer.returned {

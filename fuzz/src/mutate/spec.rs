@@ -114,11 +114,19 @@ fn float(rng: &mut StdRng, old: f64) -> f64 {
 }
 
 /// A new argument: another pointee type or alignment for a pointer; another value or type for a
-/// scalar; sometimes another kind altogether.
+/// scalar; another block shape for a descriptor; sometimes another kind altogether (a descriptor
+/// among them).
 fn arg_value(rng: &mut StdRng, old: &ArgSpec) -> ArgSpec {
     let any_dtype = |rng: &mut StdRng| *DType::ALL.choose(rng).unwrap_or(&DType::F32);
-    match (rng.gen_range(0..4), old) {
+    match (rng.gen_range(0..5), old) {
         (0, _) => ArgSpec::Pointer { dtype: any_dtype(rng), aligned16: rng.gen() },
+        (4, _) => ArgSpec::TensorDesc {
+            dtype: any_dtype(rng),
+            aligned16: rng.gen(),
+            strides16: rng.gen(),
+            block_shape: (0..rng.gen_range(1..=2)).map(|_| *[4, 16, 32, 64].choose(rng).unwrap()).collect(),
+            padding_nan: rng.gen(),
+        },
         (1, _) => ArgSpec::Int {
             value: integer(rng, 1),
             dtype: *[DType::I32, DType::I64, DType::U32, DType::U64].choose(rng).unwrap(),
@@ -131,6 +139,17 @@ fn arg_value(rng: &mut StdRng, old: &ArgSpec) -> ArgSpec {
         }
         (_, ArgSpec::Int { value, dtype }) => ArgSpec::Int { value: integer(rng, *value), dtype: *dtype },
         (_, ArgSpec::Float { value, dtype }) => ArgSpec::Float { value: float(rng, *value), dtype: *dtype },
+        // A descriptor: another block shape (any rank, widths that may not fit TMA), alignment
+        // or padding.
+        (_, ArgSpec::TensorDesc { dtype, .. }) => ArgSpec::TensorDesc {
+            dtype: *dtype,
+            aligned16: rng.gen(),
+            strides16: rng.gen(),
+            block_shape: (0..rng.gen_range(1..=3))
+                .map(|_| *[1, 2, 8, 16, 32, 64].choose(rng).unwrap())
+                .collect(),
+            padding_nan: rng.gen(),
+        },
     }
 }
 

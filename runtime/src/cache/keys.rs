@@ -143,6 +143,10 @@ pub fn artifact(source: &str, kernel: &str, spec: &Specialization, target: &Targ
                 format!("{} {class}", dtype.ir_name())
             }
             ArgSpec::Float { dtype, .. } => dtype.ir_name().to_string(),
+            ArgSpec::TensorDesc { dtype, aligned16, strides16, block_shape, padding_nan } => format!(
+                "desc {} aligned16={aligned16} strides16={strides16} block={block_shape:?} nan={padding_nan}",
+                dtype.ir_name()
+            ),
         };
         hasher.text(&format!("arg {name}"), &text);
     }
@@ -202,6 +206,9 @@ pub fn tuning(
                 format!("{} {:016x}", dtype.ir_name(), value.to_bits())
             }
             (Some(ArgSpec::Pointer { dtype, .. }), _) => format!("*{}", dtype.ir_name()),
+            (Some(ArgSpec::TensorDesc { dtype, block_shape, .. }), _) => {
+                format!("desc {} {block_shape:?}", dtype.ir_name())
+            }
             (None, Some(constant)) => {
                 hasher.constant(&format!("key {name}"), constant);
                 continue;
@@ -213,8 +220,12 @@ pub fn tuning(
     let mut args: Vec<&(String, ArgSpec)> = base.args.iter().collect();
     args.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, arg) in args {
-        if let ArgSpec::Pointer { dtype, .. } = arg {
-            hasher.text(&format!("pointer {name}"), dtype.ir_name());
+        match arg {
+            ArgSpec::Pointer { dtype, .. } => hasher.text(&format!("pointer {name}"), dtype.ir_name()),
+            ArgSpec::TensorDesc { dtype, block_shape, .. } => {
+                hasher.text(&format!("descriptor {name}"), &format!("{} {block_shape:?}", dtype.ir_name()))
+            }
+            ArgSpec::Int { .. } | ArgSpec::Float { .. } => {}
         }
     }
     let mut constexprs: Vec<&(String, ConstValue)> = base.constexprs.iter().collect();
