@@ -34,7 +34,7 @@ use trident::cli::inputs::{self, Front, Inputs};
 use trident::cli::signature::{self, Param};
 use trident::cli::{autotune, devices, run};
 use trident::{ArgSpec, PipelineOptions, Specialization};
-use trident_frontend::Decorations;
+use trident_frontend::{Decorations, DescriptorField};
 use trident_midend::ir::DType;
 use trident_runtime::cache::Cache;
 use trident_runtime::{Buffer, Grid};
@@ -336,6 +336,7 @@ impl Kernel {
                 Value::Float(value) => value.into_pyobject(py)?.into_any(),
                 Value::Host(array) => array.object.clone(),
                 Value::Torch(tensor) => tensor.object.clone(),
+                Value::Descriptor(descriptor) => descriptor.object.clone(),
             };
             objects.push((*name, object));
         }
@@ -387,21 +388,28 @@ impl Kernel {
                     ArgSpec::Float { value: *value, dtype: DType::F32 },
                     Binding::Float(*value),
                 )),
-                Value::Host(array) => {
-                    // Every buffer is copied into a fresh device allocation: 16-byte aligned.
-                    let pointer = ArgSpec::Pointer { dtype: array.dtype, aligned16: true };
-                    args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
-                    buffers.push(array.read(&name));
-                }
-                Value::Torch(tensor) => {
-                    // Read through the host: autotuning times configs on copies, and spirv and
-                    // interp run on one.
-                    let pointer = ArgSpec::Pointer {
-                        dtype: tensor.dtype,
-                        aligned16: tensor.data_ptr.is_multiple_of(16),
+                Value::Host(_) | Value::Torch(_) | Value::Descriptor(_) => {
+                    let (dtype, aligned16, buffer) = read_memory(&name, value.memory())?;
+                    let slot = buffers.len();
+                    buffers.push(buffer);
+                    let (spec, binding) = match value {
+                        Value::Descriptor(descriptor) => (
+                            ArgSpec::TensorDesc {
+                                dtype,
+                                aligned16,
+                                strides16: descriptor.strides16(),
+                                block_shape: descriptor.block_shape.clone(),
+                                padding_nan: descriptor.padding_nan,
+                            },
+                            Binding::Descriptor {
+                                buffer: slot,
+                                shape: descriptor.shape.clone(),
+                                strides: descriptor.strides.clone(),
+                            },
+                        ),
+                        _ => (ArgSpec::Pointer { dtype, aligned16 }, Binding::Buffer(slot)),
                     };
-                    args.push((name.clone(), pointer, Binding::Buffer(buffers.len())));
-                    buffers.push(tensor.to_host()?.1.read(&name));
+                    args.push((name, spec, binding));
                 }
             }
         }
@@ -460,7 +468,7 @@ impl Kernel {
             return Ok(());
         }
         for (name, value) in names.iter().zip(values) {
-            if let Value::Torch(tensor) = value {
+            if let Value::Torch(tensor) = value.memory() {
                 if tuning.autotune.reset_to_zero.iter().any(|n| n == name) {
                     tensor.tensor.call_method0("zero_")?;
                 }
@@ -641,13 +649,16 @@ fn prepare(
     })?;
     let mut bound = Vec::with_capacity(kernel.arg_names.len());
     for name in &kernel.arg_names {
-        let index = python_params.iter().position(|p| &p.name == name).ok_or_else(|| {
+        // A parameter of the Python function, or a field of a descriptor argument.
+        let (param, field) =
+            trident_frontend::descriptor_field(name).unwrap_or((name.as_str(), DescriptorField::Base));
+        let index = python_params.iter().position(|p| p.name == param).ok_or_else(|| {
             CliError::Internal(format!(
                 "internal compiler error: the compiled {} takes `{name}`, which is not a parameter",
                 launch.kernel
             ))
         })?;
-        bound.push(index);
+        bound.push((index, field));
     }
     Ok((launch, grid, Loaded { params: bound, meta, target, module }))
 }
@@ -712,4 +723,20 @@ fn describe<'py>(
     info.set_item("n_max_threads", registers.map(|r| r.2))?;
     info.set_item("asm", asm)?;
     Ok(info)
+}
+
+/// A pointer argument's element type, alignment and contents, read for a first launch: an array
+/// is copied into a fresh device allocation (16-byte aligned); a CUDA tensor is read through the
+/// host (autotuning times configs on copies, and spirv and interp run on one) and keeps its
+/// address's alignment.
+fn read_memory(name: &str, value: &Value<'_>) -> PyResult<(DType, bool, Buffer)> {
+    match value {
+        Value::Host(array) => Ok((array.dtype, true, array.read(name))),
+        Value::Torch(tensor) => {
+            Ok((tensor.dtype, tensor.data_ptr.is_multiple_of(16), tensor.to_host()?.1.read(name)))
+        }
+        _ => Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "internal error: {name} is not a tensor or an array"
+        ))),
+    }
 }

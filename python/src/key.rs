@@ -94,6 +94,14 @@ pub enum ArgKey {
     },
     /// An f32 scalar.
     Float,
+    /// A host-side tensor descriptor: its base's key, whether its strides (but the last) are
+    /// multiples of 16 elements, its block shape and padding.
+    Descriptor {
+        base: Box<ArgKey>,
+        strides16: bool,
+        block_shape: Vec<i64>,
+        padding_nan: bool,
+    },
 }
 
 /// Where a pointer argument's data lies.

@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use trident::cli::devices::Chosen;
 use trident::cli::error::CliError;
 use trident::ConstValue;
+use trident_frontend::DescriptorField;
 use trident_midend::ir::Module;
 use trident_runtime::{ArgValue, Buffer, Grid};
 
@@ -24,8 +25,9 @@ use crate::values::Value;
 /// A compiled kernel loaded on its device, for one specialization.
 pub struct Loaded {
     /// Per parameter of the compiled kernel, in its order, the index of the Python parameter
-    /// bound to it (parameters specialized away, such as an integer equal to 1, have none).
-    pub params: Vec<usize>,
+    /// bound to it and which part of it (a descriptor argument is several parameters; every other
+    /// is its `Base`); parameters specialized away, such as an integer equal to 1, have none.
+    pub params: Vec<(usize, DescriptorField)>,
     /// The constexprs of the complete specialization (after the autotune config and the
     /// heuristics): what a grid function receives besides the arguments.
     pub meta: Vec<(String, ConstValue)>,
@@ -83,7 +85,7 @@ pub fn run(
     given: Option<Vec<Buffer>>,
 ) -> PyResult<Outcome> {
     if let Chosen::Nvptx(gpu) = &loaded.target {
-        if values.iter().any(|value| matches!(value, Value::Torch(_))) {
+        if values.iter().any(|value| matches!(value.memory(), Value::Torch(_))) {
             run_in_place(py, about, loaded, gpu, grid, names, values)?;
             return Ok(Outcome::Done);
         }
@@ -133,7 +135,7 @@ impl<'py> Copies<'py> {
         };
         let mut given = given.map(Vec::into_iter);
         for (index, value) in values.iter().enumerate() {
-            let buffer = match value {
+            let buffer = match value.memory() {
                 Value::Host(array) => match given.as_mut().and_then(Iterator::next) {
                     Some(buffer) => buffer,
                     None => array.read(names[index]),
@@ -160,7 +162,7 @@ impl<'py> Copies<'py> {
         for (index, value) in values.iter().enumerate() {
             let Some(slot) = self.slots[index] else { continue };
             let bytes = &self.buffers[slot].bytes;
-            match (value, &self.hosts[index]) {
+            match (value.memory(), &self.hosts[index]) {
                 (Value::Host(array), _) => array.write_back(bytes),
                 (Value::Torch(tensor), Some((host, array))) => {
                     array.write_back(bytes);
@@ -189,7 +191,7 @@ fn run_in_place(
     let mut slots: PerParam<Option<usize>> = smallvec::smallvec![None; values.len()];
     let mut addresses: PerParam<u64> = PerParam::new();
     for (index, value) in values.iter().enumerate() {
-        match value {
+        match value.memory() {
             Value::Torch(tensor) if tensor.device == ordinal => {
                 slots[index] = Some(addresses.len());
                 addresses.push(tensor.data_ptr);
@@ -233,11 +235,19 @@ pub fn bind(
     slots: &[Option<usize>],
 ) -> PyResult<PerParam<ArgValue>> {
     let mut args = PerParam::with_capacity(loaded.params.len());
-    for &index in &loaded.params {
-        let arg = match (&values[index], slots[index]) {
-            (Value::Int { value, .. }, _) => ArgValue::Int(*value),
-            (Value::Float(value), _) => ArgValue::Float(*value),
-            (_, Some(slot)) => ArgValue::Buffer(slot),
+    for &(index, field) in &loaded.params {
+        let arg = match (&values[index], field, slots[index]) {
+            (Value::Int { value, .. }, _, _) => ArgValue::Int(*value),
+            (Value::Float(value), _, _) => ArgValue::Float(*value),
+            (Value::Descriptor(descriptor), DescriptorField::Shape(i), _) if i < descriptor.shape.len() => {
+                ArgValue::Int(descriptor.shape[i])
+            }
+            (Value::Descriptor(descriptor), DescriptorField::Stride(i), _)
+                if i < descriptor.strides.len() =>
+            {
+                ArgValue::Int(descriptor.strides[i])
+            }
+            (_, DescriptorField::Base, Some(slot)) => ArgValue::Buffer(slot),
             _ => {
                 return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
                     "internal error: parameter {index} of the compiled {} has no argument",

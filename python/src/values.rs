@@ -10,8 +10,8 @@
 //!   type ([`crate::torch`]); any other object with a buffer (numpy array, ...) is a pointer to its
 //!   element type ([`crate::buffers`]);
 //! - a numpy scalar is the Python scalar it holds, for both;
-//! - a host-side `TensorDescriptor` is refused with the reason (the compiler takes no
-//!   descriptor parameters yet) and the in-kernel alternative.
+//! - a host-side `TensorDescriptor` is its base (a tensor or an array, as above) and its shape,
+//!   strides, block shape and padding: the kernel takes it as `trident_frontend::descriptor_fields`.
 //!
 //! The checks run in the order that makes the common launch cheap: a tensor of exactly
 //! `torch.Tensor` first (one pointer comparison), then Python scalars, then torch tensors (one
@@ -44,9 +44,29 @@ pub enum Value<'py> {
     Host(HostArray<'py>),
     /// A CUDA tensor (a CPU tensor is a [`Value::Host`] array).
     Torch(Tensor<'py>),
+    /// A host-side `TensorDescriptor`: its base (a [`Value::Host`] or [`Value::Torch`]) and
+    /// fields; the kernel takes it as `trident_frontend::descriptor_fields`.
+    Descriptor(Box<Descriptor<'py>>),
 }
 
-impl Value<'_> {
+/// A `TensorDescriptor` argument.
+pub struct Descriptor<'py> {
+    pub object: Bound<'py, PyAny>,
+    pub base: Value<'py>,
+    pub shape: Vec<i64>,
+    pub strides: Vec<i64>,
+    pub block_shape: Vec<i64>,
+    pub padding_nan: bool,
+}
+
+impl Descriptor<'_> {
+    /// Whether every stride but the last is a multiple of 16 elements (the key's integer class).
+    pub fn strides16(&self) -> bool {
+        self.strides[..self.strides.len() - 1].iter().all(|stride| stride % 16 == 0)
+    }
+}
+
+impl<'py> Value<'py> {
     /// The value's part of the specialization key. `exact_ints` keys integers by value (the
     /// autotuner's key and the heuristics read values, not only the ==1 and %16 classes).
     pub fn key(&self, exact_ints: bool) -> ArgKey {
@@ -68,6 +88,20 @@ impl Value<'_> {
             Value::Float(_) => ArgKey::Float,
             Value::Host(array) => ArgKey::Pointer { dtype: array.dtype, aligned16: true, place: Place::Host },
             Value::Torch(tensor) => tensor.key(),
+            Value::Descriptor(descriptor) => ArgKey::Descriptor {
+                base: Box::new(descriptor.base.key(exact_ints)),
+                strides16: descriptor.strides16(),
+                block_shape: descriptor.block_shape.clone(),
+                padding_nan: descriptor.padding_nan,
+            },
+        }
+    }
+
+    /// The value whose memory a launch reads and writes: a descriptor's base, else the value.
+    pub fn memory(&self) -> &Value<'py> {
+        match self {
+            Value::Descriptor(descriptor) => &descriptor.base,
+            other => other,
         }
     }
 }
@@ -124,15 +158,7 @@ pub fn classify<'py>(param: &Param, value: Option<Bound<'py, PyAny>>) -> PyResul
     if value.getattr_opt("__trident_tensor_descriptor__")?.is_some()
         || value.get_type().name()?.to_cow()? == "TensorDescriptor"
     {
-        return Err(crate::errors::argument_error(
-            value.py(),
-            format!(
-                "{name}: a host-side TensorDescriptor as a kernel argument is not supported: trident's \
-             compiler takes pointers and scalars as kernel parameters, not descriptors yet; build the \
-             descriptor inside the kernel with tl.make_tensor_descriptor(ptr, shape, strides, \
-             block_shape), which trident compiles (TMA on sm_90a), and pass the tensor instead"
-            ),
-        ));
+        return descriptor(param, value);
     }
     if value.is_none() {
         return Err(PyTypeError::new_err(format!(
@@ -221,4 +247,51 @@ fn scalar<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<Option<Value<'
         return Ok(Some(Value::Float(value.extract()?)));
     }
     Ok(None)
+}
+
+/// A host-side `TensorDescriptor` (Triton's fields: `base`, `shape`, `strides`, `block_shape`,
+/// `padding`): its base is classified as a pointer argument, its fields read as integers.
+fn descriptor<'py>(param: &Param, value: Bound<'py, PyAny>) -> PyResult<Value<'py>> {
+    let name = param.name.as_str();
+    let fail = |what: String| {
+        crate::errors::argument_error(value.py(), format!("{name}: a TensorDescriptor {what}"))
+    };
+    let base = classify(param, Some(value.getattr("base")?))?;
+    if !matches!(base, Value::Host(_) | Value::Torch(_)) {
+        return Err(fail("needs a tensor or an array as its base".to_string()));
+    }
+    let ints = |field: &str| -> PyResult<Vec<i64>> {
+        value.getattr(field)?.try_iter()?.map(|item| item?.extract::<i64>()).collect()
+    };
+    let (shape, strides, block_shape) = (ints("shape")?, ints("strides")?, ints("block_shape")?);
+    let rank = block_shape.len();
+    if !(1..=5).contains(&rank) || shape.len() != rank || strides.len() != rank {
+        return Err(fail(format!(
+            "needs shape, strides and block_shape of one rank from 1 to 5, not {shape:?}, {strides:?}, {block_shape:?}"
+        )));
+    }
+    if strides[rank - 1] != 1 {
+        return Err(fail(format!(
+            "needs its last stride to be 1 (contiguous rows), not {}",
+            strides[rank - 1]
+        )));
+    }
+    if let Some(bad) = shape.iter().find(|&&size| !(0..=i64::from(i32::MAX)).contains(&size)) {
+        return Err(fail(format!("has a dimension of {bad}; a descriptor's dimensions are 32-bit")));
+    }
+    let padding: String = match value.getattr_opt("padding")? {
+        Some(padding) if !padding.is_none() => padding.str()?.to_string(),
+        _ => "zero".to_string(),
+    };
+    if padding != "zero" && padding != "nan" {
+        return Err(fail(format!("has padding {padding:?}; Triton's are \"zero\" and \"nan\"")));
+    }
+    Ok(Value::Descriptor(Box::new(Descriptor {
+        object: value,
+        base,
+        shape,
+        strides,
+        block_shape,
+        padding_nan: padding == "nan",
+    })))
 }

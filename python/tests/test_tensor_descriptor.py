@@ -1,7 +1,6 @@
-"""Host-side tensor descriptors (``triton.tools.tensor_descriptor.TensorDescriptor``): the class
-is there, and passing one to a kernel is an ArgumentError that says why (trident's compiler takes
-no descriptor parameters yet) and what works instead (``tl.make_tensor_descriptor`` in the
-kernel), which run whatever allocator the program sets with ``triton.set_allocator``."""
+"""Host-side tensor descriptors (``triton.tools.tensor_descriptor.TensorDescriptor``) as kernel
+arguments, and descriptors made in the kernel (``tl.make_tensor_descriptor``), which run whatever
+allocator the program sets with ``triton.set_allocator``."""
 
 import sys
 
@@ -27,17 +26,46 @@ def test_the_descriptor_keeps_triton_fields():
         TensorDescriptor(x, [64, 32], [32, 1], [16])
 
 
-def test_a_descriptor_argument_is_refused_with_the_alternative():
-    x = np.zeros((8, 8), dtype=np.float32)
-    desc = TensorDescriptor(x, [8, 8], [8, 1], [8, 8])
-    trident.set_backend("interp")
+@pytest.mark.parametrize("backend", ["interp", "spirv"])
+def test_descriptor_arguments_load_and_store_tiles(backend):
+    require_backend(backend, f"test_descriptor_arguments_load_and_store_tiles[{backend}]")
+    k.descriptor_args_kernel._native = None  # loads afresh (the other backend's run loaded it too)
+    x = np.arange(100 * 72, dtype=np.float32).reshape(100, 72)
+    out = np.zeros_like(x)
+    trident.set_backend(backend)
     try:
-        with pytest.raises(trident.ArgumentError) as raised:
-            k.scale_kernel[(1, )](desc, x, 64, 1.0, NEGATE=False, BLOCK=64)
+        # 4 x 5 tiles of 32 x 16 cover 128 x 80 elements: the loads past the edges read zeros and
+        # the stores there are dropped, as TMA's are.
+        source, target = TensorDescriptor.from_tensor(x, [32, 16]), TensorDescriptor.from_tensor(out, [32, 16])
+        k.descriptor_args_kernel[(4, 5)](source, target, BM=32, BN=16)
+        assert np.array_equal(out, 2 * x)
+        # A view of rows 10..60 through shape and strides of the same array: another launch,
+        # the same specialization (the shape and strides are runtime values).
+        out[:] = 0
+        rows = TensorDescriptor(x[10:], [50, 72], [72, 1], [32, 16])
+        k.descriptor_args_kernel[(2, 5)](rows, TensorDescriptor(out, [50, 72], [72, 1], [32, 16]), BM=32, BN=16)
+        assert np.array_equal(out[:50], 2 * x[10:60]) and not out[50:].any()
+        assert k.descriptor_args_kernel._native.loaded() == 1
     finally:
         trident.set_backend(None)
-    text = str(raised.value)
-    assert "x_ptr: a host-side TensorDescriptor" in text and "tl.make_tensor_descriptor" in text, text
+
+
+def test_a_descriptor_argument_says_what_is_wrong_with_it():
+    x = np.zeros((64, 32), dtype=np.float32)
+    trident.set_backend("interp")
+    try:
+        odd = TensorDescriptor.from_tensor(x, [16, 32])
+        odd.strides = [32, 2]  # changed after the checks of the constructor
+        with pytest.raises(trident.ArgumentError, match="in_desc: a TensorDescriptor needs its last stride to be 1"):
+            k.descriptor_args_kernel[(1, 1)](odd, odd, BM=16, BN=32)
+        padded = TensorDescriptor.from_tensor(x, [16, 32], padding="inf")
+        with pytest.raises(trident.ArgumentError, match='padding "inf"'):
+            k.descriptor_args_kernel[(1, 1)](padded, padded, BM=16, BN=32)
+        narrow = TensorDescriptor.from_tensor(x, [16, 2])  # 8 bytes a row: less than TMA's 16
+        with pytest.raises(trident.KernelError, match="at least 16 bytes"):
+            k.descriptor_args_kernel[(1, 1)](narrow, narrow, BM=16, BN=2)
+    finally:
+        trident.set_backend(None)
 
 
 @pytest.mark.parametrize("backend", ["interp", "spirv"])

@@ -63,3 +63,21 @@ def descriptor_copy_kernel(in_ptr, out_ptr, M, N, BM: tl.constexpr, BN: tl.const
     target = tl.make_tensor_descriptor(out_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     row = tl.program_id(0) * BM
     target.store([row, 0], source.load([row, 0]))
+
+
+@triton.jit
+def descriptor_args_kernel(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
+    row = tl.program_id(0) * BM
+    col = tl.program_id(1) * BN
+    out_desc.store([row, col], in_desc.load([row, col]) * 2)
+
+
+@triton.jit
+def matmul_descriptor_args_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                                  BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]), acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc.to(tl.float16))

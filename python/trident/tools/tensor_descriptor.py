@@ -1,11 +1,9 @@
 """``triton.tools.tensor_descriptor.TensorDescriptor``: a host-side tensor descriptor.
 
-Triton passes such a descriptor to a kernel as one argument (a TMA descriptor built on the host).
-trident's compiler takes pointers and scalars as kernel parameters, not descriptors yet, so a
-launch that passes one raises ``trident.ArgumentError`` saying so; inside a kernel,
-``tl.make_tensor_descriptor(ptr, shape, strides, block_shape)`` builds the same descriptor on the
-device, and trident compiles it (TMA on sm_90a). The class exists so that programs that build
-descriptors import and run up to that launch, and so that the error can name the argument.
+Triton passes such a descriptor to a kernel as one argument. So does trident: the kernel is
+specialized on the descriptor's element type, block shape and padding, takes its base, shape and
+strides, and makes the descriptor on entry (on sm_90a, a tensor map encoded on the host where the
+descriptor's loads feed warpgroup dots).
 """
 
 
