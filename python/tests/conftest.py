@@ -55,9 +55,12 @@ def require_torch(test, cuda=False):
 
 @pytest.fixture(params=["interp", "spirv"])
 def backend(request):
-    """Each backend CI has; a test that takes it runs once per backend."""
+    """Each backend CI has; a test that takes it runs once per backend, with it as the backend of
+    every launch the test makes in this process (scripts it runs take it as ``--backend``)."""
     require_backend(request.param, request.node.name)
-    return request.param
+    trident.set_backend(request.param)
+    yield request.param
+    trident.set_backend(None)
 
 
 @pytest.fixture(autouse=True)

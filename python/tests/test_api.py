@@ -15,14 +15,6 @@ sys.path.insert(0, str(SCRIPTS))
 import api_kernels as k  # noqa: E402  (needs `triton`, which the line above provides)
 
 
-@pytest.fixture
-def backend(backend):
-    """conftest's backend, made the backend of every launch of the test."""
-    trident.set_backend(backend)
-    yield backend
-    trident.set_backend(None)
-
-
 def test_scalars_constexprs_and_grid_forms(backend):
     x = np.arange(1000, dtype=np.float32)
     for grid in [(8, ), 8, [8, 1, 1], lambda meta: (trident.cdiv(meta['n'], meta['BLOCK']), )]:

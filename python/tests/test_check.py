@@ -19,13 +19,6 @@ sys.path.insert(0, str(SCRIPTS))
 import api_kernels as k  # noqa: E402
 
 
-@pytest.fixture
-def backend(backend):
-    trident.set_backend(backend)
-    yield backend
-    trident.set_backend(None)
-
-
 def launch_scale(x, out):
     k.scale_kernel[(1, )](x, out, x.size, 2.0, NEGATE=False, BLOCK=128)
     return sys._getframe().f_lineno - 1  # the launch's line

@@ -15,13 +15,6 @@ import api_kernels as k  # noqa: E402
 import triton  # noqa: E402  (trident, through the drop-in)
 
 
-@pytest.fixture
-def backend(backend):
-    trident.set_backend(backend)
-    yield backend
-    trident.set_backend(None)
-
-
 def test_the_target_names_the_backend(backend):
     target = triton.runtime.driver.active.get_current_target()
     assert (target.backend, target.arch, target.warp_size) == (backend, 0, 32)

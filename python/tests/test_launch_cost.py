@@ -22,13 +22,6 @@ sys.path.insert(0, str(SCRIPTS))
 import api_kernels as k  # noqa: E402
 
 
-@pytest.fixture
-def backend(backend):
-    trident.set_backend(backend)
-    yield backend
-    trident.set_backend(None)
-
-
 def loaded(kernel):
     """How many specializations `kernel` has loaded."""
     return kernel._native.loaded() if kernel._native is not None else 0

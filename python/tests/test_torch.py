@@ -22,13 +22,6 @@ TUTORIALS = ["torch_vector_add.py", "torch_fused_softmax.py", "torch_matmul_auto
 
 
 @pytest.fixture
-def backend(backend):
-    trident.set_backend(backend)
-    yield backend
-    trident.set_backend(None)
-
-
-@pytest.fixture
 def nvptx(request):
     """torch with CUDA and trident's nvptx backend, made the backend of every launch."""
     torch = require_torch(request.node.name, cuda=True)
