@@ -17,7 +17,7 @@ that start with ``BENCH`` are for scripts:
 
 On nvptx, trident also measures the CUDA driver's own cost of a launch on the machine (an empty
 kernel launched the same way from Rust, ``floor_us``), which no launch from Python can go under:
-it was 3.4 to 4.3 microseconds on the H100 hosts measured so far, so compare hosts by the share above
+it was 3.1 to 4.3 microseconds on the H100 hosts measured so far, so compare hosts by the share above
 it, and implementations within one run.
 """
 
