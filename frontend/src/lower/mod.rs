@@ -133,6 +133,7 @@ impl<'p> Compiler<'p> {
             );
         }
         let params = all_params(def);
+        unique_params(&params)?;
         // Reject arguments and constexprs the kernel does not have.
         for (arg, _) in &spec.args {
             if !params.iter().any(|p| p.0 == *arg) {
@@ -292,6 +293,16 @@ impl<'p> Compiler<'p> {
     }
 }
 
+/// Python's refusal of a parameter named twice (the parser takes it; CPython's compiler does not).
+fn unique_params(params: &[(String, bool, Option<&Expr>, Span)]) -> LResult<()> {
+    for (index, (name, _, _, span)) in params.iter().enumerate() {
+        if params[..index].iter().any(|earlier| earlier.0 == *name) {
+            return err(*span, format!("duplicate argument '{name}' in function definition"));
+        }
+    }
+    Ok(())
+}
+
 /// (name, is constexpr, default, span) for every parameter, in order.
 pub(crate) fn all_params(def: &StmtFunctionDef) -> Vec<(String, bool, Option<&Expr>, Span)> {
     let p = &def.parameters;
@@ -383,6 +394,7 @@ impl<'c, 'p> FnLowerer<'c, 'p> {
             return self.error(format!("`{name}` is not a @triton.jit function"));
         };
         let params = all_params(def);
+        unique_params(&params)?;
         let mut bound: Vec<Option<FValue>> = vec![None; params.len()];
         if args.len() > params.len() {
             return self.error(format!(
