@@ -16,6 +16,8 @@ use std::rc::Rc;
 
 use cudarc::driver::sys;
 
+use super::DeviceInfo;
+
 pub use sys::CUresult;
 
 /// A failed driver call: which call, and the driver's code.
@@ -105,26 +107,8 @@ pub fn device_count() -> Result<u32, DriverError> {
     Ok(count.max(0) as u32)
 }
 
-/// The static facts of one device.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeviceFacts {
-    pub name: String,
-    pub compute_capability: (u32, u32),
-    pub sm_count: u32,
-    pub total_memory_bytes: u64,
-    /// The most shared memory one block may opt in to.
-    pub max_shared_bytes_optin: u32,
-    /// Registers one block may use, all its threads together.
-    pub max_registers_per_block: u32,
-    pub warp_size: u32,
-    /// The SM clock and the memory clock (kHz), and the memory bus width (bits).
-    pub clock_rate_khz: u32,
-    pub memory_clock_rate_khz: u32,
-    pub memory_bus_width: u32,
-}
-
 /// Reads the facts of device `ordinal` (cuInit must have succeeded).
-pub fn device_facts(ordinal: u32) -> Result<DeviceFacts, DriverError> {
+pub fn device_info(ordinal: u32) -> Result<DeviceInfo, DriverError> {
     let device = device_handle(ordinal)?;
     let mut name = [0 as c_char; 256];
     // SAFETY: the buffer is 256 bytes and the length says so.
@@ -147,7 +131,8 @@ pub fn device_facts(ordinal: u32) -> Result<DeviceFacts, DriverError> {
     let mut total: usize = 0;
     // SAFETY: writes one size_t.
     check("cuDeviceTotalMem", unsafe { sys::cuDeviceTotalMem_v2(&mut total, device) })?;
-    Ok(DeviceFacts {
+    Ok(DeviceInfo {
+        ordinal,
         name,
         compute_capability: (major, minor),
         sm_count,

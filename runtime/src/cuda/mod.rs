@@ -118,25 +118,6 @@ pub struct DeviceInfo {
     pub memory_bus_width: u32,
 }
 
-impl DeviceInfo {
-    fn read(ordinal: u32) -> Result<DeviceInfo, DriverError> {
-        let facts = driver::device_facts(ordinal)?;
-        Ok(DeviceInfo {
-            ordinal,
-            name: facts.name,
-            compute_capability: facts.compute_capability,
-            sm_count: facts.sm_count,
-            total_memory_bytes: facts.total_memory_bytes,
-            max_shared_bytes_optin: facts.max_shared_bytes_optin,
-            max_registers_per_block: facts.max_registers_per_block,
-            warp_size: facts.warp_size,
-            clock_rate_khz: facts.clock_rate_khz,
-            memory_clock_rate_khz: facts.memory_clock_rate_khz,
-            memory_bus_width: facts.memory_bus_width,
-        })
-    }
-}
-
 /// What this machine has: the GPUs, or why there are none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Probe {
@@ -172,7 +153,7 @@ pub fn probe() -> Probe {
     };
     let mut devices = Vec::new();
     for ordinal in 0..count {
-        match DeviceInfo::read(ordinal) {
+        match driver::device_info(ordinal) {
             Ok(info) => devices.push(info),
             Err(error) => return Probe::Absent(format!("cannot read the facts of GPU {ordinal}: {error}")),
         }
