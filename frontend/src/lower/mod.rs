@@ -148,8 +148,8 @@ impl<'p> Compiler<'p> {
 
         let mut bindings: Vec<(String, FValue)> = Vec::new();
         let mut runtime: Vec<(String, Type, Attrs)> = Vec::new();
-        // Descriptor arguments: (name, block shape, span), made from their fields on entry.
-        let mut descriptors: Vec<(String, Vec<i64>, Span)> = Vec::new();
+        // Descriptor arguments: (name, block shape, padding, span), made from their fields on entry.
+        let mut descriptors: Vec<(String, Vec<i64>, &str, Span)> = Vec::new();
         for (pname, is_constexpr, default, span) in &params {
             if *is_constexpr {
                 let value = match spec.constexprs.iter().find(|(n, _)| n == pname) {
@@ -202,7 +202,7 @@ impl<'p> Compiler<'p> {
                 ArgSpec::Float { dtype, .. } => {
                     runtime.push((pname.clone(), Type::scalar(*dtype), Attrs::new()))
                 }
-                ArgSpec::TensorDesc { dtype, aligned16, strides16, block_shape, .. } => {
+                ArgSpec::TensorDesc { dtype, aligned16, strides16, block_shape, padding_nan } => {
                     for (field, kind) in crate::spec::descriptor_fields(pname, block_shape.len()) {
                         let (ty, attrs) = match kind {
                             DescriptorField::Base if *aligned16 => {
@@ -218,7 +218,8 @@ impl<'p> Compiler<'p> {
                         };
                         runtime.push((field, ty, attrs));
                     }
-                    descriptors.push((pname.clone(), block_shape.clone(), *span));
+                    let padding = if *padding_nan { "nan" } else { "zero" };
+                    descriptors.push((pname.clone(), block_shape.clone(), padding, *span));
                 }
             }
         }
@@ -237,34 +238,29 @@ impl<'p> Compiler<'p> {
                 let param = lowerer.func.params()[i];
                 lowerer.vars.insert(pname.clone(), FValue::Tensor(param));
             }
-            // A descriptor argument is the descriptor made, on entry, from its fields.
-            for (pname, block_shape, span) in descriptors {
-                // Every field was made a parameter above, under its name.
-                let field = |name: String| lowerer.vars[&name].clone();
-                let rank = block_shape.len();
-                let base = field(pname.clone());
-                let shape = FValue::Tuple((0..rank).map(|i| field(format!("{pname}.shape{i}"))).collect());
-                let mut strides: Vec<FValue> =
-                    (0..rank - 1).map(|i| field(format!("{pname}.stride{i}"))).collect();
+            // A descriptor argument is the descriptor made, on entry, from its fields; the fields
+            // themselves (parameters above, under their names) leave the scope.
+            for (pname, block_shape, padding, span) in descriptors {
+                let (mut shape, mut strides) = (Vec::new(), Vec::new());
+                for (field, kind) in crate::spec::descriptor_fields(&pname, block_shape.len()) {
+                    match kind {
+                        DescriptorField::Base => {}
+                        DescriptorField::Shape(_) => shape.extend(lowerer.vars.remove(&field)),
+                        DescriptorField::Stride(_) => strides.extend(lowerer.vars.remove(&field)),
+                    }
+                }
                 strides.push(FValue::int(1));
+                let base = lowerer.vars[&pname].clone();
                 let block = FValue::Tuple(block_shape.iter().map(|&b| FValue::int(i128::from(b))).collect());
-                let padding = match spec.args.iter().find(|(n, _)| *n == pname) {
-                    Some((_, ArgSpec::TensorDesc { padding_nan: true, .. })) => "nan",
-                    _ => "zero",
-                };
                 lowerer.span = span;
                 let desc = crate::builtins::memory::make_descriptor(
                     &mut lowerer,
                     base,
-                    shape,
+                    FValue::Tuple(shape),
                     FValue::Tuple(strides),
                     block,
                     padding,
                 )?;
-                for i in 0..rank {
-                    lowerer.vars.remove(&format!("{pname}.shape{i}"));
-                    lowerer.vars.remove(&format!("{pname}.stride{i}"));
-                }
                 lowerer.vars.insert(pname, desc);
             }
             lowerer.block_stmts(&def.body)?;
