@@ -34,6 +34,18 @@ pub enum DescriptorField {
     Stride(usize),
 }
 
+impl DescriptorField {
+    /// This field's value in a descriptor of `shape` and `strides` (`None` for the base, which is
+    /// a pointer, and for a dimension the descriptor does not have).
+    pub fn value(self, shape: &[i64], strides: &[i64]) -> Option<i64> {
+        match self {
+            DescriptorField::Base => None,
+            DescriptorField::Shape(i) => shape.get(i).copied(),
+            DescriptorField::Stride(i) => strides.get(i).copied(),
+        }
+    }
+}
+
 /// The compiled parameters of the descriptor argument `param` of rank `rank`, with their names:
 /// `param` (the base pointer), `param.shape0`..., `param.stride0`... .
 pub fn descriptor_fields(param: &str, rank: usize) -> Vec<(String, DescriptorField)> {

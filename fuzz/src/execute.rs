@@ -23,7 +23,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use trident::{ArgSpec, CompileError, PipelineOptions};
 use trident_backend_spirv::Mode;
-use trident_frontend::DescriptorField;
 use trident_midend::ir::Module;
 use trident_runtime::{ArgValue, Buffer, Grid};
 
@@ -231,17 +230,17 @@ fn interpret(input: &Input, module: &Module) -> Result<(), String> {
                 buffers.push(Buffer::zeros(name, *dtype, INTERP_BUFFER_ELEMENTS));
                 let inner = block_shape.last().copied().unwrap_or(1).max(1);
                 let outer = (INTERP_BUFFER_ELEMENTS as i64 / inner).max(1);
-                for (field, kind) in trident_frontend::descriptor_fields(name, block_shape.len()) {
-                    let dims = block_shape.len();
-                    let value = match kind {
-                        DescriptorField::Base => continue,
-                        DescriptorField::Shape(i) if i + 1 == dims => inner,
-                        DescriptorField::Shape(i) if i + 2 == dims => outer,
-                        DescriptorField::Shape(_) => 1,
-                        DescriptorField::Stride(i) if i + 2 == dims => inner,
-                        DescriptorField::Stride(_) => inner * outer,
-                    };
-                    fields.push((field, ArgValue::Int(value)));
+                // [.., 1, outer, inner] elements, row-major; the last stride (1) is no field.
+                let rank = block_shape.len();
+                let mut shape = vec![1; rank];
+                for (size, value) in shape.iter_mut().rev().zip([inner, outer]) {
+                    *size = value;
+                }
+                let strides: Vec<i64> = (0..rank).map(|i| shape[i + 1..].iter().product()).collect();
+                for (field, kind) in trident_frontend::descriptor_fields(name, rank) {
+                    if let Some(value) = kind.value(&shape, &strides) {
+                        fields.push((field, ArgValue::Int(value)));
+                    }
                 }
                 ArgValue::Buffer(buffers.len() - 1)
             }

@@ -237,23 +237,19 @@ pub fn bind(
     let mut args = PerParam::with_capacity(loaded.params.len());
     for &(index, field) in &loaded.params {
         let arg = match (&values[index], field, slots[index]) {
-            (Value::Int { value, .. }, _, _) => ArgValue::Int(*value),
-            (Value::Float(value), _, _) => ArgValue::Float(*value),
-            (Value::Descriptor(descriptor), DescriptorField::Shape(i), _) if i < descriptor.shape.len() => {
-                ArgValue::Int(descriptor.shape[i])
+            (Value::Int { value, .. }, _, _) => Some(ArgValue::Int(*value)),
+            (Value::Float(value), _, _) => Some(ArgValue::Float(*value)),
+            (_, DescriptorField::Base, Some(slot)) => Some(ArgValue::Buffer(slot)),
+            (Value::Descriptor(descriptor), field, _) => {
+                field.value(&descriptor.shape, &descriptor.strides).map(ArgValue::Int)
             }
-            (Value::Descriptor(descriptor), DescriptorField::Stride(i), _)
-                if i < descriptor.strides.len() =>
-            {
-                ArgValue::Int(descriptor.strides[i])
-            }
-            (_, DescriptorField::Base, Some(slot)) => ArgValue::Buffer(slot),
-            _ => {
-                return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
-                    "internal error: parameter {index} of the compiled {} has no argument",
-                    about.name
-                )))
-            }
+            _ => None,
+        };
+        let Some(arg) = arg else {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "internal error: parameter {index} of the compiled {} has no argument",
+                about.name
+            )));
         };
         args.push(arg);
     }

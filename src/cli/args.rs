@@ -173,28 +173,20 @@ impl Launch {
 
     /// The runtime value bound to a compiled kernel parameter.
     pub fn arg_value(&self, name: &str) -> Option<ArgValue> {
-        let binding = self.bindings.iter().find(|(n, _)| n == name).map(|(_, b)| b);
-        let Some(binding) = binding else {
-            // A field of a descriptor argument.
-            let (param, field) = trident_frontend::descriptor_field(name)?;
-            let Some(Binding::Descriptor { shape, strides, .. }) =
-                self.bindings.iter().find(|(n, _)| n == param).map(|(_, b)| b)
-            else {
-                return None;
-            };
-            return match field {
-                DescriptorField::Base => None,
-                DescriptorField::Shape(i) => shape.get(i).copied().map(ArgValue::Int),
-                DescriptorField::Stride(i) => strides.get(i).copied().map(ArgValue::Int),
-            };
-        };
-        match binding {
-            Binding::Buffer(index) | Binding::Descriptor { buffer: index, .. } => {
+        // A descriptor argument's fields are parameters of their own (`descriptor_fields`).
+        let (param, field) =
+            trident_frontend::descriptor_field(name).unwrap_or((name, DescriptorField::Base));
+        let binding = self.bindings.iter().find(|(n, _)| n == param).map(|(_, b)| b)?;
+        match (binding, field) {
+            (Binding::Buffer(index) | Binding::Descriptor { buffer: index, .. }, DescriptorField::Base) => {
                 Some(ArgValue::Buffer(*index))
             }
-            Binding::NoData => None,
-            Binding::Int(value) => Some(ArgValue::Int(*value)),
-            Binding::Float(value) => Some(ArgValue::Float(*value)),
+            (Binding::Descriptor { shape, strides, .. }, field) => {
+                field.value(shape, strides).map(ArgValue::Int)
+            }
+            (Binding::Int(value), DescriptorField::Base) => Some(ArgValue::Int(*value)),
+            (Binding::Float(value), DescriptorField::Base) => Some(ArgValue::Float(*value)),
+            _ => None,
         }
     }
 }
