@@ -167,16 +167,15 @@ impl Kernel {
         let backend = current_backend()?;
         let keywords = kwargs.iter().flat_map(|kwargs| kwargs.iter());
         let bound = bind::bind(&kernel.name, &kernel.params, &kernel.param_names, args.iter(), keywords)?;
-        kernel.check_options(py, &bound.options)?;
-        let (values, key) = kernel.specialize(backend, bound.values, &bound.options)?;
+        let (values, key, options) = kernel.specialize(py, backend, bound)?;
         let loaded = match kernel.lookup(&key) {
             Some(loaded) => loaded,
             None => {
                 let names: PerParam<&str> = kernel.params.iter().map(|p| p.name.as_str()).collect();
-                kernel.load(py, key, &grid, &names, &values, &bound.options)?.0
+                kernel.load(py, key, &grid, &names, &values, &options)?.0
             }
         };
-        describe(py, &kernel.name, &loaded, &bound.options)
+        describe(py, &kernel.name, &loaded, &options)
     }
 
     /// How many specializations this kernel has loaded on the calling thread.
@@ -205,27 +204,29 @@ impl Kernel {
         grid: LaunchGrid<'_, 'py>,
         bound: bind::Bound<'py>,
     ) -> PyResult<()> {
-        self.check_options(py, &bound.options)?;
-        let (values, key) = self.specialize(backend, bound.values, &bound.options)?;
+        let (values, key, options) = self.specialize(py, backend, bound)?;
         let names: PerParam<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         let Some(mode) = check::mode() else {
-            self.launch_values(py, key, grid, &names, &values, &bound.options)?;
+            self.launch_values(py, key, grid, &names, &values, &options)?;
             return Ok(());
         };
         let before = check::before(&names, &values)?;
-        let (loaded, grid) = self.launch_values(py, key, grid, &names, &values, &bound.options)?;
+        let (loaded, grid) = self.launch_values(py, key, grid, &names, &values, &options)?;
         check::after(py, mode, &self.about(), &loaded, grid, &names, &values, before)
     }
 
-    /// The bound values classified, and the specialization key they make on `backend`.
+    /// The bound arguments' options checked and values classified, and the specialization key
+    /// they make on `backend`.
     fn specialize<'py>(
         &self,
+        py: Python<'py>,
         backend: Backend,
-        bound: PerParam<Option<Bound<'py, PyAny>>>,
-        options: &Options,
-    ) -> PyResult<(PerParam<Value<'py>>, Key)> {
+        bound: bind::Bound<'py>,
+    ) -> PyResult<(PerParam<Value<'py>>, Key, Options)> {
+        let options = bound.options;
+        self.check_options(py, &options)?;
         let mut values = PerParam::with_capacity(self.params.len());
-        for (param, value) in self.params.iter().zip(bound) {
+        for (param, value) in self.params.iter().zip(bound.values) {
             values.push(values::classify(param, value)?);
         }
         let key = Key {
@@ -234,7 +235,7 @@ impl Kernel {
             num_stages: options.num_stages,
             args: values.iter().map(|value| value.key(self.exact_ints)).collect(),
         };
-        Ok((values, key))
+        Ok((values, key, options))
     }
 
     /// Launches the loaded kernel of `key` (loading it first on a miss); returns it and the grid
@@ -249,22 +250,17 @@ impl Kernel {
         options: &Options,
     ) -> PyResult<(Rc<Loaded>, Grid)> {
         if let Some(loaded) = self.lookup(&key) {
-            let dims = match grid.fixed.get() {
-                Some(dims) => *dims,
-                None => {
-                    let dims = self.grid(py, grid.object, names, values, &loaded.meta)?;
-                    if grid::is_fixed(grid.object) {
-                        let _ = grid.fixed.set(dims);
-                    }
-                    dims
-                }
-            };
+            let dims = grid.dims(|object| self.grid(py, object, names, values, &loaded.meta))?;
             match launch::run(py, &self.about(), &loaded, dims, names, values, None)? {
                 Outcome::Done => return Ok((loaded, dims)),
                 Outcome::Stale => self.forget(&key),
             }
         }
-        self.first_launch(py, key, grid.object, names, values, options)
+        // The first launch of the specialization.
+        let (loaded, launch, dims) = self.load(py, key, grid.object, names, values, options)?;
+        self.reset_to_zero(&launch, &loaded, names, values)?;
+        launch::run(py, &self.about(), &loaded, dims, names, values, Some(launch.buffers))?;
+        Ok((loaded, dims))
     }
 
     fn about(&self) -> About<'_> {
@@ -341,23 +337,6 @@ impl Kernel {
             objects.push((*name, object));
         }
         Ok(objects)
-    }
-
-    /// The first launch of a specialization: prepared as `trident run` prepares one, kept under
-    /// `key`, then launched.
-    fn first_launch<'py>(
-        &self,
-        py: Python<'py>,
-        key: Key,
-        grid: &Bound<'py, PyAny>,
-        names: &[&str],
-        values: &[Value<'py>],
-        options: &Options,
-    ) -> PyResult<(Rc<Loaded>, Grid)> {
-        let (loaded, launch, grid) = self.load(py, key, grid, names, values, options)?;
-        self.reset_to_zero(&launch, &loaded, names, values)?;
-        launch::run(py, &self.about(), &loaded, grid, names, values, Some(launch.buffers))?;
-        Ok((loaded, grid))
     }
 
     /// Prepares the specialization `key` as `trident run` prepares a launch (autotuning included,
@@ -546,6 +525,20 @@ struct LaunchGrid<'a, 'py> {
     fixed: &'a OnceLock<Grid>,
 }
 
+impl<'py> LaunchGrid<'_, 'py> {
+    /// The dimensions: kept ones, else `read` of the object (kept when they cannot change).
+    fn dims(self, read: impl FnOnce(&Bound<'py, PyAny>) -> PyResult<Grid>) -> PyResult<Grid> {
+        if let Some(dims) = self.fixed.get() {
+            return Ok(*dims);
+        }
+        let dims = read(self.object)?;
+        if grid::is_fixed(self.object) {
+            let _ = self.fixed.set(dims);
+        }
+        Ok(dims)
+    }
+}
+
 #[pymethods]
 impl Launcher {
     #[pyo3(signature = (*args, **kwargs))]
@@ -665,7 +658,7 @@ fn prepare(
 
 /// The launch's grid for the slow path, from the Python `grid` (a tuple or a function of the
 /// arguments `objects` and the meta-parameters). An exception the function raises is kept in
-/// `raised` (the launch then fails, and [`Kernel::first_launch`] re-raises it).
+/// `raised` (the launch then fails, and [`Kernel::load`] re-raises it).
 fn grid_function(
     kernel: String,
     grid: Py<PyAny>,
