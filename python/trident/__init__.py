@@ -31,18 +31,13 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-_allocator = None
-
-
 def set_allocator(allocator):
     """``triton.set_allocator(fn)``: Triton calls ``fn(size, alignment, stream)`` for the global
     memory of tensor descriptors made inside kernels (``tl.make_tensor_descriptor``). trident's
     runtime allocates that memory itself (per stream, kept between launches), so the allocator is
-    accepted, kept, and not called; a program that sets one runs unchanged."""
-    global _allocator
+    checked and never called; a program that sets one runs unchanged."""
     if allocator is not None and not callable(allocator):
         raise TypeError(f"set_allocator: the allocator must be callable (size, alignment, stream), not {allocator!r}")
-    _allocator = allocator
 
 
 class TensorWrapper:
