@@ -109,10 +109,10 @@ fn unchanged(_seen: &Seen) -> bool {
     false
 }
 
-/// `environ` now, and the variables' values.
+/// `environ` now, and the variables' values read from its entries.
 #[cfg(target_os = "linux")]
 fn look_up() -> Seen {
-    let mut seen = Seen { values: NAMES.map(|name| std::env::var(name).ok()), ..Seen::default() };
+    let mut seen = Seen::default();
     // SAFETY: as in `unchanged`.
     unsafe {
         let table = environ::environ;
@@ -123,9 +123,15 @@ fn look_up() -> Seen {
         while !(*table.add(seen.len)).is_null() {
             let entry = *table.add(seen.len);
             let text = std::ffi::CStr::from_ptr(entry).to_bytes();
-            for (slot, name) in seen.watched.iter_mut().zip(NAMES) {
-                if text.len() > name.len() && text.starts_with(name.as_bytes()) && text[name.len()] == b'=' {
+            // A variable's value is its first entry's, as getenv reads it (None when not Unicode).
+            for ((slot, value), name) in seen.watched.iter_mut().zip(&mut seen.values).zip(NAMES) {
+                let Some(rest) = text.strip_prefix(name.as_bytes()).and_then(|rest| rest.strip_prefix(b"="))
+                else {
+                    continue;
+                };
+                if slot.is_none() {
                     *slot = Some((seen.len, entry as usize));
+                    *value = std::str::from_utf8(rest).ok().map(str::to_string);
                 }
             }
             seen.last = entry as usize;
