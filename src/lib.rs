@@ -235,6 +235,7 @@ pub fn lower_to_spirv(
         cooperative_matrix_f16: target.cooperative_matrix_f16,
         cooperative_matrix_bf16: target.cooperative_matrix_bf16,
         workgroup_matrices: target.workgroup_matrices,
+        cooperative_matrix_per_element: target.cooperative_matrix_per_element,
     };
     trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {

@@ -607,6 +607,7 @@ fn devices_list_what_each_vulkan_adapter_offers() {
             "subgroup operations ",
             "f16 and 16-bit storage ",
             "VK_NV_cooperative_matrix2 ",
+            "per-element matrix operations ",
             "cooperative matrices ",
         ] {
             assert!(line.contains(fact), "`{fact}` missing from {line}");

@@ -88,7 +88,11 @@ pub struct Emitter<'a> {
     pub cooperative_operand: Option<DType>,
     /// The loop-carried accumulators that may stay in cooperative matrices across their loop
     /// (the loop bodies' arguments, each with its dot: `cooperative/carried.rs`).
-    pub carried_dots: FxHashMap<Value, IrOp>,
+    pub carried_dots: FxHashMap<Value, crate::cooperative::carried::Accumulator>,
+    /// The row scalings between carried accumulators and their dots (`cooperative/carried.rs`'s
+    /// `RowScale`): each `arith.mulf` with its accumulator and factors, and each op that spreads
+    /// the factors to the accumulator's shape with its accumulator and `None`.
+    pub carried_scales: FxHashMap<IrOp, (Value, Option<Value>)>,
     /// The dots (by product) whose loop carries their accumulator in matrices, with the plan
     /// the loop's entry chose.
     pub carried_plans: FxHashMap<Value, crate::cooperative::carried::Carried>,
@@ -181,6 +185,7 @@ impl<'a> Emitter<'a> {
             cooperative: None,
             cooperative_operand: None,
             carried_dots: FxHashMap::default(),
+            carried_scales: FxHashMap::default(),
             carried_plans: FxHashMap::default(),
             workgroup: Default::default(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
@@ -730,11 +735,21 @@ impl<'a> Emitter<'a> {
         self.cooperative_operand = crate::cooperative::operand_type(self.options, func);
         self.s.vulkan_memory_model = self.cooperative_operand.is_some();
         if let Some(operand) = self.cooperative_operand {
-            self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand);
+            let scales = self.options.cooperative_matrix_per_element;
+            self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand, scales);
             self.workgroup =
                 crate::cooperative::workgroup::find(func, self.options, operand, &self.carried_dots);
             let workgroup = &self.workgroup.accumulators;
             self.carried_dots.retain(|arg, _| !workgroup.contains_key(arg));
+            self.carried_scales = self
+                .carried_dots
+                .iter()
+                .filter_map(|(&acc, carried)| Some((acc, carried.scale.as_ref()?)))
+                .flat_map(|(acc, scale)| {
+                    let spread = scale.spread.iter().map(move |&op| (op, (acc, None)));
+                    spread.chain([(scale.op, (acc, Some(scale.rows)))])
+                })
+                .collect();
         }
 
         // Subgroup builtins, for kernels whose reductions may shuffle.
@@ -901,7 +916,9 @@ impl<'a> Emitter<'a> {
                         capabilities.push(capability);
                     }
                 }
-                extensions.extend(extension);
+                if let Some(extension) = extension.filter(|e| !extensions.contains(e)) {
+                    extensions.push(extension);
+                }
             }
         };
         uses(self.s.uses_int64, &[Capability::Int64], None);
@@ -953,6 +970,11 @@ impl<'a> Emitter<'a> {
             Some("SPV_NV_cooperative_matrix2"),
         );
         uses(self.s.uses_workgroup_matrices, &[], Some("SPV_NV_tensor_addressing"));
+        uses(
+            self.s.uses_per_element_operations,
+            &[Capability::CooperativeMatrixPerElementOperationsNV],
+            Some("SPV_NV_cooperative_matrix2"),
+        );
         for capability in capabilities {
             self.s.b.capability(capability);
         }
@@ -1125,7 +1147,10 @@ impl<'a> Isa<'a> for Emitter<'a> {
         for op in ops {
             let saved = self.current.replace(op);
             let r = match crate::cooperative::workgroup::lower(self, op) {
-                Ok(false) => trident_midend::codegen::lower(self, op),
+                Ok(false) => match crate::cooperative::carried::scale(self, op) {
+                    Ok(false) => trident_midend::codegen::lower(self, op),
+                    done => done.map(|_| ()),
+                },
                 done => done.map(|_| ()),
             };
             self.current = saved;

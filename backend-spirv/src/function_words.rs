@@ -38,7 +38,7 @@ pub struct FunctionWords {
 }
 
 /// The first word of an instruction of `count` words.
-fn first_word(op: Op, count: usize) -> u32 {
+pub fn first_word(op: Op, count: usize) -> u32 {
     let count = u32::try_from(count).ok().filter(|&c| c <= 0xffff).expect("an instruction over 65,535 words");
     (count << 16) | op as u32
 }

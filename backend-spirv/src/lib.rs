@@ -137,6 +137,12 @@ pub struct Options {
     /// one runs on them, the tiles loaded and stored whole (`cooperative/workgroup.rs`), where
     /// [`Options::cooperative_matrix_f16`] (or bf16) holds too. `None` elsewhere.
     pub workgroup_matrices: Option<WorkgroupMatrices>,
+    /// The device runs per-element operations on cooperative matrices
+    /// (`VK_NV_cooperative_matrix2`'s `cooperativeMatrixPerElementOperations`), with
+    /// [`Options::cooperative_matrix_f16`] (or bf16). Then a loop that scales its carried
+    /// accumulator's rows before the dot (`tl.dot(p, v, acc * alpha[:, None])`) still carries it
+    /// in matrices, each scaled in place (`cooperative/carried.rs`).
+    pub cooperative_matrix_per_element: bool,
 }
 
 /// What `VK_NV_cooperative_matrix2` offers at workgroup scope (see [`Options::workgroup_matrices`]).
@@ -207,6 +213,7 @@ impl Default for Options {
             cooperative_matrix_f16: false,
             cooperative_matrix_bf16: false,
             workgroup_matrices: None,
+            cooperative_matrix_per_element: false,
         }
     }
 }

@@ -171,6 +171,13 @@ pub struct Spv {
     /// Whether workgroup-scope matrices were loaded or stored (`SPV_NV_cooperative_matrix2`, and
     /// tensor addressing for their masked tiles: capabilities and extensions at the end).
     pub uses_workgroup_matrices: bool,
+    /// Whether a per-element operation ran on matrices (`SPV_NV_cooperative_matrix2`'s
+    /// `CooperativeMatrixPerElementOperationsNV` at the end).
+    pub uses_per_element_operations: bool,
+    /// Functions besides the kernel's (what per-element operations call), as words.
+    helpers: Vec<u32>,
+    /// [`Spv::row_scale_function`]'s function, by the table it reads.
+    row_scale: Option<(Word, Word)>,
 }
 
 impl Spv {
@@ -193,6 +200,9 @@ impl Spv {
             uses_bfloat16: false,
             vulkan_memory_model: false,
             uses_workgroup_matrices: false,
+            uses_per_element_operations: false,
+            helpers: Vec::new(),
+            row_scale: None,
         }
     }
 
@@ -478,6 +488,47 @@ impl Spv {
         self.body().select_block(None);
     }
 
+    /// The function a per-element operation calls to multiply each element of an f32 matrix by
+    /// its row's factor: `(row, column, element, first_row) -> element * table[first_row + row]`,
+    /// `table` a workgroup array of f32 holding the factors (of the rows of the tensor the matrix
+    /// is a tile of, `first_row` the tile's first). Made once per table.
+    pub fn row_scale_function(&mut self, table: Word) -> Word {
+        if let Some((known, function)) = self.row_scale {
+            assert_eq!(known, table, "one table of row factors per module");
+            return function;
+        }
+        let (u32t, f32t) = (self.u32_ty(), self.ty(Class::F32));
+        let fn_ty = self.b.type_function(f32t, [u32t, u32t, f32t, u32t]);
+        let factor_ptr = self.ptr_ty(StorageClass::Workgroup, f32t);
+        let ids: Vec<Word> = (0..10).map(|_| self.b.id()).collect();
+        let [function, row, column, element, first_row, label, index, pointer, factor, product] =
+            ids[..].try_into().expect("ten ids");
+        let mut access = vec![];
+        if let Some(memory) = self.shared_access() {
+            access.push(memory.bits());
+        }
+        let mut words = Vec::new();
+        let mut push = |op: Op, operands: &[Word]| {
+            words.push(crate::function_words::first_word(op, 1 + operands.len()));
+            words.extend_from_slice(operands);
+        };
+        push(Op::Function, &[f32t, function, spirv::FunctionControl::NONE.bits(), fn_ty]);
+        push(Op::FunctionParameter, &[u32t, row]);
+        push(Op::FunctionParameter, &[u32t, column]);
+        push(Op::FunctionParameter, &[f32t, element]);
+        push(Op::FunctionParameter, &[u32t, first_row]);
+        push(Op::Label, &[label]);
+        push(Op::IAdd, &[u32t, index, first_row, row]);
+        push(Op::AccessChain, &[factor_ptr, pointer, table, index]);
+        push(Op::Load, &[&[f32t, factor, pointer][..], &access].concat());
+        push(Op::FMul, &[f32t, product, element, factor]);
+        push(Op::ReturnValue, &[product]);
+        push(Op::FunctionEnd, &[]);
+        self.helpers.extend(words);
+        self.row_scale = Some((table, function));
+        function
+    }
+
     /// The module's words: the builder's sections, then the function.
     pub fn assemble(self) -> Vec<u32> {
         use rspirv::binary::Assemble;
@@ -487,6 +538,7 @@ impl Spv {
         if let Some(function) = self.function {
             function.assemble_into(&mut words);
         }
+        words.extend(self.helpers);
         words
     }
 

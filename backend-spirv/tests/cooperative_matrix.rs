@@ -321,3 +321,93 @@ fn stage_words(text: &str) -> usize {
     let length = defined(&array)[4].clone();
     defined(&length)[4].parse().expect("a length")
 }
+
+/// Flash attention's forward loop (the corpus' `flash_attn.py` at 64x32 blocks and head dim 64,
+/// `trident compile --emit ttir`): `acc = tl.dot(p, v, acc * alpha[:, None])`, its output
+/// accumulator scaled by rows before every dot.
+const FLASH_LOOP: &str = include_str!("flash_loop.ttir");
+
+/// The causal kernel at the corpus' performance shape for head dim 128 (128x64 blocks on eight
+/// warps): two loops (the blocks below the diagonal, then the masked diagonal one), each scaling
+/// its accumulator, whose factors change layout between their expansion and their broadcast.
+const FLASH_LOOP_D128: &str = include_str!("flash_loop_d128.ttir");
+
+fn flash_loop(per_element: bool) -> String {
+    emit_flash(FLASH_LOOP, 4, per_element)
+}
+
+fn emit_flash(ttir: &str, num_warps: u32, per_element: bool) -> String {
+    emit_flash_artifact(ttir, num_warps, per_element).1
+}
+
+fn emit_flash_artifact(
+    ttir: &str,
+    num_warps: u32,
+    per_element: bool,
+) -> (trident_backend_spirv::Artifact, String) {
+    let options = Options {
+        mode: Mode::Vulkan,
+        num_warps,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit: 48 * 1024,
+        cooperative_matrix_f16: true,
+        cooperative_matrix_per_element: per_element,
+        ..Options::default()
+    };
+    let (artifact, text) = common::lower(ttir, &options);
+    spirv_val("flash loop", &artifact.words);
+    (artifact, text)
+}
+
+/// Where the device runs per-element operations on matrices, the loop carries the rescaled
+/// accumulator in them: each of a subgroup's matrices is scaled in place by a function reading
+/// its rows' factors from workgroup memory, and only the first dot's (a fresh product's) tiles
+/// are stored in the loop; without them the accumulator goes through the stage at every dot.
+#[test]
+fn a_loop_that_scales_its_accumulators_rows_carries_it_where_matrices_have_per_element_operations() {
+    let text = flash_loop(true);
+    for wanted in
+        ["OpCapability CooperativeMatrixPerElementOperationsNV", "OpExtension \"SPV_NV_cooperative_matrix2\""]
+    {
+        assert!(text.contains(wanted), "no `{wanted}` in:\n{text}");
+    }
+    let count = |text: &str, what: &str| text.matches(what).count();
+    let body = loop_body(&text);
+    // 64x64 of output on four subgroups: 2x2 tiles each, each scaled once per iteration.
+    assert_eq!(count(body, "OpCooperativeMatrixPerElementOpNV"), 4, "{body}");
+    // One function scales: (row, column, element, first row) -> element * factor.
+    assert_eq!(count(&text, "OpFunctionParameter"), 4, "{text}");
+    let plain = flash_loop(false);
+    let plain_body = loop_body(&plain);
+    assert_eq!(count(plain_body, "OpCooperativeMatrixPerElementOpNV"), 0);
+    assert!(!plain.contains("CooperativeMatrixPerElementOperationsNV"));
+    // The stores of accumulator tiles in the loop: the scores' only, where the output is carried.
+    let (stores, plain_stores) =
+        (count(body, "OpCooperativeMatrixStoreKHR"), count(plain_body, "OpCooperativeMatrixStoreKHR"));
+    assert!(stores > 0 && stores < plain_stores, "{stores} stores in the loop, {plain_stores} without");
+}
+
+/// At head dim 128 on eight warps, causal: 128x128 of output, 2x4 tiles a subgroup, each scaled
+/// in place in both loops; the factors' layout conversion is not lowered (nothing reads it). The
+/// carried dots' staging is reserved at their loops' entry, so the loops' other dots (the scores)
+/// are planned beside it: every dot stays on matrices within 48 KiB (planned after them, it
+/// left the scores no room and sent every dot to FMA).
+#[test]
+fn scaled_accumulators_are_carried_past_a_layout_conversion_of_their_factors() {
+    let count = |text: &str, what: &str| text.matches(what).count();
+    let (artifact, text) = emit_flash_artifact(FLASH_LOOP_D128, 8, true);
+    assert_eq!(count(&text, "OpCooperativeMatrixPerElementOpNV"), 2 * 8, "{text}");
+    let body = loop_body(&text);
+    assert_eq!(count(body, "OpCooperativeMatrixPerElementOpNV"), 8, "{body}");
+    let (plain_artifact, plain) = emit_flash_artifact(FLASH_LOOP_D128, 8, false);
+    let products = count(&plain, "OpCooperativeMatrixMulAddKHR");
+    assert!(products > 0);
+    assert_eq!(count(&text, "OpCooperativeMatrixMulAddKHR"), products, "every dot on matrices");
+    assert!(artifact.workgroup_memory_bytes <= 48 * 1024);
+    assert!(plain_artifact.workgroup_memory_bytes <= 48 * 1024);
+    let plain_body = loop_body(&plain);
+    let (stores, plain_stores) =
+        (count(body, "OpCooperativeMatrixStoreKHR"), count(plain_body, "OpCooperativeMatrixStoreKHR"));
+    assert!(stores > 0 && stores < plain_stores, "{stores} stores in the loop, {plain_stores} without");
+}

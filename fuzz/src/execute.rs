@@ -168,7 +168,8 @@ pub fn execute(input: &Input, stages: &Stages) -> Verdict {
 /// A Vulkan device like the H100 under NVIDIA's driver (as `trident devices` lists it): 32-wide
 /// subgroups with subgroup operations, 48 KiB of workgroup memory, 16-bit storage, f32 atomic
 /// add, wide accesses, f16 and bf16 cooperative matrices at 16x16x16, and the workgroup-scope
-/// f16 and bf16 granules of `VK_NV_cooperative_matrix2` with tensor addressing.
+/// f16 and bf16 granules of `VK_NV_cooperative_matrix2` with tensor addressing, and its
+/// per-element operations.
 pub fn matrices_target() -> trident::SpirvTarget {
     use trident_backend_spirv::{MatrixGranule, Storage16Bit, WorkgroupMatrices};
     use trident_midend::ir::DType;
@@ -191,6 +192,7 @@ pub fn matrices_target() -> trident::SpirvTarget {
         cooperative_matrix_f16: true,
         cooperative_matrix_bf16: true,
         workgroup_matrices: Some(WorkgroupMatrices { granules, max_dimension: 1024 }),
+        cooperative_matrix_per_element: true,
     }
 }
 

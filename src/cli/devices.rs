@@ -184,7 +184,7 @@ pub fn print_devices() {
             println!(
                 "        vulkan:{} {} ({}, {}): subgroup size {subgroup}, {} KiB workgroup memory, {} MiB per \
                  binding, passthrough {}, f32 atomic add {}, subgroup operations {}, f16 and 16-bit storage {}, \
-                 VK_NV_cooperative_matrix2 {}, cooperative matrices {}{}",
+                 VK_NV_cooperative_matrix2 {}, per-element matrix operations {}, cooperative matrices {}{}",
                 a.index,
                 a.name,
                 a.device_type,
@@ -209,6 +209,7 @@ pub fn print_devices() {
                         m.reserved_shared_bytes
                     ),
                 },
+                yes_no(a.per_element_matrix_operations),
                 if shapes.is_empty() { "none".to_string() } else { shapes.join(", ") },
                 if a.bfloat16_cooperative_matrices { " (bf16 through VK_KHR_shader_bfloat16)" } else { "" }
             );

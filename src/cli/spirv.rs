@@ -69,6 +69,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             cooperative_matrix_f16: d.cooperative_matrix_f16(),
             cooperative_matrix_bf16: d.cooperative_matrix_bf16(),
             workgroup_matrices: d.workgroup_matrices().cloned(),
+            cooperative_matrix_per_element: d.per_element_matrix_operations(),
         },
         None => SpirvTarget {
             mode: mode.unwrap_or(Mode::Vulkan),
@@ -83,6 +84,7 @@ pub fn target_for(device: Option<&WgpuDevice>, mode: Option<Mode>) -> SpirvTarge
             cooperative_matrix_f16: false,
             cooperative_matrix_bf16: false,
             workgroup_matrices: None,
+            cooperative_matrix_per_element: false,
         },
     }
 }

@@ -109,9 +109,14 @@ pub struct Gemms {
 }
 
 /// The GEMM loops of `func` that run on workgroup matrices, where the device has them: each
-/// carried accumulator `carried` lists (body argument, dot) whose loop has the shape the module
-/// docs give.
-pub fn find(func: &Function, options: &Options, operand: DType, carried: &FxHashMap<Value, IrOp>) -> Gemms {
+/// carried accumulator `carried` lists (body argument, dot), read by its dot directly, whose loop
+/// has the shape the module docs give.
+pub fn find(
+    func: &Function,
+    options: &Options,
+    operand: DType,
+    carried: &FxHashMap<Value, super::carried::Accumulator>,
+) -> Gemms {
     let mut gemms = Gemms::default();
     let Some(offered) = &options.workgroup_matrices else { return gemms };
     if !options.windowed_buffers.is_empty() || options.storage_16bit == Storage16Bit::Words {
@@ -129,7 +134,11 @@ pub fn find(func: &Function, options: &Options, operand: DType, carried: &FxHash
         _ => None,
     };
     let invocations = options.threads_per_warp * options.num_warps;
-    for (&accumulator, &dot) in carried {
+    for (&accumulator, super::carried::Accumulator { dot, scale }) in carried {
+        let dot = *dot;
+        if scale.is_some() {
+            continue;
+        }
         let plan = || -> Option<(WorkgroupMatrix, Vec<(IrOp, Role)>)> {
             let data = body.op(dot);
             let (a, b) = (data.operands[0], data.operands[1]);

@@ -175,6 +175,7 @@ pub fn artifact(source: &str, kernel: &str, spec: &Specialization, target: &Targ
             hasher.text("cooperative_matrix_f16", &target.cooperative_matrix_f16.to_string());
             hasher.text("cooperative_matrix_bf16", &target.cooperative_matrix_bf16.to_string());
             hasher.text("workgroup_matrices", &format!("{:?}", target.workgroup_matrices));
+            hasher.text("cooperative_matrix_per_element", &target.cooperative_matrix_per_element.to_string());
             let windowed: Vec<String> = target.windowed_buffers.iter().map(u32::to_string).collect();
             hasher.text("windowed_buffers", &windowed.join(","));
         }

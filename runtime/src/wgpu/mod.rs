@@ -102,6 +102,8 @@ pub struct AdapterSummary {
     /// The workgroup-scope matrices of `VK_NV_cooperative_matrix2`, where the device has the
     /// extension with its workgroup-scope and flexible-dimension features (`vulkan_extensions.rs`).
     pub workgroup_matrices: Option<WorkgroupMatrices>,
+    /// Per-element operations on cooperative matrices (`VK_NV_cooperative_matrix2`).
+    pub per_element_matrix_operations: bool,
 }
 
 /// The workgroup-scope cooperative matrices of flexible dimensions (`VK_NV_cooperative_matrix2`)
@@ -256,6 +258,7 @@ fn summarize(index: usize, adapter: &wgpu::Adapter) -> AdapterSummary {
         cooperative_matrices: vulkan_extensions::cooperative_matrices(adapter),
         bfloat16_cooperative_matrices: vulkan_extensions::bfloat16_cooperative_matrices(adapter),
         workgroup_matrices: vulkan_extensions::workgroup_matrices(adapter),
+        per_element_matrix_operations: vulkan_extensions::per_element_operations(adapter),
     }
 }
 
@@ -326,6 +329,9 @@ pub struct WgpuDevice {
     /// with its workgroup-scope matrices of flexible dimensions and tensor addressing
     /// ([`WORKGROUP_MATRICES_ENV`]).
     workgroup_matrices: Option<trident_backend_spirv::WorkgroupMatrices>,
+    /// The device was opened with per-element operations on cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_per_element`).
+    per_element_matrix_operations: bool,
     /// Compiled pipelines by a hash of their SPIR-V (words kept to rule out collisions).
     pipelines: RefCell<HashMap<u64, Vec<CachedPipeline>>>,
 }
@@ -485,6 +491,7 @@ impl WgpuDevice {
             bfloat16,
             workgroup_matrices: workgroup.is_some(),
             tensor_addressing: workgroup.is_some_and(|offered| offered.tensor_addressing),
+            per_element_operations: cooperative && summary.per_element_matrix_operations,
         };
         // A device the driver will not create with the extensions added is opened as wgpu opens
         // it, its bf16 dots then on FMA.
@@ -517,6 +524,7 @@ impl WgpuDevice {
             workgroup_matrices: workgroup
                 .filter(|_| additions.workgroup_matrices && additions.tensor_addressing)
                 .map(WorkgroupMatrices::for_backend),
+            per_element_matrix_operations: additions.per_element_operations,
             summary,
             device,
             queue,
@@ -603,6 +611,12 @@ impl WgpuDevice {
     /// the spirv backend takes them.
     pub fn workgroup_matrices(&self) -> Option<&trident_backend_spirv::WorkgroupMatrices> {
         self.workgroup_matrices.as_ref()
+    }
+
+    /// Whether the device runs per-element operations on its cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_per_element`).
+    pub fn per_element_matrix_operations(&self) -> bool {
+        self.per_element_matrix_operations
     }
 
     /// Which 16-bit accesses use the device's 16-bit storage (`STORAGE_16BIT_ENV`).

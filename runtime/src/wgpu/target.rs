@@ -72,6 +72,9 @@ pub struct SpirvTarget {
     /// GEMM loops on workgroup-scope matrices (see
     /// `trident_backend_spirv::Options::workgroup_matrices`); Vulkan dialect only.
     pub workgroup_matrices: Option<trident_backend_spirv::WorkgroupMatrices>,
+    /// Per-element operations on cooperative matrices (see
+    /// `trident_backend_spirv::Options::cooperative_matrix_per_element`); Vulkan dialect only.
+    pub cooperative_matrix_per_element: bool,
 }
 
 impl SpirvTarget {

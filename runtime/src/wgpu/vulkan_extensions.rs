@@ -12,7 +12,9 @@
 //!   through wgpu-hal with the extension and the feature added to what wgpu enables itself.
 //! - **`VK_NV_cooperative_matrix2`'s workgroup-scope matrices of flexible dimensions**: their
 //!   shapes and limits ([`workgroup_matrices`], for `trident devices`), and the extension with its
-//!   workgroup-scope and flexible-dimension features on the device ([`open_device`]).
+//!   workgroup-scope and flexible-dimension features on the device ([`open_device`]); and its
+//!   per-element operations on matrices ([`per_element_operations`]), which the spirv backend
+//!   uses to scale a carried accumulator's rows in place.
 //!
 //! The structures and enum values of `VK_KHR_shader_bfloat16` and `VK_NV_cooperative_matrix2` are
 //! newer than the `ash` release wgpu-hal uses (Vulkan headers 1.3.281), so they are declared here
@@ -147,21 +149,51 @@ struct CooperativeMatrix2Features {
 }
 
 impl CooperativeMatrix2Features {
-    /// The structure to query with (all false), or to enable workgroup scope and flexible
-    /// dimensions with, and tensor addressing where `tensor_addressing`.
-    fn new(enable: bool, tensor_addressing: bool) -> CooperativeMatrix2Features {
+    /// The structure to query with (all false), or to enable what `additions` asks for:
+    /// workgroup scope and flexible dimensions (with tensor addressing where asked), per-element
+    /// operations.
+    fn new(additions: Additions) -> CooperativeMatrix2Features {
+        let workgroup = additions.workgroup_matrices;
         CooperativeMatrix2Features {
             s_type: vk::StructureType::from_raw(COOPERATIVE_MATRIX2_FEATURES_STRUCTURE),
             p_next: std::ptr::null_mut(),
-            workgroup_scope: vk::Bool32::from(enable),
-            flexible_dimensions: vk::Bool32::from(enable),
+            workgroup_scope: vk::Bool32::from(workgroup),
+            flexible_dimensions: vk::Bool32::from(workgroup),
             reductions: vk::FALSE,
             conversions: vk::FALSE,
-            per_element_operations: vk::FALSE,
-            tensor_addressing: vk::Bool32::from(enable && tensor_addressing),
+            per_element_operations: vk::Bool32::from(additions.per_element_operations),
+            tensor_addressing: vk::Bool32::from(workgroup && additions.tensor_addressing),
             block_loads: vk::FALSE,
         }
     }
+
+    /// The adapter's `VK_NV_cooperative_matrix2` features, where it lists the extension.
+    fn of(hal: &wgpu::hal::vulkan::Adapter) -> Option<CooperativeMatrix2Features> {
+        if !has_extension(hal, COOPERATIVE_MATRIX2_EXTENSION) {
+            return None;
+        }
+        let mut features = CooperativeMatrix2Features::new(Additions::default());
+        let mut features2 = vk::PhysicalDeviceFeatures2 {
+            p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
+            ..Default::default()
+        };
+        // SAFETY: the chain is one structure of the layout the extension (which the device
+        // lists) defines, alive for the call; the physical device belongs to this instance.
+        unsafe {
+            hal.shared_instance()
+                .raw_instance()
+                .get_physical_device_features2(hal.raw_physical_device(), &mut features2);
+        }
+        Some(features)
+    }
+}
+
+/// Whether the adapter runs per-element operations on cooperative matrices
+/// (`VK_NV_cooperative_matrix2`'s `cooperativeMatrixPerElementOperations`).
+pub fn per_element_operations(adapter: &wgpu::Adapter) -> bool {
+    // SAFETY: as in `cooperative_matrices`.
+    let Some(hal) = (unsafe { adapter.as_hal::<Vulkan>() }) else { return false };
+    CooperativeMatrix2Features::of(&hal).is_some_and(|features| features.per_element_operations == vk::TRUE)
 }
 
 /// `VkPhysicalDeviceCooperativeMatrix2PropertiesNV`.
@@ -209,7 +241,7 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
     let shared = hal.shared_instance();
     let instance = shared.raw_instance();
     let physical = hal.raw_physical_device();
-    let mut features = CooperativeMatrix2Features::new(false, false);
+    let mut features = CooperativeMatrix2Features::new(Additions::default());
     let mut features2 = vk::PhysicalDeviceFeatures2 {
         p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
         ..Default::default()
@@ -325,6 +357,9 @@ pub struct Additions {
     /// With [`Additions::workgroup_matrices`], its tensor-addressing feature too (loads and
     /// stores of a matrix as a slice of a tensor, the parts outside it clamped).
     pub tensor_addressing: bool,
+    /// `VK_NV_cooperative_matrix2` with its per-element operations (which
+    /// [`per_element_operations`] must have found).
+    pub per_element_operations: bool,
 }
 
 /// Opens the adapter's device as `adapter.request_device(descriptor)` does, with the extensions
@@ -343,7 +378,7 @@ pub fn open_device(
             return Err("not a Vulkan adapter".to_string());
         };
         let mut bfloat16 = Bfloat16Features::new(true);
-        let mut matrices = CooperativeMatrix2Features::new(true, additions.tensor_addressing);
+        let mut matrices = CooperativeMatrix2Features::new(additions);
         let bfloat16_pointer: *mut Bfloat16Features = &mut bfloat16;
         let matrices_pointer: *mut CooperativeMatrix2Features = &mut matrices;
         let add = move |args: wgpu::hal::vulkan::CreateDeviceCallbackArgs<'_, '_, '_>| {
@@ -354,7 +389,7 @@ pub fn open_device(
                 unsafe { (*bfloat16_pointer).p_next = args.create_info.p_next.cast_mut() };
                 args.create_info.p_next = bfloat16_pointer.cast_const().cast();
             }
-            if additions.workgroup_matrices {
+            if additions.workgroup_matrices || additions.per_element_operations {
                 args.extensions.push(COOPERATIVE_MATRIX2_EXTENSION);
                 unsafe { (*matrices_pointer).p_next = args.create_info.p_next.cast_mut() };
                 args.create_info.p_next = matrices_pointer.cast_const().cast();
