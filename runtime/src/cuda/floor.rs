@@ -4,7 +4,11 @@
 //! `kernel[grid](...)` enqueues on torch's default stream. Whatever a launch from Python costs
 //! beyond it is trident's work and the interpreter's; the floor itself varies from machine to
 //! machine (3.1 to 4.3 microseconds on the H100 hosts measured so far), so the two are measured
-//! together.
+//! together. How the driver is called does not move it: on one H100 host, in one process, the
+//! null stream, the per-thread default stream, a created stream (blocking or not),
+//! `cuLaunchKernelEx`, the parameters as one buffer (`extra`) and a kernel without parameters
+//! all took 3.4 to 4.3 microseconds a launch, and 2,000 launches as long each as 200,000 (the
+//! GPU keeps up: the time is the host's).
 
 use std::time::{Duration, Instant};
 
