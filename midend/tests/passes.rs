@@ -386,3 +386,28 @@ fn pipeline_dot_loads_leaves_loops_to_a_backend_that_loads_operands_whole() {
     assert!(pipelined(false), "the loop is not pipelined for a Vulkan target at all");
     assert!(!pipelined(true));
 }
+
+/// Flash attention's loop (the corpus' `flash_attn.py` at head dim 128, 128x64 blocks, eight
+/// warps: `trident compile --emit ttir`) on a Vulkan target of 32-wide warps: its accumulators
+/// (the scores and the output) and K and V copied an iteration ahead would just fit the register
+/// budget, but Q and P, live beside them, do not, so its loads stay where they are. The same
+/// loop on eight 64-wide warps (half the registers a thread) is pipelined. (A GEMM's loop, whose
+/// operands are all loaded, is pipelined on Vulkan: `pipeline_dot_loads_leaves_loops_to_a_backend_
+/// that_loads_operands_whole`.)
+#[test]
+fn pipeline_dot_loads_counts_the_operands_a_loop_holds_beside_the_copies() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pipelines/flash_attention_d128.ttir");
+    let ttir = std::fs::read_to_string(path).unwrap();
+    let carried = |threads_per_warp: u32| {
+        let mut module = parse_module(&ttir).expect("parses");
+        let target = trident_midend::target::Target { num_warps: 8, ..vulkan(threads_per_warp, 48, 3) };
+        let options = PipelineOptions { stop_after: Some("pipeline-dot-loads".into()), ..Default::default() };
+        trident_midend::pipeline::run_ttgir(&mut module, &target, &options).expect("the pipeline runs");
+        let printed = print_module(&module);
+        let line = printed.lines().find(|line| line.contains("scf.for")).expect("the loop").to_string();
+        line.split(" = scf.for").next().unwrap().split(", ").count()
+    };
+    // acc, l_i, m_i; with K and V for the next iteration, five.
+    assert_eq!(carried(32), 3);
+    assert_eq!(carried(64), 5);
+}
