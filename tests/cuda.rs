@@ -551,6 +551,24 @@ fn attention_heads_flags(heads: usize) -> Vec<String> {
     flags
 }
 
+/// Attention over descriptors made per program (`attention_head_views_kernel`) compiles for
+/// sm_90a warp-specialized but not persistent (no grid parameters).
+#[test]
+fn attention_over_per_program_descriptors_is_not_persistent() {
+    let mut args: Vec<String> = vec!["compile".into()];
+    args.extend(attention_descriptors_flags("attention_head_views_kernel", 128));
+    args.extend(["--arg=HEADS=300".into(), "--grid=1,300".into()]);
+    for name in ["q_ptr", "k_ptr", "v_ptr", "o_ptr"] {
+        args.extend(["--arg".into(), format!("{name}=*fp16")]);
+    }
+    args.extend(["--emit", "ptx", "--target", "sm_90a"].map(String::from));
+    let output = trident_with(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ptx = stdout(&output);
+    assert!(ptx.contains("$L_ws_producer:"), "not warp-specialized");
+    assert!(!ptx.contains("param_grid_x"), "persistent");
+}
+
 /// Attention over more programs than an H100 has SMs compiles for sm_90a to a persistent kernel:
 /// it takes the program grid as parameters, and its producer copies each program's Q into a
 /// shared-memory tile beside the K and V rings.
@@ -585,6 +603,19 @@ fn persistent_attention_agrees_with_interp_on_the_gpu() {
     let heads = 300;
     let test = "persistent_attention_agrees_with_interp_on_the_gpu";
     attention_agrees(test, attention_heads_flags(heads), heads * 128, 6);
+}
+
+/// Attention over descriptors made per head (`attention_head_views_kernel`, 300 programs) agrees
+/// with interp on the GPU. The descriptors depend on the program, so the kernel is not made
+/// persistent: its producer would have had to make them alone (a CTA-wide barrier it waits at
+/// forever), and it once copied Q through the consumers' descriptor (an internal compiler error).
+#[test]
+fn attention_over_per_head_descriptors_agrees_with_interp_on_the_gpu() {
+    let heads = 300;
+    let test = "attention_over_per_head_descriptors_agrees_with_interp_on_the_gpu";
+    let mut flags = attention_descriptors_flags("attention_head_views_kernel", 128);
+    flags.extend([format!("--arg=HEADS={heads}"), format!("--grid=1,{heads}")]);
+    attention_agrees(test, flags, heads * 128, 12);
 }
 
 /// tests/kernels/descriptor_matmul.py's warp-specialized GEMM over 320 programs (a persistent

@@ -1,5 +1,6 @@
 # compile: --kernel attention_descriptors_kernel --num-warps 8 --num-stages 3 --const HEAD_DIM=128 --const BLOCK_M=128 --const BLOCK_N=64 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg qk_scale=0.1275 --arg N_CTX=1024
 # compile: --kernel attention_heads_kernel --num-warps 8 --num-stages 3 --const HEAD_DIM=128 --const BLOCK_M=128 --const BLOCK_N=64 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg qk_scale=0.1275 --arg HEADS=300 --arg N_CTX=128
+# compile: --kernel attention_head_views_kernel --num-warps 8 --num-stages 3 --const HEAD_DIM=128 --const BLOCK_M=128 --const BLOCK_N=64 --arg q_ptr=*fp16 --arg k_ptr=*fp16 --arg v_ptr=*fp16 --arg o_ptr=*fp16 --arg qk_scale=0.1275 --arg HEADS=300 --arg N_CTX=128
 """Attention whose K and V tiles come through tensor descriptors, with no loop hint: on sm_90a
 trident warp-specializes its loop unasked (attention's chain of warpgroup dots, rings that leave
 room for one program per SM): a producer warpgroup issues the TMA copies of K and V while the
@@ -22,6 +23,18 @@ def attention_heads_kernel(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS, N_CTX,
     HEADS). More programs than an H100 has SMs: on sm_90a the kernel runs persistent, each CTA
     walking several (query block, head) programs."""
     _attend_head(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS * N_CTX, tl.program_id(1) * N_CTX, N_CTX,
+                 HEAD_DIM, BLOCK_M, BLOCK_N)
+
+
+@triton.jit
+def attention_head_views_kernel(q_ptr, k_ptr, v_ptr, o_ptr, qk_scale, HEADS, N_CTX,
+                                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """`attention_heads_kernel` with descriptors over one head each (based at the head's first
+    row, N_CTX rows long). They depend on the program, and a descriptor is made by the whole CTA,
+    so on sm_90a the kernel stays one program per CTA (warp-specialized, not persistent: a
+    persistent producer would have to make each program's descriptors alone)."""
+    head = tl.program_id(1).to(tl.int64) * N_CTX * HEAD_DIM
+    _attend_head(q_ptr + head, k_ptr + head, v_ptr + head, o_ptr + head, qk_scale, N_CTX, 0, N_CTX,
                  HEAD_DIM, BLOCK_M, BLOCK_N)
 
 

@@ -106,7 +106,9 @@ struct Shape {
 }
 
 /// Whether the moving ops behind `values` are all pure scalar ops (the producer can compute
-/// them again).
+/// them again). A tensor descriptor is not one: made per program, it is a tensor map written
+/// by the whole CTA (the producer alone would wait for the consumers at its barrier forever),
+/// so a kernel whose descriptors depend on the program keeps one program per CTA.
 fn clonable(body: &Body, moving: &HashSet<Op>, values: &[Value]) -> bool {
     let mut stack = values.to_vec();
     let mut seen = HashSet::new();
@@ -116,7 +118,7 @@ fn clonable(body: &Body, moving: &HashSet<Op>, values: &[Value]) -> bool {
             continue;
         }
         let data = body.op(op);
-        let scalar = data.results.iter().all(|&r| !body.ty(r).is_tensor());
+        let scalar = data.results.iter().all(|&r| !body.ty(r).is_tensor() && !body.ty(r).is_desc());
         if data.opcode.info().effect != Effect::Pure || !data.regions.is_empty() || !scalar {
             return false;
         }
@@ -185,10 +187,11 @@ impl Shape {
             moved_values.extend(data.results.iter().copied());
         }
         // The producer computes again what it and the staged tiles' copies (which move to it) read
-        // of the moving ops: pure scalars only, from before the partition.
+        // of the moving ops (their descriptors, which may depend on the program, and offsets):
+        // pure scalars only, from before the partition.
         let [default, producer] = body.op(spec.ws).regions[..] else { return None };
         let offsets: Vec<Value> =
-            spec.staged.iter().flat_map(|t| body.op(t.copy).operands[4..].to_vec()).collect();
+            spec.staged.iter().flat_map(|t| body.op(t.copy).operands[3..].to_vec()).collect();
         let in_consumers = |v: Value| {
             body.def_op(v).is_some_and(|d| body.ancestor_in(default, d).is_some())
                 || body.blocks[default].args.contains(&v)
@@ -290,8 +293,8 @@ fn walk_producer(body: &mut Body, spec: &Specialized, shape: &Shape, walk: &Walk
             b.op(Opcode::WaitBarrier, vec![free, zero, flipped], &[], Attrs::new());
             let data = b.body.op(staged.copy).clone();
             let always = b.const_int(DType::I1, 1);
-            let mut operands = vec![data.operands[0], zero, always, data.operands[3]];
-            operands.extend(data.operands[4..].iter().map(|v| renamed.get(v).copied().unwrap_or(*v)));
+            let mut operands = vec![data.operands[0], zero, always];
+            operands.extend(data.operands[3..].iter().map(|v| renamed.get(v).copied().unwrap_or(*v)));
             b.op(Opcode::AsyncTmaCopyGlobalToLocal, operands, &[], Attrs::new());
             next_phases.push(flipped);
         }
