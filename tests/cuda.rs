@@ -744,3 +744,42 @@ fn masked_device_assert_on_interp() {
     assert!(!failed.status.success());
     assert!(stderr(&failed).contains("x is small"), "{}", stderr(&failed));
 }
+
+/// A kernel that never ends (it waits for a flag nothing sets) is stopped by the launch's
+/// deadline: `trident run` reports the timeout and exits, rather than hanging in the release of
+/// memory and modules the kernel still runs on (which waits for the GPU).
+#[test]
+fn a_kernel_past_its_deadline_is_reported_and_the_process_exits() {
+    use trident_midend::ir::DType;
+    let test = "a_kernel_past_its_deadline_is_reported_and_the_process_exits";
+    if !require_gpu(test) {
+        return;
+    }
+    let dir = scratch_dir(test);
+    let kernel = dir.join("spin.py");
+    let source =
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef spin_kernel(flag_ptr):\n    \
+                  while tl.load(flag_ptr, volatile=True) == 0:\n        pass\n";
+    std::fs::write(&kernel, source).unwrap();
+    let flag = write_npy(&dir, "flag_ptr", DType::I32, vec![0; 4]);
+    let started = std::time::Instant::now();
+    let output = trident_with_env(
+        &[
+            "run",
+            kernel.to_str().unwrap(),
+            "--kernel",
+            "spin_kernel",
+            "--backend",
+            "nvptx",
+            "--grid",
+            "1",
+            "--arg",
+            &flag,
+        ],
+        &[("TRIDENT_CUDA_TIMEOUT", "2")],
+    );
+    let elapsed = started.elapsed();
+    assert!(!output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("did not finish within 2 s"), "{}", stderr(&output));
+    assert!(elapsed < std::time::Duration::from_secs(60), "took {elapsed:?}");
+}

@@ -10,15 +10,35 @@
 //! allocation; never managed memory), [`Module`] and [`Event`]. Each holds an `Rc<Context>`, so
 //! the context outlives everything created in it; each makes the context current before it
 //! touches the driver, so the types work whatever thread last used the driver.
+//!
+//! A kernel left running past its deadline (an endless loop, a deadlock) keeps the GPU busy, and
+//! freeing memory, unloading a module or releasing the context waits for the GPU: once
+//! [`abandon_running_work`] has been called, the handles' drops leave their resources to the
+//! process's exit instead, so that the timeout reaches the user rather than a hang.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cudarc::driver::sys;
 
 use super::DeviceInfo;
 
 pub use sys::CUresult;
+
+/// Set once a launch ran past its deadline: see the module docs.
+static ABANDONED: AtomicBool = AtomicBool::new(false);
+
+/// Leaves every handle dropped from now on to the process's exit (a kernel still runs that
+/// their release would wait for).
+pub fn abandon_running_work() {
+    ABANDONED.store(true, Ordering::Relaxed);
+}
+
+/// Whether a drop may release its handle (no kernel was abandoned).
+fn may_release() -> bool {
+    !ABANDONED.load(Ordering::Relaxed)
+}
 
 /// A failed driver call: which call, and the driver's code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,8 +216,10 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: balances the retain in `Context::retain`. Errors cannot be reported from drop.
-        let _ = unsafe { sys::cuDevicePrimaryCtxRelease_v2(self.device) };
+        if may_release() {
+            // SAFETY: balances the retain in `Context::retain`. Errors cannot be reported from drop.
+            let _ = unsafe { sys::cuDevicePrimaryCtxRelease_v2(self.device) };
+        }
     }
 }
 
@@ -269,7 +291,7 @@ impl Memory {
 
 impl Drop for Memory {
     fn drop(&mut self) {
-        if self.context.make_current().is_ok() {
+        if may_release() && self.context.make_current().is_ok() {
             // SAFETY: the pointer came from cuMemAlloc in this context and is freed once.
             let _ = unsafe { sys::cuMemFree_v2(self.pointer) };
         }
@@ -345,7 +367,7 @@ impl Module {
 
 impl Drop for Module {
     fn drop(&mut self) {
-        if self.context.make_current().is_ok() {
+        if may_release() && self.context.make_current().is_ok() {
             // SAFETY: the module was loaded in this context and is unloaded once.
             let _ = unsafe { sys::cuModuleUnload(self.module) };
         }
@@ -581,7 +603,7 @@ impl Event {
 
 impl Drop for Event {
     fn drop(&mut self) {
-        if self.context.make_current().is_ok() {
+        if may_release() && self.context.make_current().is_ok() {
             // SAFETY: the event was created in this context and is destroyed once.
             let _ = unsafe { sys::cuEventDestroy_v2(self.event) };
         }

@@ -660,6 +660,8 @@ impl CudaDevice {
                 Err(error) => return Err(fault(kernel, error)),
             }
             if started.elapsed() > timeout {
+                // The kernel still runs: releasing anything would wait for it.
+                driver::abandon_running_work();
                 return Err(CudaError::new(
                     ErrorKind::Timeout,
                     format!(
