@@ -551,20 +551,27 @@ fn attention_heads_flags(heads: usize) -> Vec<String> {
     flags
 }
 
-/// Attention over descriptors made per program (`attention_head_views_kernel`) compiles for
-/// sm_90a warp-specialized but not persistent (no grid parameters).
-#[test]
-fn attention_over_per_program_descriptors_is_not_persistent() {
+/// The sm_90a PTX of an attention kernel of tests/kernels/attention_descriptors.py (`flags`),
+/// its four tensors f16 pointers.
+fn attention_ptx_for_sm_90a(flags: Vec<String>) -> String {
     let mut args: Vec<String> = vec!["compile".into()];
-    args.extend(attention_descriptors_flags("attention_head_views_kernel", 128));
-    args.extend(["--arg=HEADS=300".into(), "--grid=1,300".into()]);
+    args.extend(flags);
     for name in ["q_ptr", "k_ptr", "v_ptr", "o_ptr"] {
         args.extend(["--arg".into(), format!("{name}=*fp16")]);
     }
     args.extend(["--emit", "ptx", "--target", "sm_90a"].map(String::from));
     let output = trident_with(&args);
     assert!(output.status.success(), "{}", stderr(&output));
-    let ptx = stdout(&output);
+    stdout(&output)
+}
+
+/// Attention over descriptors made per program (`attention_head_views_kernel`) compiles for
+/// sm_90a warp-specialized but not persistent (no grid parameters).
+#[test]
+fn attention_over_per_program_descriptors_is_not_persistent() {
+    let mut flags = attention_descriptors_flags("attention_head_views_kernel", 128);
+    flags.extend(["--arg=HEADS=300".into(), "--grid=1,300".into()]);
+    let ptx = attention_ptx_for_sm_90a(flags);
     assert!(ptx.contains("$L_ws_producer:"), "not warp-specialized");
     assert!(!ptx.contains("param_grid_x"), "persistent");
 }
@@ -574,15 +581,7 @@ fn attention_over_per_program_descriptors_is_not_persistent() {
 /// shared-memory tile beside the K and V rings.
 #[test]
 fn attention_over_many_programs_compiles_persistent() {
-    let mut args: Vec<String> = vec!["compile".into()];
-    args.extend(attention_heads_flags(300));
-    for name in ["q_ptr", "k_ptr", "v_ptr", "o_ptr"] {
-        args.extend(["--arg".into(), format!("{name}=*fp16")]);
-    }
-    args.extend(["--emit", "ptx", "--target", "sm_90a"].map(String::from));
-    let output = trident_with(&args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let ptx = stdout(&output);
+    let ptx = attention_ptx_for_sm_90a(attention_heads_flags(300));
     for axis in ["x", "y", "z"] {
         let param = format!(".param .u32 attention_heads_kernel_param_grid_{axis}");
         assert!(ptx.contains(&param), "the PTX lacks {param}");

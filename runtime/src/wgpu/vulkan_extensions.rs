@@ -173,18 +173,26 @@ impl CooperativeMatrix2Features {
             return None;
         }
         let mut features = CooperativeMatrix2Features::new(Additions::default());
-        let mut features2 = vk::PhysicalDeviceFeatures2 {
-            p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
-            ..Default::default()
-        };
-        // SAFETY: the chain is one structure of the layout the extension (which the device
-        // lists) defines, alive for the call; the physical device belongs to this instance.
-        unsafe {
-            hal.shared_instance()
-                .raw_instance()
-                .get_physical_device_features2(hal.raw_physical_device(), &mut features2);
-        }
+        // SAFETY: the structure is the extension's feature structure, and the adapter lists it.
+        unsafe { read_features(hal, &mut features) };
         Some(features)
+    }
+}
+
+/// Fills `structure` through `vkGetPhysicalDeviceFeatures2`, chained alone.
+///
+/// # Safety
+/// `T` is a Vulkan feature structure (`sType` and `pNext` first, `pNext` null) of an extension
+/// the adapter lists.
+unsafe fn read_features<T>(hal: &wgpu::hal::vulkan::Adapter, structure: &mut T) {
+    let mut features =
+        vk::PhysicalDeviceFeatures2 { p_next: (structure as *mut T).cast(), ..Default::default() };
+    // SAFETY: the chain is one structure the caller vouches for, alive for the call; the physical
+    // device belongs to this instance.
+    unsafe {
+        hal.shared_instance()
+            .raw_instance()
+            .get_physical_device_features2(hal.raw_physical_device(), &mut features);
     }
 }
 
@@ -235,17 +243,10 @@ type GetFlexibleDimensions =
 pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> {
     // SAFETY: as in `cooperative_matrices`.
     let hal = unsafe { adapter.as_hal::<Vulkan>() }?;
-    if !has_extension(&hal, COOPERATIVE_MATRIX2_EXTENSION) {
-        return None;
-    }
+    let features = CooperativeMatrix2Features::of(&hal)?;
     let shared = hal.shared_instance();
     let instance = shared.raw_instance();
     let physical = hal.raw_physical_device();
-    let mut features = CooperativeMatrix2Features::new(Additions::default());
-    let mut features2 = vk::PhysicalDeviceFeatures2 {
-        p_next: (&mut features as *mut CooperativeMatrix2Features).cast(),
-        ..Default::default()
-    };
     let mut properties = CooperativeMatrix2Properties {
         s_type: vk::StructureType::from_raw(COOPERATIVE_MATRIX2_PROPERTIES_STRUCTURE),
         p_next: std::ptr::null_mut(),
@@ -257,12 +258,9 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
         p_next: (&mut properties as *mut CooperativeMatrix2Properties).cast(),
         ..Default::default()
     };
-    // SAFETY: each chain is one structure of the layout the extension (which the device lists)
+    // SAFETY: the chain is one structure of the layout the extension (which the device lists)
     // defines, alive for the call; the physical device belongs to this instance.
-    unsafe {
-        instance.get_physical_device_features2(physical, &mut features2);
-        instance.get_physical_device_properties2(physical, &mut properties2);
-    }
+    unsafe { instance.get_physical_device_properties2(physical, &mut properties2) };
     if features.workgroup_scope != vk::TRUE || features.flexible_dimensions != vk::TRUE {
         return None;
     }
@@ -331,17 +329,8 @@ pub fn bfloat16_cooperative_matrices(adapter: &wgpu::Adapter) -> bool {
         return false;
     }
     let mut bfloat16 = Bfloat16Features::new(false);
-    let mut features = vk::PhysicalDeviceFeatures2 {
-        p_next: (&mut bfloat16 as *mut Bfloat16Features).cast(),
-        ..Default::default()
-    };
-    // SAFETY: the chain is one structure of the layout the extension (which the device lists)
-    // defines, alive for the call; the physical device belongs to this instance.
-    unsafe {
-        hal.shared_instance()
-            .raw_instance()
-            .get_physical_device_features2(hal.raw_physical_device(), &mut features);
-    }
+    // SAFETY: the structure is the extension's feature structure, and the adapter lists it.
+    unsafe { read_features(&hal, &mut bfloat16) };
     bfloat16.shader_bfloat16_type == vk::TRUE && bfloat16.shader_bfloat16_cooperative_matrix == vk::TRUE
 }
 
