@@ -351,19 +351,17 @@ fn subgroup_origin(e: &mut Emitter, staging: Staging, carried: Carried) -> (Reg,
 
 /// Lowers `op` where it is the [`RowScale`] of an accumulator carried in matrices: the factors
 /// go to the accumulator stage (element `r` for row `r`: the stage is idle between dots, and
-/// adds no workgroup memory where the kernel has the least to spare), and each of the
-/// subgroup's matrices is
-/// multiplied by them in a per-element operation (`OpCooperativeMatrixPerElementOpNV`, the
-/// function given the tile's first row); no accumulator element moves. `Ok(false)` for every
-/// other op, and for a scaling whose accumulator stayed in registers (no plan at the loop's
-/// entry: it is then an `arith.mulf` like any other).
+/// using it adds no workgroup memory where the kernel has the least to spare), and each of the
+/// subgroup's matrices is multiplied by them in a per-element operation
+/// (`OpCooperativeMatrixPerElementOpNV`, the function given the tile's first row); no
+/// accumulator element moves. The ops spreading the factors are lowered to nothing. `Ok(false)`
+/// for every other op, and for a scaling whose accumulator stayed in registers (no plan at the
+/// loop's entry: its ops are then lowered as any others).
 pub fn scale(e: &mut Emitter, op: IrOp) -> EResult<bool> {
     // `carried_scales` maps the product to (accumulator, Some(factors)), and each op spreading
     // the factors to (accumulator, None).
     let Some(&(acc, scaling)) = e.carried_scales.get(&op) else { return Ok(false) };
-    let carried_in_matrices =
-        |e: &Emitter| e.get(acc).is_ok_and(|r| r.iter().all(|r| r.class == Class::Matrix));
-    if !carried_in_matrices(e) {
+    if !e.get(acc).is_ok_and(|regs| regs.iter().all(|r| r.class == Class::Matrix)) {
         return Ok(false);
     }
     let Some(rows) = scaling else {
