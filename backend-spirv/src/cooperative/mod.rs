@@ -40,7 +40,8 @@
 //! A dot whose loop carries its accumulator, and nothing else in the loop reads it (a GEMM's K
 //! loop), keeps the accumulator in the subgroups' matrices from the loop's entry to its exit
 //! instead of staging it at every dot ([`carried`]; H100, NVIDIA's Vulkan: the corpus' fp16
-//! 4096^3 matmul 20.0 -> 98.2 TFLOP/s).
+//! 4096^3 matmul 20.0 -> 98.2 TFLOP/s); so does one that the loop only scales by rows before
+//! the dot (flash attention's output), where the device has per-element operations on matrices.
 //!
 //! One kernel's cooperative dots share their staging arrays, so they share one operand type
 //! ([`operand_type`]): a kernel with f16 and bf16 dots runs its bf16 ones on FMA.
