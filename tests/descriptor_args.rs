@@ -57,9 +57,11 @@ fn a_descriptor_argument_is_its_base_shape_and_strides() {
     let text = trident_midend::ir::printer::print_module(&module);
     assert_eq!(text.matches("tt.make_tensor_descriptor").count(), 2, "{text}");
     for (name, field) in descriptor_fields("in_desc", 2) {
-        let expected = if field == DescriptorField::Base { None } else { Some(("in_desc", field)) };
-        assert_eq!(descriptor_field(&name), expected);
+        assert_eq!(descriptor_field(&name), ("in_desc", field));
     }
+    // Any other parameter is its own argument, dotted or not.
+    assert_eq!(descriptor_field("n"), ("n", DescriptorField::Base));
+    assert_eq!(descriptor_field("in_desc.block0"), ("in_desc.block0", DescriptorField::Base));
 }
 
 #[test]
@@ -71,7 +73,7 @@ fn descriptor_arguments_run_on_the_interpreter() {
         vec![Buffer::zeros("in", DType::F32, rows * cols), Buffer::zeros("out", DType::F32, rows * cols)];
     buffers[0].bytes = input.iter().flat_map(|v| v.to_le_bytes()).collect();
     let bind = |name: &str| -> Option<ArgValue> {
-        let (param, field) = descriptor_field(name).unwrap_or((name, DescriptorField::Base));
+        let (param, field) = descriptor_field(name);
         let buffer = if param == "in_desc" { 0 } else { 1 };
         Some(match field {
             DescriptorField::Base => ArgValue::Buffer(buffer),

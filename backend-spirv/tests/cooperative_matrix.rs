@@ -345,16 +345,8 @@ fn emit_flash_artifact(
     num_warps: u32,
     per_element: bool,
 ) -> (trident_backend_spirv::Artifact, String) {
-    let options = Options {
-        mode: Mode::Vulkan,
-        num_warps,
-        threads_per_warp: 32,
-        subgroup_size: 32,
-        workgroup_memory_limit: 48 * 1024,
-        cooperative_matrix_f16: true,
-        cooperative_matrix_per_element: per_element,
-        ..Options::default()
-    };
+    let options =
+        Options { num_warps, cooperative_matrix_per_element: per_element, ..options(true, 48 * 1024) };
     let (artifact, text) = common::lower(ttir, &options);
     spirv_val("flash loop", &artifact.words);
     (artifact, text)

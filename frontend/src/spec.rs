@@ -57,15 +57,17 @@ pub fn descriptor_fields(param: &str, rank: usize) -> Vec<(String, DescriptorFie
     fields
 }
 
-/// Which descriptor argument and field a compiled parameter name of [`descriptor_fields`] is;
-/// `None` for other names (a descriptor's base is named as its argument, so it reads as that).
-pub fn descriptor_field(name: &str) -> Option<(&str, DescriptorField)> {
-    let (param, field) = name.rsplit_once('.')?;
+/// The argument a compiled parameter named `name` comes from, and which part of it: a field of a
+/// descriptor argument ([`descriptor_fields`]), else the argument `name` itself (`Base`: a
+/// descriptor's base is named as its argument, and so is every other parameter).
+pub fn descriptor_field(name: &str) -> (&str, DescriptorField) {
+    let Some((param, field)) = name.rsplit_once('.') else { return (name, DescriptorField::Base) };
     let index = |prefix: &str| field.strip_prefix(prefix)?.parse::<usize>().ok();
-    if let Some(i) = index("shape") {
-        return Some((param, DescriptorField::Shape(i)));
+    match (index("shape"), index("stride")) {
+        (Some(i), _) => (param, DescriptorField::Shape(i)),
+        (_, Some(i)) => (param, DescriptorField::Stride(i)),
+        _ => (name, DescriptorField::Base),
     }
-    index("stride").map(|i| (param, DescriptorField::Stride(i)))
 }
 
 /// A constexpr value given on the command line or through the API.

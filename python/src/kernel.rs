@@ -34,7 +34,7 @@ use trident::cli::inputs::{self, Front, Inputs};
 use trident::cli::signature::{self, Param};
 use trident::cli::{autotune, devices, run};
 use trident::{ArgSpec, PipelineOptions, Specialization};
-use trident_frontend::{Decorations, DescriptorField};
+use trident_frontend::Decorations;
 use trident_midend::ir::DType;
 use trident_runtime::cache::Cache;
 use trident_runtime::{Buffer, Grid};
@@ -643,8 +643,7 @@ fn prepare(
     let mut bound = Vec::with_capacity(kernel.arg_names.len());
     for name in &kernel.arg_names {
         // A parameter of the Python function, or a field of a descriptor argument.
-        let (param, field) =
-            trident_frontend::descriptor_field(name).unwrap_or((name.as_str(), DescriptorField::Base));
+        let (param, field) = trident_frontend::descriptor_field(name);
         let index = python_params.iter().position(|p| p.name == param).ok_or_else(|| {
             CliError::Internal(format!(
                 "internal compiler error: the compiled {} takes `{name}`, which is not a parameter",

@@ -174,8 +174,7 @@ impl Launch {
     /// The runtime value bound to a compiled kernel parameter.
     pub fn arg_value(&self, name: &str) -> Option<ArgValue> {
         // A descriptor argument's fields are parameters of their own (`descriptor_fields`).
-        let (param, field) =
-            trident_frontend::descriptor_field(name).unwrap_or((name, DescriptorField::Base));
+        let (param, field) = trident_frontend::descriptor_field(name);
         let binding = self.bindings.iter().find(|(n, _)| n == param).map(|(_, b)| b)?;
         match (binding, field) {
             (Binding::Buffer(index) | Binding::Descriptor { buffer: index, .. }, DescriptorField::Base) => {
