@@ -18,10 +18,10 @@ pub struct Target {
     /// Software-pipelining depth (Triton's `num_stages`): from 2 on, the loads feeding dots are
     /// issued an iteration ahead (`pipeline-dot-loads`).
     pub num_stages: u32,
-    /// The backend loads the operands of a GEMM loop's dot whole, straight from memory into
-    /// matrices (the spirv backend on workgroup-scope cooperative matrices, where the driver
-    /// stages them itself): `pipeline-dot-loads` then leaves the loops of this target alone, as
-    /// operands loaded an iteration ahead into registers could not be.
+    /// The backend may load the operands of a GEMM loop's f16 or bf16 dot (into f32) whole,
+    /// straight from memory into matrices (the spirv backend on workgroup-scope cooperative
+    /// matrices, where the driver stages them itself): `pipeline-dot-loads` then leaves the loops
+    /// with such dots alone, as operands loaded an iteration ahead into registers could not be.
     pub loads_dot_operands_whole: bool,
 }
 

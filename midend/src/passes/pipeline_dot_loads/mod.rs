@@ -129,7 +129,8 @@
 //! The depth is the loop's own `tt.num_stages` (`tl.range(..., num_stages=N)`) where it has one,
 //! else the kernel's `num_stages`; under 2 the loop is left alone. A target whose backend loads
 //! dot operands whole ([`Target::loads_dot_operands_whole`]: Vulkan devices with workgroup-scope
-//! matrices, whose driver stages them) has no loop pipelined.
+//! matrices, whose driver stages them) has no loop pipelined whose dots it may load so (f16 or
+//! bf16 operands into f32); its other loops (fp32 FMA dots) are.
 //!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
@@ -154,6 +155,20 @@ pub mod warp_specialize;
 /// against 240 without, while a 128x128x32 tf32 tile (64 + 2 x 32) went from 84 to 101.
 const REGISTER_BUDGET: u64 = 160;
 
+/// Whether loop `lp`'s body has a dot that the backend of a [`Target::loads_dot_operands_whole`]
+/// target may load whole: f16 or bf16 operands into an f32 accumulator.
+fn has_whole_operand_dot(body: &Body, lp: Op) -> bool {
+    let region = body.op(lp).regions[0];
+    body.walk(region).into_iter().any(|op| {
+        let data = body.op(op);
+        let sixteen = |v: Value| matches!(body.ty(v).dtype(), DType::F16 | DType::BF16);
+        body.opcode(op).is_dot()
+            && sixteen(data.operands[0])
+            && sixteen(data.operands[1])
+            && body.ty(data.results[0]).dtype() == DType::F32
+    })
+}
+
 /// Shared memory the rings leave to the other ops of a pipelined loop (dot staging of operands
 /// in registers, reductions, layout conversions).
 const SCRATCH_RESERVE: u64 = 64 * 1024;
@@ -161,9 +176,6 @@ const SCRATCH_RESERVE: u64 = 64 * 1024;
 /// Pipelines the dot operand loads of every `scf.for` whose depth is at least 2: the loop's
 /// own `tt.num_stages` (`tl.range(..., num_stages=N)`), else `target.num_stages`.
 pub fn run(module: &mut Module, target: &Target) {
-    if target.loads_dot_operands_whole {
-        return;
-    }
     for function in &mut module.functions {
         let body = &mut function.body;
         let loops: Vec<Op> =
@@ -174,6 +186,9 @@ pub fn run(module: &mut Module, target: &Target) {
         let mut plans: Vec<(Op, Target, LoopPlan)> = loops
             .into_iter()
             .filter_map(|lp| {
+                if target.loads_dot_operands_whole && has_whole_operand_dot(body, lp) {
+                    return None;
+                }
                 let stages = loop_stages(body, lp, target);
                 // A warp-specialized loop leaves shared memory to the warp groups' hand-over.
                 let handover = if body.op(lp).attrs.bool("tt.warp_specialize") == Some(true) {
