@@ -8,7 +8,7 @@
 //! Yielded values are SSA values, so storing them in order is already a parallel copy. A
 //! pointer keeps its base argument through a variable; yields that disagree on it are refused.
 
-use rspirv::spirv::{Op, Word};
+use rspirv::spirv::{self, Op, Word};
 use trident_midend::codegen::control::{bind, condition, yielded, ForOp, IfOp, WhileOp};
 use trident_midend::codegen::{Isa, LowerControl};
 use trident_midend::ir::Value;
@@ -100,41 +100,27 @@ impl Slots {
 
 impl<'a> LowerControl<'a> for Emitter<'a> {
     fn scf_for(e: &mut Self, op: ForOp<Reg>) -> EResult<()> {
-        let ForOp { lower: lb, upper: ub, step, iv_type, mut inits, body, args, results } = op;
-        let unsigned = iv_type.is_unsigned_int();
+        let ForOp { lower, upper, step, iv_type, mut inits, body, args, results } = op;
+        let bounds = Bounds { lower, upper, step, unsigned: iv_type.is_unsigned_int() };
         // Accumulators the loop carries in cooperative matrices: converted here, and back at
         // the exit.
         let mut in_matrices = Vec::new();
+        let mut workgroup_gemm = false;
         for (position, &arg) in args[1..].iter().enumerate() {
             // A GEMM's accumulator on a workgroup matrix stays one to its store.
             if workgroup::enter(e, arg, &mut inits[position])? {
+                workgroup_gemm = true;
                 continue;
             }
             if let Some(plan) = carried::enter(e, arg, &mut inits[position])? {
                 in_matrices.push((position, plan));
             }
         }
-        let mut carried = Slots::new(e, &args[1..], Some(&inits))?;
-        carried.store(e, &inits)?;
-        let iv_var = e.s.var(lb.class);
-        e.s.store(iv_var, lb.id);
-
-        let labels = e.s.begin_loop();
-        let iv = e.s.load(lb.class, iv_var);
-        let go = e.s.op(if unsigned { Op::ULessThan } else { Op::SLessThan }, Class::Bool, &[iv, ub]);
-        e.s.loop_test(&labels, go);
-        e.set(args[0], vec![iv]);
-        let current = carried.load(e)?;
-        bind(e, &args[1..], current);
-        e.block(body)?;
-        let next = yielded(e, body, 0)?;
-        carried.store(e, &next)?;
-        e.s.end_loop(&labels, |s| {
-            let iv = s.load(lb.class, iv_var);
-            let next = s.op(Op::IAdd, lb.class, &[iv, step]);
-            s.store(iv_var, next.id);
-        });
-        let mut out = carried.load(e)?;
+        let mut out = if workgroup_gemm && in_matrices.is_empty() {
+            versioned_gemm(e, bounds, &inits, body, &args)?
+        } else {
+            emit_loop(e, bounds, Form::Stepped, &inits, body, &args)?
+        };
         for (position, plan) in in_matrices {
             let layout = e.layout(results[position])?;
             out[position] = carried::leave(e, plan, &out[position], &layout);
@@ -184,4 +170,130 @@ impl<'a> LowerControl<'a> for Emitter<'a> {
         bind(e, &results, out);
         Ok(())
     }
+}
+
+/// An `scf.for`'s bounds: from `lower` while below `upper`, by `step` (positive).
+#[derive(Clone, Copy)]
+struct Bounds {
+    lower: Reg,
+    upper: Reg,
+    step: Reg,
+    unsigned: bool,
+}
+
+/// How a loop is emitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// The induction variable from `lower` by `step` while below `upper`, the loop marked
+    /// `DontUnroll` ([`crate::spirv::Spv::begin_loop`]).
+    Stepped,
+    /// The trip count computed before the loop, an index from 0 by 1 below it, the induction
+    /// variable `lower + index * step`, no loop control: the form in which NVIDIA's driver
+    /// unrolls a workgroup-matrix GEMM's loop and issues each iteration's loads during the
+    /// previous one's products (H100: 280 TFLOP/s against 199 for the stepped form, the
+    /// corpus' fp16 GEMM with its strides specialized).
+    Counted,
+}
+
+/// Emits the loop over `body` (arguments `args`: the induction variable, then the carried
+/// values, starting as `inits`) and returns the carried values at its exit.
+fn emit_loop(
+    e: &mut Emitter,
+    bounds: Bounds,
+    form: Form,
+    inits: &[Vec<Reg>],
+    body: trident_midend::ir::Block,
+    args: &[Value],
+) -> EResult<Vec<Vec<Reg>>> {
+    let Bounds { lower, upper, step, unsigned } = bounds;
+    let mut carried = Slots::new(e, &args[1..], Some(inits))?;
+    carried.store(e, inits)?;
+    let class = lower.class;
+    let counter = e.s.var(class);
+    let trips = match form {
+        Form::Stepped => {
+            e.s.store(counter, lower.id);
+            None
+        }
+        Form::Counted => {
+            // (upper - lower - 1) / step + 1 iterations when upper > lower, else none: the
+            // difference taken unsigned, which holds it for either signedness.
+            let (one, zero) = (e.s.const_of(class, 1), e.s.const_of(class, 0));
+            let span = e.s.op(Op::ISub, class, &[upper, lower]);
+            let last = e.s.op(Op::ISub, class, &[span, one]);
+            let steps = e.s.op(Op::UDiv, class, &[last, step]);
+            let count = e.s.op(Op::IAdd, class, &[steps, one]);
+            let greater = if unsigned { Op::UGreaterThan } else { Op::SGreaterThan };
+            let runs = e.s.op(greater, Class::Bool, &[upper, lower]);
+            e.s.store(counter, zero.id);
+            Some(e.s.select(runs, count, zero))
+        }
+    };
+    let control = match form {
+        Form::Stepped => spirv::LoopControl::DONT_UNROLL,
+        Form::Counted => spirv::LoopControl::NONE,
+    };
+    let labels = e.s.begin_loop_with(control);
+    let current = e.s.load(class, counter);
+    let iv = match trips {
+        None => {
+            let below = if unsigned { Op::ULessThan } else { Op::SLessThan };
+            let go = e.s.op(below, Class::Bool, &[current, upper]);
+            e.s.loop_test(&labels, go);
+            current
+        }
+        Some(trips) => {
+            let go = e.s.op(Op::ULessThan, Class::Bool, &[current, trips]);
+            e.s.loop_test(&labels, go);
+            let offset = e.s.op(Op::IMul, class, &[current, step]);
+            e.s.op(Op::IAdd, class, &[lower, offset])
+        }
+    };
+    e.set(args[0], vec![iv]);
+    let values = carried.load(e)?;
+    bind(e, &args[1..], values);
+    e.block(body)?;
+    let next = yielded(e, body, 0)?;
+    carried.store(e, &next)?;
+    let increment = if trips.is_some() { e.s.const_of(class, 1) } else { step };
+    e.s.end_loop(&labels, |s| {
+        let current = s.load(class, counter);
+        let next = s.op(Op::IAdd, class, &[current, increment]);
+        s.store(counter, next.id);
+    });
+    carried.load(e)
+}
+
+/// A loop that carries a workgroup-matrix GEMM's accumulator, emitted as three loops
+/// (`workgroup::Version`): a survey that loads nothing and finds whether every tile of every
+/// iteration is whole and aligned, then either the counted loop of strided loads with no test
+/// in its body (which the driver pipelines) or, where some tile is not, the loop that tests
+/// each tile as it loads it. The planned loop's body only computes (`workgroup::find`), so
+/// running it once more changes nothing.
+fn versioned_gemm(
+    e: &mut Emitter,
+    bounds: Bounds,
+    inits: &[Vec<Reg>],
+    body: trident_midend::ir::Block,
+    args: &[Value],
+) -> EResult<Vec<Vec<Reg>>> {
+    let outer = e.workgroup_version;
+    let all_whole = e.s.var(Class::Bool);
+    let yes = e.s.const_of(Class::Bool, 1);
+    e.s.store(all_whole, yes.id);
+    e.workgroup_version = workgroup::Version::Survey(all_whole);
+    emit_loop(e, bounds, Form::Stepped, inits, body, args)?;
+    let mut exits = Slots::new(e, &args[1..], Some(inits))?;
+    let whole = e.s.load(Class::Bool, all_whole);
+    let (other, merge) = e.s.begin_if_else(whole);
+    e.workgroup_version = workgroup::Version::Whole;
+    let out = emit_loop(e, bounds, Form::Counted, inits, body, args)?;
+    exits.store(e, &out)?;
+    e.s.else_part(other, merge);
+    e.workgroup_version = workgroup::Version::Checked;
+    let out = emit_loop(e, bounds, Form::Stepped, inits, body, args)?;
+    exits.store(e, &out)?;
+    e.s.end_if(merge);
+    e.workgroup_version = outer;
+    exits.load(e)
 }

@@ -98,6 +98,10 @@ pub struct Emitter<'a> {
     pub carried_plans: FxHashMap<Value, crate::cooperative::carried::Carried>,
     /// The GEMM loops that run on workgroup-scope matrices (`cooperative/workgroup.rs`).
     pub workgroup: crate::cooperative::workgroup::Gemms,
+    /// Which form of such a loop is being emitted.
+    pub workgroup_version: crate::cooperative::workgroup::Version,
+    /// The uniform words read as specialization constants ([`Artifact::specialized_words`]).
+    specialized_words: Vec<u32>,
     /// Workgroup memory (bytes) cooperative dots leave to the rest of the kernel.
     pub cooperative_reserve: u32,
     /// Set when the cooperative dots' staging did not fit beside the rest of the kernel: the
@@ -188,6 +192,8 @@ impl<'a> Emitter<'a> {
             carried_scales: FxHashMap::default(),
             carried_plans: FxHashMap::default(),
             workgroup: Default::default(),
+            workgroup_version: Default::default(),
+            specialized_words: Vec::new(),
             cooperative_reserve: crate::cooperative::RESERVED_BYTES,
             staging_overflow: Default::default(),
         }
@@ -818,6 +824,13 @@ impl<'a> Emitter<'a> {
                 ParamAbi::Buffer { binding, .. } => {
                     Reg { id: self.s.const_u32(0), class: Class::Ptr(binding) }
                 }
+                ParamAbi::Int { bytes: 4, word } if self.workgroup.specialized.contains(&p) => {
+                    let u32t = self.s.u32_ty();
+                    let id = self.s.b.spec_constant_bit32(u32t, 0);
+                    self.s.b.decorate(id, Decoration::SpecId, [Operand::LiteralBit32(word)]);
+                    self.specialized_words.push(word);
+                    Reg { id, class: Class::U32 }
+                }
                 ParamAbi::Int { bytes, word } | ParamAbi::Float { bytes, word } => {
                     let class = class_of(d);
                     self.check_class(class)?;
@@ -1000,6 +1013,7 @@ impl<'a> Emitter<'a> {
             asserts: self.assert_sites,
             print_binding: self.prints.binding,
             prints: self.prints.sites,
+            specialized_words: std::mem::take(&mut self.specialized_words),
         })
     }
 }

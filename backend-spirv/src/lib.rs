@@ -282,6 +282,54 @@ pub struct Artifact {
     /// The kernel's print sites, one per operand of each `tl.device_print` (one for a print
     /// without operands), in the order records number them.
     pub prints: Vec<PrintSite>,
+    /// Uniform words (of 32-bit integer parameters) that the module reads as specialization
+    /// constants instead, each with its word as `SpecId`: the value must be given when the
+    /// pipeline is created ([`specialize`] writes it into the words; Vulkan's
+    /// `VkSpecializationInfo` does the same), and the uniform block still holds it. The
+    /// workgroup-matrix GEMMs take their row strides so (`cooperative/workgroup.rs`).
+    pub specialized_words: Vec<u32>,
+}
+
+/// `words` with each specialization constant whose `SpecId` `values` lists made an ordinary
+/// constant of that value (its `SpecId` decoration dropped), as a pipeline specialized with
+/// those values would see it.
+pub fn specialize(words: &[u32], values: &[(u32, u32)]) -> Vec<u32> {
+    const DECORATE: u32 = 71;
+    const SPEC_ID: u32 = 1;
+    const SPEC_CONSTANT: u32 = 50;
+    const CONSTANT: u32 = 43;
+    let header = words.len().min(5);
+    let instructions = || {
+        let mut at = header;
+        std::iter::from_fn(move || {
+            let count = (*words.get(at)? >> 16) as usize;
+            let instruction = words.get(at..at + count.max(1))?;
+            at += count.max(1);
+            Some(instruction)
+        })
+    };
+    let mut given = rustc_hash::FxHashMap::default();
+    for inst in instructions() {
+        if inst[0] & 0xFFFF == DECORATE && inst.len() == 4 && inst[2] == SPEC_ID {
+            if let Some(&(_, value)) = values.iter().find(|(id, _)| *id == inst[3]) {
+                given.insert(inst[1], value);
+            }
+        }
+    }
+    let mut out = words[..header].to_vec();
+    for inst in instructions() {
+        let opcode = inst[0] & 0xFFFF;
+        if opcode == DECORATE && inst.len() == 4 && inst[2] == SPEC_ID && given.contains_key(&inst[1]) {
+            continue;
+        }
+        match given.get(inst.get(2).unwrap_or(&0)) {
+            Some(&value) if opcode == SPEC_CONSTANT && inst.len() == 4 => {
+                out.extend([(4 << 16) | CONSTANT, inst[1], inst[2], value]);
+            }
+            _ => out.extend_from_slice(inst),
+        }
+    }
+    out
 }
 
 /// One `tl.device_assert` of the kernel: its message and where it is in the Python source.
@@ -384,6 +432,28 @@ pub fn disassemble(words: &[u32]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Specializing sets the constants whose `SpecId`s it is given and leaves the others.
+    #[test]
+    fn specialize_makes_given_constants_ordinary() {
+        use rspirv::binary::{Assemble, Disassemble};
+        use rspirv::dr::Operand;
+        use rspirv::spirv::Decoration;
+        let mut b = rspirv::dr::Builder::new();
+        let uint = b.type_int(32, 0);
+        let stride = b.spec_constant_bit32(uint, 0);
+        b.decorate(stride, Decoration::SpecId, [Operand::LiteralBit32(9)]);
+        let other = b.spec_constant_bit32(uint, 5);
+        b.decorate(other, Decoration::SpecId, [Operand::LiteralBit32(10)]);
+        let words = b.module().assemble();
+        let specialized = specialize(&words, &[(9, 4096), (11, 1)]);
+        let text = rspirv::dr::load_words(&specialized).unwrap().disassemble();
+        assert!(text.contains(&format!("%{stride} = OpConstant  %{uint}  4096")), "{text}");
+        assert!(!text.contains("SpecId 9"), "{text}");
+        assert!(text.contains(&format!("%{other} = OpSpecConstant  %{uint}  5")), "{text}");
+        assert!(text.contains("SpecId 10"), "{text}");
+        assert_eq!(specialize(&words, &[]), words);
+    }
 
     #[test]
     fn folds_large_grids() {

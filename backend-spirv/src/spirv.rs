@@ -672,12 +672,18 @@ impl Spv {
     /// counts, `scf.for`) have constant trip counts that drivers would otherwise unroll, and
     /// lavapipe then spends a minute compiling a flash-attention kernel instead of seconds.
     pub fn begin_loop(&mut self) -> LoopLabels {
+        self.begin_loop_with(spirv::LoopControl::DONT_UNROLL)
+    }
+
+    /// [`Spv::begin_loop`] with loop control `control` instead (`NONE` leaves the unrolling to
+    /// the driver).
+    pub fn begin_loop_with(&mut self, control: spirv::LoopControl) -> LoopLabels {
         let header = self.b.id();
         let test = self.b.id();
         let labels = LoopLabels { header, body: self.b.id(), cont: self.b.id(), merge: self.b.id() };
         self.branch(header);
         self.begin_block(Some(header));
-        self.build(|b| b.loop_merge(labels.merge, labels.cont, spirv::LoopControl::DONT_UNROLL, []));
+        self.build(|b| b.loop_merge(labels.merge, labels.cont, control, []));
         self.branch(test);
         self.begin_block(Some(test));
         labels

@@ -1,8 +1,10 @@
 //! GEMM loops on workgroup-scope cooperative matrices (`Options::workgroup_matrices`,
 //! `VK_NV_cooperative_matrix2`): the accumulator is one matrix of the whole tile from the loop's
 //! entry to the store, A and B are loaded straight from their buffers each iteration (a strided
-//! load where the tile is whole and aligned, a tensor-layout slice where the mask cuts it), and
-//! the result is stored as a matrix the same two ways. Every module also goes through `spirv-val`
+//! load where the tile is whole and aligned, a tensor-layout slice where the mask cuts it: a
+//! survey loop decides before the loop whether every tile is whole, and a loop of strided loads
+//! only runs then), the parameters that are row strides are specialization constants, and the
+//! result is stored as a matrix the same two ways. Every module also goes through `spirv-val`
 //! where it is installed (one that knows `SPV_NV_cooperative_matrix2`).
 //!
 //! The kernels are the corpus' `tutorial/matmul` as TTIR (`trident compile ... --emit ttir`):
@@ -77,20 +79,63 @@ fn a_gemm_loop_loads_and_multiplies_whole_tiles() {
             "no workgroup matrix {rows} x {cols} in {matrices:?}"
         );
     }
-    let body = loop_body(&text);
-    // Each operand: a strided load of the whole tile or a slice of a tensor layout; one product.
-    assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2, "{body}");
-    assert_eq!(count(body, "OpCooperativeMatrixLoadTensorNV"), 2, "{body}");
-    assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 1, "{body}");
+    // Three loops: the survey loads nothing and multiplies nothing; the loop of whole tiles
+    // loads each operand with a strided load and tests nothing, counted and free to unroll;
+    // the checked loop loads each operand strided or as a slice of a tensor layout.
+    let [survey, whole, checked] = loop_bodies(&text)[..] else { panic!("not three loops: {text}") };
+    assert_eq!(count(survey, "OpCooperativeMatrix"), 0, "{survey}");
+    assert!(survey.contains("DontUnroll"), "{survey}");
+    assert_eq!(count(whole, "OpCooperativeMatrixLoadKHR"), 2, "{whole}");
+    assert_eq!(count(whole, "OpCooperativeMatrixLoadTensorNV"), 0, "{whole}");
+    assert_eq!(count(whole, "OpSelectionMerge"), 0, "{whole}");
+    assert!(!whole.contains("DontUnroll"), "{whole}");
+    assert_eq!(count(whole, "OpCooperativeMatrixMulAddKHR"), 1, "{whole}");
+    assert_eq!(count(checked, "OpCooperativeMatrixLoadKHR"), 2, "{checked}");
+    assert_eq!(count(checked, "OpCooperativeMatrixLoadTensorNV"), 2, "{checked}");
+    assert_eq!(count(checked, "OpCooperativeMatrixMulAddKHR"), 1, "{checked}");
+    // The row strides of A, B and C (parameters) are specialization constants, their uniform
+    // words the `SpecId`s the artifact lists.
+    assert_eq!(count(&text, "OpSpecConstant "), 3, "{text}");
+    let mut words = artifact.specialized_words.clone();
+    words.sort();
+    assert_eq!(words, [9, 10, 11], "stride_am, stride_bk and stride_cm");
+    for word in words {
+        assert!(text.contains(&format!("SpecId {word}")), "{text}");
+    }
     // No staging: nothing of the dot goes through workgroup memory, and no barrier (the masks'
     // layout conversions are not lowered: the loads and stores take their extents instead).
     assert_eq!(count(&text, "OpControlBarrier"), 0, "{text}");
     assert!(!text.contains("cooperative_a") && !text.contains("\"smem\""), "{text}");
     // The exit: converted to f16 once, stored whole or through the tensor layout's bounds.
-    let after = &text[text.find("OpLoopMerge").unwrap() + body.len()..];
+    let after = &text[text.rfind(checked).unwrap() + checked.len()..];
     assert_eq!(count(after, "OpFConvert"), 1, "{after}");
     assert_eq!(count(after, "OpCooperativeMatrixStoreKHR"), 1, "{after}");
     assert_eq!(count(after, "OpCooperativeMatrixStoreTensorNV"), 1, "{after}");
+}
+
+/// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its
+/// merge block's label.
+fn loop_bodies(text: &str) -> Vec<&str> {
+    let mut bodies = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("OpLoopMerge") {
+        let body = loop_body(&text[from + at..]);
+        bodies.push(body);
+        from += at + body.len();
+    }
+    bodies
+}
+
+/// A loop that also writes memory is not planned: it would run three times.
+#[test]
+fn a_loop_that_writes_memory_takes_subgroup_matrices() {
+    let load = "    %71 = tt.load %63, %70, %53 : tensor<64x32xf16>\n";
+    assert!(MATMUL_LOOP.contains(load));
+    let writes = MATMUL_LOOP.replace(load, &format!("{load}    tt.store %63, %71, %70\n"));
+    let (artifact, text) = common::lower(&writes, &options(4, true));
+    assert!(!text.contains("SPV_NV_cooperative_matrix2"), "{text}");
+    assert!(text.contains("cooperative_a"), "{text}");
+    assert!(artifact.specialized_words.is_empty());
 }
 
 /// With an f32 C the accumulator is stored as it is, and a 64x64 tile on four warps takes the
@@ -101,7 +146,8 @@ fn an_f32_result_is_stored_without_a_conversion() {
     spirv_val("workgroup gemm f32", &artifact.words);
     assert_eq!(count(&text, "OpFConvert"), 0, "{text}");
     assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 1, "{text}");
-    assert_eq!(count(&text, "OpCooperativeMatrixMulAddKHR"), 1, "{text}");
+    // One product in the loop of whole tiles, one in the checked loop.
+    assert_eq!(count(&text, "OpCooperativeMatrixMulAddKHR"), 2, "{text}");
 }
 
 /// Without the matrices, or where the device lists no granule for the workgroup's size (here
@@ -135,9 +181,14 @@ fn constant(text: &str, value: u32) -> String {
 fn constant_sizes_and_strides_take_the_same_path() {
     let (artifact, text) = common::lower(include_str!("gemm_constant_sizes.ttir"), &options(8, true));
     spirv_val("workgroup gemm, constant sizes", &artifact.words);
-    let body = loop_body(&text);
-    assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2, "{body}");
-    assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 1, "{body}");
+    let [_, whole, checked] = loop_bodies(&text)[..] else { panic!("not three loops: {text}") };
+    for body in [whole, checked] {
+        assert_eq!(count(body, "OpCooperativeMatrixLoadKHR"), 2, "{body}");
+        assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 1, "{body}");
+    }
     assert_eq!(count(&text, "OpControlBarrier"), 0, "{text}");
     assert_eq!(count(&text, "OpCooperativeMatrixStoreKHR"), 1, "{text}");
+    // Constant strides: nothing to specialize.
+    assert!(artifact.specialized_words.is_empty());
+    assert_eq!(count(&text, "OpSpecConstant"), 0, "{text}");
 }

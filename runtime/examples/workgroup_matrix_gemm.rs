@@ -7,7 +7,7 @@
 //! every element of C is 64) and prints the time per launch and TFLOP/s, for those constant
 //! operands and again for random ones.
 //!
-//!     TRIDENT_VULKAN_WORKGROUP_MATRICES=1 cargo run --release -p trident-runtime \
+//!     cargo run --release -p trident-runtime \
 //!         --example workgroup_matrix_gemm [BM BN BK THREADS GROUP_M VARIANT [BAND [EXIT]]]
 //!
 //! (defaults 128 256 64 256 8 0 BM 0; `GROUP_M` orders the programs as the Triton tutorial's
@@ -561,7 +561,7 @@ fn main() {
         Ok(_) => {
             println!(
                 "workgroup_matrix_gemm: no Vulkan adapter here opened with workgroup-scope matrices (it needs \
-                 VK_NV_cooperative_matrix2 and TRIDENT_VULKAN_WORKGROUP_MATRICES=1; see `trident devices`)"
+                 VK_NV_cooperative_matrix2, and TRIDENT_VULKAN_WORKGROUP_MATRICES not 0; see `trident devices`)"
             );
             return;
         }
@@ -586,6 +586,7 @@ fn main() {
         asserts: Vec::new(),
         print_binding: None,
         prints: Vec::new(),
+        specialized_words: Vec::new(),
     };
     let n = (S * S) as usize;
     // A = 1/64 everywhere, B = 1: C = S/64 = 64 everywhere.

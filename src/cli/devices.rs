@@ -200,8 +200,8 @@ pub fn print_devices() {
                     Some(m) if m.shapes.is_empty() => "offered without workgroup-scope shapes".to_string(),
                     Some(m) => format!(
                         "workgroup scope {} (dimensions up to {}, workgroups up to {}, tensor addressing {}, {} \
-                         bytes of workgroup memory kept by the driver; GEMM loops on them with \
-                         TRIDENT_VULKAN_WORKGROUP_MATRICES=1)",
+                         bytes of workgroup memory kept by the driver; GEMM loops on them unless \
+                         TRIDENT_VULKAN_WORKGROUP_MATRICES=0)",
                         m.shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
                         m.max_dimension,
                         m.max_workgroup_size,

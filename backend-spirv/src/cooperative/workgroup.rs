@@ -20,62 +20,74 @@
 //! tensors and masks are read as strided tiles (`trident_midend::analysis::strided_tiles`): the
 //! tile's origin is any register of the pointer tensor minus its coordinate times the strides
 //! (every thread computes the same value), and the mask's extents are the bounds minus the
-//! origin's index along each dimension. Each load or store then tests, uniformly: the whole tile
-//! in bounds, its origin and row stride 16-byte aligned? Then one `OpCooperativeMatrixLoadKHR`
-//! (or store) through the binding's `uvec4` view, with the row stride; else a slice of a tensor
-//! layout whose dimensions are the mask's extents (`SPV_NV_tensor_addressing`): what lies outside
-//! reads as zero and is not stored, which is what the masked load's `other = 0` and the masked
-//! store do.
+//! origin's index along each dimension. A tile is *whole* when it lies in bounds with its origin
+//! and row stride 16-byte aligned: it then moves with one `OpCooperativeMatrixLoadKHR` (or store)
+//! through the binding's `uvec4` view, with the row stride; else as a slice of a tensor layout
+//! whose dimensions are the mask's extents (`SPV_NV_tensor_addressing`): what lies outside reads
+//! as zero and is not stored, which is what the masked load's `other = 0` and the masked store
+//! do.
+//!
+//! # Three loops
+//!
+//! The loop is emitted three times (`Version`, `control.rs`'s `versioned_gemm`):
+//!
+//! ```text
+//! all_whole = true
+//! for k (stepped, DontUnroll):  all_whole &= whole(A tile) && whole(B tile)   // the survey
+//! if all_whole:
+//!     for i < trips (counted, no loop control):  a, b = strided loads; acc = a * b + acc
+//! else:
+//!     for k (stepped):  a, b = whole? strided : tensor slice; acc = a * b + acc
+//! ```
+//!
+//! The survey computes only the tiles' scalars (no load, no product); its cost is a few scalar
+//! instructions an iteration. The loop that runs when every tile is whole has no test in its
+//! body and the counted form, and only then does NVIDIA's driver unroll it and issue each
+//! iteration's loads during the previous one's products, as it does for a hand-written kernel
+//! (`runtime/examples/workgroup_matrix_gemm.rs`). The loop's body may therefore only compute:
+//! a loop that writes memory (a store, an atomic, a print) is not planned.
+//!
+//! # Row strides as specialization constants
+//!
+//! The driver moves a row 16 bytes at a time only when the row stride is a constant: with the
+//! stride a uniform value its strided loads read 2 bytes at a time (`LDG.E.U16`), whatever view
+//! they go through. Each 32-bit integer parameter that is the row stride of a planned tile
+//! (`Gemms::specialized`) is therefore an `OpSpecConstant` with its uniform word as `SpecId`
+//! (`Artifact::specialized_words`); the runtime writes the launch's values in when it creates the
+//! pipeline (`crate::specialize`: one pipeline per set of strides).
 //!
 //! Taken where (besides a device with the matrices, f16 or bf16 operands and a shape whose
 //! dimensions are multiples of a granule the device lists for the workgroup's size): the loop
 //! carries the accumulator and only its dot reads it (`super::carried::find`), starting from a
-//! splat constant; A and B are loads in the loop body read only by the dot, through row-major
-//! strided pointers (unit stride along columns, a positive row stride), with masks that keep a
-//! leading block of each dimension and zero (or no) `other`; the loop's result is read once,
-//! by a store of such a tile, directly or through one `arith.truncf`. No buffer is windowed.
-//! The rest of the kernel does not change: the pointer and mask tensors are still computed
-//! (the driver drops the registers nothing reads), and the TTGIR is left as it is.
+//! splat constant, and writes no memory; A and B are loads in the loop body read only by the
+//! dot, through row-major strided pointers (unit stride along columns, a positive row stride),
+//! with masks that keep a leading block of each dimension and zero (or no) `other`; the loop's
+//! result is read once, by a store of such a tile, directly or through one `arith.truncf`. No
+//! buffer is windowed. The rest of the kernel does not change: the pointer and mask tensors are
+//! still computed (the driver drops the registers nothing reads), and the TTGIR is left as it is.
 //!
 //! Expects: row strides that are non-negative at run time, as every GEMM's are: a tensor
 //! layout's strides are unsigned, and the uniform test does not look at the sign.
 //!
-//! # Measured: correct, and slower than the subgroup path (so off by default)
+//! # Measured
 //!
-//! H100, NVIDIA's Vulkan driver 580, `TRIDENT_VULKAN_WORKGROUP_MATRICES=1` (2026-11-27): every
-//! corpus case passes on spirv (`--size ci`, 117/0, the GEMM cases' edge tiles through the
-//! tensor slices). The corpus' fp16 4096^3 GEMM runs at 69 TFLOP/s (bf16 69, the persistent
-//! GEMM 69) against 193 on the subgroup path and 669 for Triton on CUDA. What was tried, on the
-//! same machine:
-//! - strided loads only (the tensor branch never taken): 63; tensor slices only: 170;
-//! - a constant row stride (the same loads with the stride operand a literal): 198. With the
-//!   runtime stride the driver's strided load is what is slow; a tensor layout takes it at run
-//!   time better;
-//! - every size and stride a compile-time constant (a variant of the kernel with them
-//!   `tl.constexpr`): 167 with the branch, 197 with strided loads only, 196 with the tiles'
-//!   pointers computed from `k` in the loop (nothing carried but the accumulator); an f32 C
-//!   (no conversion) 194;
-//! - no effect (within 1%): the loop's `DontUnroll` dropped, the bindings' views not
-//!   `Aliased`, 128-byte alignment made visible (`& ~7` on the indices), the loaded matrix as an
-//!   `OpPhi` instead of a variable, the accumulator carried as a header `OpPhi` instead of a
-//!   variable, the addresses computed from the induction variable instead of the carried i64
-//!   offset, the grid check's early return dropped, no tensor-addressing capabilities.
+//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), the corpus' 4096^3 GEMMs: fp16 280.4 TFLOP/s
+//! (193.1 on subgroup-scope matrices), bf16 279.8 (183.6), the persistent GEMM 277.9 (193.8),
+//! the bf16 pointer-cast GEMM 173.5 (164.5); Triton 3.6 on CUDA 659-680. The spirv ci corpus
+//! passes with them (117/0). The SASS (`scripts/vulkan_sass.py`) shows the difference: the
+//! driver's `HMMA.16816` with `LDSM` from its staging either way; in the fast loop the next
+//! tiles' `LDG.E.128` are issued among the products. Each of the three conditions alone was not
+//! enough (the corpus' fp16 GEMM, the module patched by hand): with the per-iteration test in
+//! the loop, 161-197; in the stepped form (`k < K` by 64, even without `DontUnroll`), 199; with
+//! the strides uniform values, 43-69. Tensor slices alone (no strided loads) ran 149-157 even
+//! with constant strides.
 //!
-//! The hand-written kernel of `runtime/examples/workgroup_matrix_gemm.rs` (the same tiles, loop
-//! and loads, everything constant) ran at 282 in the same session, 279 with random operands (so
-//! not the data either), while the backend's module with every size constant and the same
-//! strided loads only ran at 196: what separates the two modules is not found yet. Also without
-//! effect there: the program id straight from the workgroup id instead of the folded grid's
-//! decoding, the `GroupNonUniform` capability left out, the loop's condition in its header block
-//! (as the example has it) instead of a block of its own (also no change to the subgroup path's
-//! GEMM: 193.9 either way).
-
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use rspirv::spirv::{self, Op, Word};
 use trident_midend::analysis::strided_tiles::{mask_terms, strides, MaskTerm, Stride};
 use trident_midend::codegen::Isa;
-use trident_midend::ir::{Attr, DType, Function, Op as IrOp, Opcode, Value, ValueDef};
+use trident_midend::ir::{Attr, DType, Effect, Function, Op as IrOp, Opcode, Value, ValueDef};
 
 use crate::emit::{EResult, Emitter, View};
 use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
@@ -106,6 +118,24 @@ pub struct Gemms {
     pub accumulators: FxHashMap<Value, WorkgroupMatrix>,
     /// What each op of their GEMMs becomes.
     pub roles: FxHashMap<IrOp, Role>,
+    /// The kernel's 32-bit integer parameters that are row strides of the planned tiles: the
+    /// module reads them as specialization constants (`Artifact::specialized_words`), so that
+    /// the driver knows the rows' alignment (see the module docs).
+    pub specialized: FxHashSet<Value>,
+}
+
+/// Which form of a planned GEMM loop is being emitted (a loop that carries a workgroup
+/// accumulator is emitted three times, see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Version {
+    /// Each tile tested as it is loaded: whole and aligned, a strided load; else a tensor slice.
+    #[default]
+    Checked,
+    /// Nothing loaded or multiplied: each tile's test is folded into this function variable
+    /// (a bool, true before the loop).
+    Survey(Word),
+    /// Every tile known whole and aligned: strided loads, nothing tested.
+    Whole,
 }
 
 /// The GEMM loops of `func` that run on workgroup matrices, where the device has them: each
@@ -174,6 +204,14 @@ pub fn find(
             // The loop's result, its initial value, and what reads the result.
             let ValueDef::Arg(block, index) = body.values[accumulator].def else { return None };
             let lp = body.blocks[block].parent_op?;
+            // The loop is emitted three times (see `Version`): its body may only compute.
+            let writes = body
+                .walk(block)
+                .into_iter()
+                .any(|op| body.opcode(op).info().effect == Effect::Write && body.opcode(op) != Opcode::Yield);
+            if writes {
+                return None;
+            }
             let index = index as usize;
             let init = *body.op(lp).operands.get(2 + index)?;
             if !is_float_splat(func, init) {
@@ -215,6 +253,17 @@ pub fn find(
             Some((matrix, roles))
         };
         if let Some((matrix, roles)) = plan() {
+            for &(op, role) in &roles {
+                if matches!(role, Role::Operand(_) | Role::Store) {
+                    let address = body.op(op).operands[0];
+                    if let Some(&[Stride::Scaled(stride, _), _]) = strides(body, address).as_deref() {
+                        let parameter = func.params().contains(&stride);
+                        if parameter && body.ty(stride).dtype().bits() == 32 {
+                            gemms.specialized.insert(stride);
+                        }
+                    }
+                }
+            }
             gemms.accumulators.insert(accumulator, matrix);
             gemms.roles.extend(roles);
         }
@@ -335,6 +384,10 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
         Role::Product => {
             let [a, b, c] = [0, 1, 2].map(|i| e.get(operands[i]).map(|regs| regs[0]));
             let (a, b, c) = (a?, b?, c?);
+            if let Version::Survey(_) = e.workgroup_version {
+                e.set(result.expect("a dot's result"), vec![c]);
+                return Ok(true);
+            }
             let (ty, class) = (e.s.ty(c.class), c.class);
             let id =
                 e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None));
@@ -581,13 +634,28 @@ impl Tile {
     fn load(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> Reg {
         let class = Class::WorkgroupMatrix(matrix);
         let ty = e.s.ty(class);
-        let whole = self.whole(e, matrix);
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
+        let strided_load = |e: &mut Emitter| {
+            let (pointer, row_major, stride) = self.vector_access(e);
+            e.s.uses_workgroup_matrices = true;
+            e.s.build(|b| {
+                b.cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
+            })
+        };
+        match e.workgroup_version {
+            Version::Checked => {}
+            Version::Survey(all_whole) => {
+                let whole = self.whole(e, matrix);
+                let so_far = e.s.load(Class::Bool, all_whole);
+                let both = e.s.op(Op::LogicalAnd, Class::Bool, &[so_far, whole]);
+                e.s.store(all_whole, both.id);
+                return Reg { id: e.zero_matrix(class), class };
+            }
+            Version::Whole => return Reg { id: strided_load(e), class },
+        }
+        let whole = self.whole(e, matrix);
         let (then, other, merge) = e.s.begin_if_else_labelled(whole);
-        let (pointer, row_major, stride) = self.vector_access(e);
-        let strided = e.s.build(|b| {
-            b.cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
-        });
+        let strided = strided_load(e);
         e.s.else_part(other, merge);
         let (pointer, layout) = self.tensor_access(e, matrix);
         let zero = e.zero_matrix(class);

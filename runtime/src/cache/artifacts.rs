@@ -281,6 +281,7 @@ pub fn encode_spirv(compiled: &Compiled<SpirvArtifact>) -> Vec<u8> {
         };
         e.bool(site.hex).words(&site.shape).u32(site.span.start).u32(site.span.end);
     }
+    e.words(&artifact.specialized_words);
     e.strings(&compiled.arg_names).strings(&compiled.warnings);
     e.finish()
 }
@@ -347,6 +348,7 @@ pub fn decode_spirv(bytes: &[u8]) -> Result<Compiled<SpirvArtifact>, DecodeError
         let span = Span::new(d.u32()?, d.u32()?);
         prints.push(PrintSite { prefix, operand, printed, hex, shape, span });
     }
+    let specialized_words = d.words()?;
     let arg_names = d.strings()?;
     let warnings = d.strings()?;
     d.finish()?;
@@ -363,6 +365,7 @@ pub fn decode_spirv(bytes: &[u8]) -> Result<Compiled<SpirvArtifact>, DecodeError
         asserts,
         print_binding,
         prints,
+        specialized_words,
     };
     Ok(Compiled { artifact, arg_names, warnings })
 }
@@ -480,6 +483,7 @@ mod tests {
                         span: Span::new(70, 80),
                     },
                 ],
+                specialized_words: vec![6],
             },
             arg_names: names(),
             warnings: Vec::new(),

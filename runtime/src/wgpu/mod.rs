@@ -392,13 +392,12 @@ pub const STORAGE_16BIT_ENV: &str = "TRIDENT_VULKAN_16BIT_STORAGE";
 /// expecting a closing line that named one backend where two agreed; every buffer agreed.)
 pub const WIDE_ACCESS_ENV: &str = "TRIDENT_VULKAN_WIDE_ACCESS";
 
-/// `1` opens the device with `VK_NV_cooperative_matrix2`'s workgroup-scope matrices of flexible
-/// dimensions and tensor addressing where the adapter offers them (and cooperative matrices are
-/// on): the spirv backend then runs GEMM loops on them
-/// (`trident_backend_spirv::Options::workgroup_matrices`), and SPIR-V written by hand against the
-/// runtime may use them (`examples/workgroup_matrix_gemm.rs`). Off by default: on the H100 the
-/// backend's GEMMs ran slower on them than on subgroup-scope matrices (see
-/// `trident_backend_spirv`'s `cooperative/workgroup.rs`).
+/// `0` opens the device without `VK_NV_cooperative_matrix2`'s workgroup-scope matrices. By
+/// default it is opened with them (flexible dimensions and tensor addressing) where the adapter
+/// offers them and cooperative matrices are on: the spirv backend then runs GEMM loops on them
+/// (`trident_backend_spirv::Options::workgroup_matrices`; H100: the corpus' 4096^3 fp16 GEMM
+/// at 280 TFLOP/s against 193 on subgroup-scope matrices), and SPIR-V written by hand against
+/// the runtime may use them (`examples/workgroup_matrix_gemm.rs`).
 pub const WORKGROUP_MATRICES_ENV: &str = "TRIDENT_VULKAN_WORKGROUP_MATRICES";
 
 /// Whether wide accesses are on: unless `TRIDENT_VULKAN_WIDE_ACCESS=0`.
@@ -486,7 +485,7 @@ impl WgpuDevice {
             .workgroup_matrices
             .as_ref()
             .filter(|offered| cooperative && !offered.shapes.is_empty())
-            .filter(|_| std::env::var(WORKGROUP_MATRICES_ENV).is_ok_and(|v| v.trim() == "1"));
+            .filter(|_| std::env::var(WORKGROUP_MATRICES_ENV).map_or(true, |v| v.trim() != "0"));
         let additions = vulkan_extensions::Additions {
             bfloat16,
             workgroup_matrices: workgroup.is_some(),
@@ -629,13 +628,34 @@ impl WgpuDevice {
         self.pipelines.borrow().values().map(Vec::len).sum()
     }
 
-    fn pipeline(&self, artifact: &Artifact) -> Result<Rc<Pipeline>, WgpuError> {
+    /// The pipeline of `artifact` for a launch with `args`: its words with the specialization
+    /// constants set from the arguments (a pipeline per set of values).
+    fn pipeline(&self, artifact: &Artifact, args: &[ArgValue]) -> Result<Rc<Pipeline>, WgpuError> {
+        let words = if artifact.specialized_words.is_empty() {
+            std::borrow::Cow::Borrowed(artifact.words.as_slice())
+        } else {
+            let values: Vec<(u32, u32)> = artifact
+                .params
+                .iter()
+                .zip(args)
+                .filter_map(|(abi, arg)| match (abi, arg) {
+                    (ParamAbi::Int { bytes: 4, word }, ArgValue::Int(v))
+                        if artifact.specialized_words.contains(word) =>
+                    {
+                        Some((*word, *v as u32))
+                    }
+                    _ => None,
+                })
+                .collect();
+            std::borrow::Cow::Owned(trident_backend_spirv::specialize(&artifact.words, &values))
+        };
+        let words = words.as_ref();
         let mut hasher = DefaultHasher::new();
-        artifact.words.hash(&mut hasher);
+        words.hash(&mut hasher);
         artifact.entry_name.hash(&mut hasher);
         let key = hasher.finish();
         if let Some(entries) = self.pipelines.borrow().get(&key) {
-            if let Some((_, p)) = entries.iter().find(|(w, _)| *w == artifact.words) {
+            if let Some((_, p)) = entries.iter().find(|(w, _)| w == words) {
                 return Ok(p.clone());
             }
         }
@@ -664,7 +684,7 @@ impl WgpuDevice {
             let descriptor = wgpu::ShaderModuleDescriptorPassthrough {
                 label: Some(name),
                 entry_points: vec![entry].into(),
-                spirv: Some(artifact.words.as_slice().into()),
+                spirv: Some(words.into()),
                 ..Default::default()
             };
             // SAFETY: the words come from trident's SPIR-V backend, whose modules pass spirv-val
@@ -673,7 +693,7 @@ impl WgpuDevice {
         } else {
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(name),
-                source: wgpu::ShaderSource::SpirV(artifact.words.as_slice().into()),
+                source: wgpu::ShaderSource::SpirV(words.into()),
             })
         };
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
@@ -723,7 +743,7 @@ impl WgpuDevice {
             )));
         }
         let p = Rc::new(Pipeline { pipeline, layout });
-        self.pipelines.borrow_mut().entry(key).or_default().push((artifact.words.clone(), p.clone()));
+        self.pipelines.borrow_mut().entry(key).or_default().push((words.to_vec(), p.clone()));
         Ok(p)
     }
 
@@ -1032,7 +1052,7 @@ impl WgpuDevice {
         args: &[ArgValue],
         buffers: &mut [Buffer],
     ) -> Result<(), WgpuError> {
-        let pipeline = self.pipeline(artifact)?;
+        let pipeline = self.pipeline(artifact, args)?;
         let resident = self.upload(artifact, args, buffers)?;
         self.dispatch(artifact, &pipeline, &resident, grid, args, None)?;
         self.wait()?;
@@ -1117,7 +1137,7 @@ impl WgpuDevice {
         buffers: &mut [Buffer],
         limits: BenchLimits,
     ) -> Result<BenchStats, WgpuError> {
-        let pipeline = self.pipeline(artifact)?;
+        let pipeline = self.pipeline(artifact, args)?;
         let resident = self.upload(artifact, args, buffers)?;
         let timer = (self.timestamps && grid.programs() > 0).then(|| self.pass_timer());
         self.dispatch(artifact, &pipeline, &resident, grid, args, None)?;

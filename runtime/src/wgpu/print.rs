@@ -193,6 +193,7 @@ mod tests {
             asserts: Vec::new(),
             print_binding: Some(0),
             prints,
+            specialized_words: Vec::new(),
         }
     }
 
