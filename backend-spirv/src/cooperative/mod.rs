@@ -70,14 +70,10 @@
 //! the 48 for its own staging).
 //!
 //! Not yet: int8 shapes, and overlapping the next chunk's writes with the current products.
-//! Written by hand, a K loop on workgroup-scope matrices of `VK_NV_cooperative_matrix2` loaded
-//! straight from the storage buffers (the driver stages them itself) ran the 4096^3 fp16 product
-//! at 281 TFLOP/s, 302 with two steps of K a trip, against this path's 195
-//! (`runtime/examples/workgroup_matrix_gemm.rs`; tensor-layout slices 187; the accumulator has
-//! to stay one matrix of the whole tile, and leave as one). The backend emits such loops where
-//! the device is opened with the matrices ([`workgroup`]), but its GEMMs run slower there than
-//! here (69 TFLOP/s with the corpus' runtime strides, 198 with constant ones), so that path is
-//! opt-in.
+//! Where the device has workgroup-scope matrices of `VK_NV_cooperative_matrix2`, a GEMM's K loop
+//! takes them instead ([`workgroup`]): A and B loaded straight from the storage buffers, the
+//! driver staging them itself (H100: the 4096^3 fp16 product at 280 TFLOP/s against this path's
+//! 193).
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)
