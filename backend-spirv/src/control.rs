@@ -7,6 +7,11 @@
 //! register), stored by the terminator and loaded where the region or the op's results begin.
 //! Yielded values are SSA values, so storing them in order is already a parallel copy. A
 //! pointer keeps its base argument through a variable; yields that disagree on it are refused.
+//!
+//! Loops are marked `DontUnroll` and step their induction variable, except one that carries a
+//! GEMM's accumulator in a workgroup-scope matrix: it is emitted three times, the fast one in
+//! the counted form the driver unrolls and pipelines ([`versioned_gemm`],
+//! `cooperative/workgroup.rs`).
 
 use rspirv::spirv::{self, Op, Word};
 use trident_midend::codegen::control::{bind, condition, yielded, ForOp, IfOp, WhileOp};
