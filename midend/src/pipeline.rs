@@ -16,7 +16,7 @@ use crate::target::Target;
 
 /// The name of every pass of both pipelines, in order (TTIR, then TTGIR): what `--dump-after`
 /// and [`PipelineOptions::stop_after`] accept.
-pub const PASS_NAMES: [&str; 22] = [
+pub const PASS_NAMES: [&str; 23] = [
     "inline",
     "canonicalize",
     "combine",
@@ -32,6 +32,7 @@ pub const PASS_NAMES: [&str; 22] = [
     "remove-layout-conversions",
     "accelerate-matmul",
     "propagate-mma-layout",
+    "transpose-in-registers",
     "rematerialize-loop-pointers",
     "rematerialize-coalesced",
     "pipeline-dot-loads",
@@ -213,6 +214,11 @@ pub fn run_ttgir(module: &mut Module, target: &Target, options: &PipelineOptions
     if run_pass("propagate-mma-layout", passes::propagate_mma_layout::run, module, options)?
         == Continue::StopHere
     {
+        return Ok(());
+    }
+    // Transposes that feed dots move no element where the dots take any layout (Vulkan).
+    let transpose = |m: &mut Module| passes::transpose_in_registers::run(m, target);
+    if run_pass_with("transpose-in-registers", &transpose, module, options)? == Continue::StopHere {
         return Ok(());
     }
     // ---- Recompute loop-carried pointer tensors inside their loops ---------------------------

@@ -196,6 +196,18 @@ fn pingpong_warpgroups() {
 }
 
 /// Pure ops move down to their first user (here: the store's addresses past the barrier).
+/// A transpose that only feeds a dot takes its operand's layout, transposed (Vulkan); one that
+/// feeds a store keeps its own; on an NVIDIA target nothing changes.
+#[test]
+fn transpose_in_registers() {
+    check_folder("transpose_in_registers", |module| {
+        let before = print_module(module);
+        passes::transpose_in_registers::run(module, &sm90());
+        assert_eq!(print_module(module), before, "an NVIDIA target's transposes changed");
+        passes::transpose_in_registers::run(module, &vulkan(32, 48, 1));
+    });
+}
+
 #[test]
 fn sink() {
     check_folder("sink", passes::sink::run);

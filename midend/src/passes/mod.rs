@@ -11,7 +11,8 @@
 //!   convert-to-gpu gives every tensor a layout for a `Target`;
 //! - TTGIR: coalesce and remove-layout-conversions pick vectorizable layouts for memory ops and
 //!   let their neighbourhoods follow; accelerate-matmul (mma v2 / wgmma v3) and
-//!   propagate-mma-layout; rematerialize-loop-pointers and rematerialize-coalesced recompute
+//!   propagate-mma-layout; transpose-in-registers (Vulkan: a transpose that feeds dots relabels
+//!   its operand's layout); rematerialize-loop-pointers and rematerialize-coalesced recompute
 //!   addresses where they are used; pipeline-dot-loads (`num_stages`: cp.async rings, TMA and
 //!   mbarriers, warp specialization); batch-loop-loads (for code generators that do not
 //!   schedule loads: loops over a row in blocks run their whole blocks without masks, several
@@ -41,5 +42,6 @@ pub mod remove_layout_conversions;
 pub mod rewrite_tensor_descriptors;
 pub mod sink;
 pub mod tma_pointer_tiles;
+pub mod transpose_in_registers;
 pub mod unroll_loops;
 pub mod uses;
