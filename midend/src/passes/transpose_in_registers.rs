@@ -4,16 +4,22 @@
 //! workgroup memory itself).
 //!
 //! convert-to-gpu gives a transpose's result the default layout of its shape, and the layout
-//! passes leave transposes alone (remove-layout-conversions counts them as anchors), so after
-//! coalesce gives the operand's load its vectorized layout the transpose is a full round trip
-//! through workgroup memory, and that memory can crowd a kernel's dots off the cooperative
-//! matrices: the corpus' descriptor flash attention (`k.T` of a descriptor load), d128 on the
-//! H100's Vulkan driver, needed 48 KiB and ran every dot on FMA. In the operand's transposed
-//! layout (Triton infers a transpose's result layout so too) the backend moves no element.
+//! passes leave transposes alone (remove-layout-conversions counts them as anchors), so a
+//! transpose was a full round trip through workgroup memory. That memory can crowd a kernel's
+//! dots off the cooperative matrices: the corpus' descriptor flash attention (`k.T` of a
+//! descriptor load), d128 on the H100's Vulkan driver, needed 48 KiB and ran every dot on FMA.
+//! Here the transpose relabels its operand's layout instead (Triton infers a transpose's result
+//! layout so too), reading past a conversion in front of it: the backend moves no element.
 //!
-//! Expects: TTGIR after accelerate-matmul (the NVIDIA dots' operand layouts are theirs; those
-//! targets are left alone). Guarantees: the same values; each rewritten transpose's result
-//! layout is its operand's with the dimensions permuted by `order`.
+//! Not yet: the operand's load keeps the layout remove-layout-conversions gave it, unvectorized
+//! where the load's masks anchored it to the default layout (the descriptor attention's bounds
+//! masks). Run before remove-layout-conversions instead, this pass let the load keep its
+//! coalesced layout, but that pass then converted it back to the masks' layout in front of the
+//! transpose, and the round trip returned.
+//!
+//! Expects: TTGIR after accelerate-matmul (NVIDIA targets are left alone: their dots' operand
+//! layouts are accelerate-matmul's). Guarantees: the same values; each rewritten transpose's
+//! result layout is its operand's with the dimensions permuted by `order`.
 
 use crate::ir::{Module, Opcode};
 use crate::layout::{Blocked, Encoding};
@@ -42,10 +48,20 @@ pub fn run(module: &mut Module, target: &Target) {
                 Some(order) => order.iter().map(|&d| d as usize).collect(),
                 None => continue,
             };
-            let Some(Encoding::Blocked(blocked)) = body.ty(operand).encoding() else { continue };
             if !feeds_dots {
                 continue;
             }
+            // A conversion coalesce put between a load and the transpose is left out: the
+            // transpose relabels the load's own (vectorized) layout.
+            let operand = match body.def_op(operand) {
+                Some(convert) if body.opcode(convert) == Opcode::ConvertLayout => {
+                    let source = body.op(convert).operands[0];
+                    body.ops[op].operands[0] = source;
+                    source
+                }
+                _ => operand,
+            };
+            let Some(Encoding::Blocked(blocked)) = body.ty(operand).encoding() else { continue };
             let transposed = Encoding::Blocked(permuted(blocked, &order));
             body.values[result].ty = body.ty(result).with_encoding(Some(transposed));
         }
