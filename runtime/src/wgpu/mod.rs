@@ -274,8 +274,23 @@ struct Pipeline {
     layout: wgpu::BindGroupLayout,
 }
 
-/// A cache entry: the SPIR-V words and their pipeline.
-type CachedPipeline = (Vec<u32>, Rc<Pipeline>);
+/// A cache entry: the SPIR-V words, the specialization constants' values (`SpecId`, value) and
+/// their pipeline.
+type CachedPipeline = (Vec<u32>, Vec<(u32, u32)>, Rc<Pipeline>);
+
+/// A scalar argument as its parameter holds it: (bytes, first uniform word, bits), the low word
+/// first; `None` for buffers. The uniform block and the specialization constants read it alike.
+fn scalar_bits(abi: &ParamAbi, arg: &ArgValue) -> Option<(u32, u32, u64)> {
+    Some(match (*abi, arg) {
+        (ParamAbi::Int { bytes, word }, ArgValue::Int(v)) => (bytes, word, *v as u64),
+        (ParamAbi::Int { bytes, word }, ArgValue::Float(v)) => (bytes, word, *v as i64 as u64),
+        (ParamAbi::Float { bytes: 4, word }, ArgValue::Float(v)) => (4, word, (*v as f32).to_bits() as u64),
+        (ParamAbi::Float { bytes: 4, word }, ArgValue::Int(v)) => (4, word, (*v as f32).to_bits() as u64),
+        (ParamAbi::Float { bytes, word }, ArgValue::Float(v)) => (bytes, word, v.to_bits()),
+        (ParamAbi::Float { bytes, word }, ArgValue::Int(v)) => (bytes, word, (*v as f64).to_bits()),
+        _ => return None,
+    })
+}
 
 /// When [`WgpuDevice::bench`] stops: after one warm-up launch, timed launches run until at least
 /// `min_runs` have run and either `max_runs` have or `budget` has passed.
@@ -629,36 +644,34 @@ impl WgpuDevice {
     }
 
     /// The pipeline of `artifact` for a launch with `args`: its words with the specialization
-    /// constants set from the arguments (a pipeline per set of values).
+    /// constants set from the arguments (a pipeline per set of values; the words are rewritten
+    /// only when that pipeline is created).
     fn pipeline(&self, artifact: &Artifact, args: &[ArgValue]) -> Result<Rc<Pipeline>, WgpuError> {
-        let words = if artifact.specialized_words.is_empty() {
-            std::borrow::Cow::Borrowed(artifact.words.as_slice())
-        } else {
-            let values: Vec<(u32, u32)> = artifact
-                .params
-                .iter()
-                .zip(args)
-                .filter_map(|(abi, arg)| match (abi, arg) {
-                    (ParamAbi::Int { bytes: 4, word }, ArgValue::Int(v))
-                        if artifact.specialized_words.contains(word) =>
-                    {
-                        Some((*word, *v as u32))
-                    }
-                    _ => None,
-                })
-                .collect();
-            std::borrow::Cow::Owned(trident_backend_spirv::specialize(&artifact.words, &values))
-        };
-        let words = words.as_ref();
+        let values: Vec<(u32, u32)> = artifact
+            .params
+            .iter()
+            .zip(args)
+            .filter_map(|(abi, arg)| scalar_bits(abi, arg))
+            .filter(|(_, word, _)| artifact.specialized_words.contains(word))
+            .map(|(_, word, bits)| (word, bits as u32))
+            .collect();
         let mut hasher = DefaultHasher::new();
-        words.hash(&mut hasher);
+        artifact.words.hash(&mut hasher);
         artifact.entry_name.hash(&mut hasher);
+        values.hash(&mut hasher);
         let key = hasher.finish();
         if let Some(entries) = self.pipelines.borrow().get(&key) {
-            if let Some((_, p)) = entries.iter().find(|(w, _)| w == words) {
+            if let Some((.., p)) = entries.iter().find(|(w, v, _)| *w == artifact.words && *v == values) {
                 return Ok(p.clone());
             }
         }
+        let specialized;
+        let words = if values.is_empty() {
+            artifact.words.as_slice()
+        } else {
+            specialized = trident_backend_spirv::specialize(&artifact.words, &values);
+            specialized.as_slice()
+        };
         let name = &artifact.entry_name;
         let [x, y, z] = artifact.workgroup_size;
         if x * y * z > self.limits.max_compute_invocations_per_workgroup {
@@ -743,7 +756,7 @@ impl WgpuDevice {
             )));
         }
         let p = Rc::new(Pipeline { pipeline, layout });
-        self.pipelines.borrow_mut().entry(key).or_default().push((words.to_vec(), p.clone()));
+        self.pipelines.borrow_mut().entry(key).or_default().push((artifact.words.clone(), values, p.clone()));
         Ok(p)
     }
 
@@ -761,20 +774,9 @@ impl WgpuDevice {
         words[..3].copy_from_slice(&grid.0);
         words[3] = dispatch[0];
         words[4] = dispatch[1];
-        for (abi, arg) in artifact.params.iter().zip(args) {
-            let (bytes, word, bits) = match (*abi, arg) {
-                (ParamAbi::Int { bytes, word }, ArgValue::Int(v)) => (bytes, word, *v as u64),
-                (ParamAbi::Int { bytes, word }, ArgValue::Float(v)) => (bytes, word, *v as i64 as u64),
-                (ParamAbi::Float { bytes: 4, word }, ArgValue::Float(v)) => {
-                    (4, word, (*v as f32).to_bits() as u64)
-                }
-                (ParamAbi::Float { bytes: 4, word }, ArgValue::Int(v)) => {
-                    (4, word, (*v as f32).to_bits() as u64)
-                }
-                (ParamAbi::Float { bytes, word }, ArgValue::Float(v)) => (bytes, word, v.to_bits()),
-                (ParamAbi::Float { bytes, word }, ArgValue::Int(v)) => (bytes, word, (*v as f64).to_bits()),
-                _ => continue,
-            };
+        for (bytes, word, bits) in
+            artifact.params.iter().zip(args).filter_map(|(abi, arg)| scalar_bits(abi, arg))
+        {
             words[word as usize] = bits as u32;
             if bytes == 8 {
                 words[word as usize + 1] = (bits >> 32) as u32;
