@@ -77,6 +77,30 @@ fn blocked_1d_thread_elements() {
     }
 }
 
+/// `Blocked::permuted` (a transpose's layout): every thread holds the transposed elements it held
+/// before, register by register, and the fastest dimension follows its elements.
+#[test]
+fn a_permuted_blocked_layout_holds_the_transposed_elements() {
+    let loaded = Blocked {
+        size_per_thread: vec![1, 8],
+        threads_per_warp: vec![2, 16],
+        warps_per_cta: vec![2, 2],
+        order: vec![1, 0],
+    };
+    let transposed = loaded.permuted(&[1, 0]);
+    assert_eq!(transposed.size_per_thread, [8, 1]);
+    assert_eq!(transposed.threads_per_warp, [16, 2]);
+    assert_eq!(transposed.warps_per_cta, [2, 2]);
+    assert_eq!(transposed.order, [0, 1], "dimension 1 was fastest; it is dimension 0 now");
+    let before = loaded.to_linear(&[32, 256]).unwrap();
+    let after = transposed.to_linear(&[256, 32]).unwrap();
+    for thread in 0..128 {
+        let flipped: Vec<Vec<u32>> =
+            owned(&before, 32, thread).into_iter().map(|c| vec![c[1], c[0]]).collect();
+        assert_eq!(owned(&after, 32, thread), flipped, "thread {thread}");
+    }
+}
+
 #[test]
 fn blocked_2d_contiguous_registers() {
     let blocked = Blocked {

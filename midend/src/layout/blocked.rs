@@ -99,6 +99,20 @@ impl Blocked {
         self.order.len()
     }
 
+    /// This layout with its dimensions permuted as `tt.trans` permutes a tensor's (result
+    /// dimension `i` is dimension `order[i]`): every thread holds the same elements.
+    pub fn permuted(&self, order: &[usize]) -> Blocked {
+        let pick = |v: &[u32]| order.iter().map(|&d| v[d]).collect::<Vec<u32>>();
+        // Dimension `d` is dimension `i` of the result where `order[i] == d`.
+        let position = |d: u32| order.iter().position(|&o| o == d as usize).expect("a permutation") as u32;
+        Blocked {
+            size_per_thread: pick(&self.size_per_thread),
+            threads_per_warp: pick(&self.threads_per_warp),
+            warps_per_cta: pick(&self.warps_per_cta),
+            order: self.order.iter().map(|&d| position(d)).collect(),
+        }
+    }
+
     /// Checks the invariants against a tensor shape.
     fn validate(&self, shape: &[u32]) -> Result<(), LayoutError> {
         let rank = shape.len();

@@ -22,7 +22,7 @@
 //! result layout is its operand's with the dimensions permuted by `order`.
 
 use crate::ir::{Module, Opcode};
-use crate::layout::{Blocked, Encoding};
+use crate::layout::Encoding;
 use crate::passes::uses::users_in;
 use crate::target::Target;
 
@@ -44,62 +44,20 @@ pub fn run(module: &mut Module, target: &Target) {
             let feeds_dots = users.get(&result).is_some_and(|u| {
                 !u.is_empty() && u.iter().all(|&(user, slot)| body.opcode(user).is_dot() && slot < 2)
             });
-            let order: Vec<usize> = match body.op(op).attrs.ints("order") {
-                Some(order) => order.iter().map(|&d| d as usize).collect(),
-                None => continue,
-            };
-            if !feeds_dots {
-                continue;
-            }
+            let Some(order) = body.op(op).attrs.ints("order").filter(|_| feeds_dots) else { continue };
+            let order: Vec<usize> = order.iter().map(|&d| d as usize).collect();
             // A conversion coalesce put between a load and the transpose is left out: the
             // transpose relabels the load's own (vectorized) layout.
-            let operand = match body.def_op(operand) {
+            let source = match body.def_op(operand) {
                 Some(convert) if body.opcode(convert) == Opcode::ConvertLayout => {
-                    let source = body.op(convert).operands[0];
-                    body.ops[op].operands[0] = source;
-                    source
+                    body.op(convert).operands[0]
                 }
                 _ => operand,
             };
-            let Some(Encoding::Blocked(blocked)) = body.ty(operand).encoding() else { continue };
-            let transposed = Encoding::Blocked(permuted(blocked, &order));
+            let Some(Encoding::Blocked(blocked)) = body.ty(source).encoding() else { continue };
+            let transposed = Encoding::Blocked(blocked.permuted(&order));
+            body.ops[op].operands[0] = source;
             body.values[result].ty = body.ty(result).with_encoding(Some(transposed));
         }
-    }
-}
-
-/// `blocked` with its dimensions permuted as `tt.trans` permutes them: result dimension `i` is
-/// operand dimension `order[i]`.
-fn permuted(blocked: &Blocked, order: &[usize]) -> Blocked {
-    let pick = |v: &[u32]| order.iter().map(|&d| v[d]).collect::<Vec<u32>>();
-    // `order` of a layout lists dimensions; operand dimension `d` is result dimension `i` where
-    // `order[i] == d`.
-    let position = |d: u32| order.iter().position(|&o| o == d as usize).expect("a permutation") as u32;
-    Blocked {
-        size_per_thread: pick(&blocked.size_per_thread),
-        threads_per_warp: pick(&blocked.threads_per_warp),
-        warps_per_cta: pick(&blocked.warps_per_cta),
-        order: blocked.order.iter().map(|&d| position(d)).collect(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::permuted;
-    use crate::layout::Blocked;
-
-    #[test]
-    fn a_transposed_blocked_layout_swaps_every_parameter() {
-        let loaded = Blocked {
-            size_per_thread: vec![1, 8],
-            threads_per_warp: vec![2, 16],
-            warps_per_cta: vec![8, 1],
-            order: vec![1, 0],
-        };
-        let t = permuted(&loaded, &[1, 0]);
-        assert_eq!(t.size_per_thread, [8, 1]);
-        assert_eq!(t.threads_per_warp, [16, 2]);
-        assert_eq!(t.warps_per_cta, [1, 8]);
-        assert_eq!(t.order, [0, 1], "the operand's fastest dimension, 1, is the result's 0");
     }
 }
