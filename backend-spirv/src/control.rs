@@ -187,7 +187,7 @@ struct Bounds {
 }
 
 /// How a loop is emitted.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum Form {
     /// The induction variable from `lower` by `step` while below `upper`, the loop marked
     /// `DontUnroll` ([`crate::spirv::Spv::begin_loop`]).

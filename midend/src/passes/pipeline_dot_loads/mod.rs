@@ -150,9 +150,10 @@ pub mod stage_a_operands;
 pub mod warp_specialize;
 
 /// The most 32-bit registers per thread that the accumulators, the dot operands the loop holds
-/// otherwise ([`resident_operands`]) and two copies of the pipelined operands may take. Past it the extra copy spills: measured on an H200, a 128x256x64 fp16 tile
-/// over 8 warps (128 accumulator and 2 x 48 operand registers) ran at 194 TFLOP/s pipelined
-/// against 240 without, while a 128x128x32 tf32 tile (64 + 2 x 32) went from 84 to 101.
+/// otherwise ([`resident_operands`]) and two copies of the pipelined operands may take. Past it
+/// the extra copy spills: measured on an H200, a 128x256x64 fp16 tile over 8 warps (128
+/// accumulator and 2 x 48 operand registers) ran at 194 TFLOP/s pipelined against 240 without,
+/// while a 128x128x32 tf32 tile (64 + 2 x 32) went from 84 to 101.
 const REGISTER_BUDGET: u64 = 160;
 
 /// Whether loop `lp`'s body has a dot that the backend of a [`Target::loads_dot_operands_whole`]
