@@ -988,6 +988,16 @@ impl<'a> Emitter<'a> {
             &[Capability::CooperativeMatrixPerElementOperationsNV],
             Some("SPV_NV_cooperative_matrix2"),
         );
+        uses(
+            self.s.uses_matrix_reductions,
+            &[Capability::CooperativeMatrixReductionsNV],
+            Some("SPV_NV_cooperative_matrix2"),
+        );
+        uses(
+            self.s.uses_matrix_conversions,
+            &[Capability::CooperativeMatrixConversionsNV],
+            Some("SPV_NV_cooperative_matrix2"),
+        );
         for capability in capabilities {
             self.s.b.capability(capability);
         }

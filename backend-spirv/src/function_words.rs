@@ -52,6 +52,11 @@ impl FunctionWords {
         function
     }
 
+    /// Declares the next parameter (`OpFunctionParameter`), before any block has an instruction.
+    pub fn add_parameter(&mut self, ty: Word, id: Word) {
+        self.begin.extend([first_word(Op::FunctionParameter, 3), ty, id]);
+    }
+
     /// Opens a block labelled `label` and selects it.
     pub fn begin_block(&mut self, label: Word) {
         self.blocks.push(BlockWords { label, words: Vec::new() });
@@ -195,6 +200,55 @@ mod tests {
         function.var(ptr_ty, var);
         function.assemble_into(&mut words);
 
+        let show = |w: &[u32]| rspirv::dr::load_words(w).unwrap().disassemble();
+        assert_eq!(show(&words), show(&expected));
+        assert_eq!(words, expected);
+    }
+
+    /// A function with parameters (a helper a per-element operation calls) assembles as rspirv's
+    /// builder writes it.
+    #[test]
+    fn parameters_follow_the_function() {
+        let globals = |b: &mut Builder| {
+            let f32_ty = b.type_float(32, None);
+            let fn_ty = b.type_function(f32_ty, [f32_ty, f32_ty]);
+            let ids: Vec<Word> = (0..6).map(|_| b.id()).collect();
+            (f32_ty, fn_ty, ids)
+        };
+        let mut expected = Builder::new();
+        let (f32_ty, fn_ty, ids) = globals(&mut expected);
+        let mut b = Builder::new();
+        assert_eq!(globals(&mut b), (f32_ty, fn_ty, ids.clone()));
+        let [function, x, y, prologue, body, sum] = ids[..] else { unreachable!() };
+
+        expected.begin_function(f32_ty, Some(function), FunctionControl::NONE, fn_ty).unwrap();
+        expected.function_parameter(f32_ty).unwrap();
+        expected.function_parameter(f32_ty).unwrap();
+        expected.begin_block(Some(prologue)).unwrap();
+        expected.branch(body).unwrap();
+        expected.begin_block(Some(body)).unwrap();
+        expected.f_add(f32_ty, Some(sum), x, y).unwrap();
+        expected.ret_value(sum).unwrap();
+        expected.end_function().unwrap();
+        let mut expected = expected.module();
+        // rspirv numbers the parameters itself (after the ids taken above, which the header's
+        // bound counts): the same ids here, the header aside.
+        let params = &mut expected.functions[0].parameters;
+        params[0].result_id = Some(x);
+        params[1].result_id = Some(y);
+        let expected = expected.assemble();
+
+        let mut words = b.module().assemble();
+        let mut helper = FunctionWords::new(function, f32_ty, fn_ty, prologue);
+        helper.add_parameter(f32_ty, x);
+        helper.add_parameter(f32_ty, y);
+        helper.begin_block(body);
+        helper.push_ids(Op::FAdd, Some(f32_ty), Some(sum), [x, y].into_iter());
+        helper.push_ids(Op::ReturnValue, None, None, [sum].into_iter());
+        helper.assemble_into(&mut words);
+
+        // Word 3 of the header is the bound.
+        words[3] = expected[3];
         let show = |w: &[u32]| rspirv::dr::load_words(w).unwrap().disassemble();
         assert_eq!(show(&words), show(&expected));
         assert_eq!(words, expected);

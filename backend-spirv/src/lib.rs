@@ -151,6 +151,12 @@ pub struct WorkgroupMatrices {
     pub granules: Vec<MatrixGranule>,
     /// The largest M, N or K of one matrix.
     pub max_dimension: u32,
+    /// The device also reduces the rows of these matrices, converts an accumulator into an
+    /// operand, and runs per-element operations on them (`cooperativeMatrixReductions`,
+    /// `cooperativeMatrixConversions`, `cooperativeMatrixPerElementOperations`): a loop whose
+    /// every tensor is such a matrix, an attention's softmax included, may run on them
+    /// (`cooperative/workgroup_region.rs`).
+    pub element_operations: bool,
 }
 
 /// One workgroup-scope shape: `D (m x n) = A (m x k) B (k x n) + C` where M, N and K are

@@ -136,6 +136,8 @@ enum TypeKey {
     /// A two-dimensional tensor layout whose clamped elements read as a constant
     /// (`SPV_NV_tensor_addressing`).
     TensorLayout,
+    /// A two-dimensional tensor view that swaps the dimensions (a column-major tile).
+    TransposingView,
 }
 
 pub struct Spv {
@@ -174,10 +176,18 @@ pub struct Spv {
     /// Whether a per-element operation ran on matrices (`SPV_NV_cooperative_matrix2`'s
     /// `CooperativeMatrixPerElementOperationsNV` at the end).
     pub uses_per_element_operations: bool,
+    /// Whether a row of a workgroup matrix was reduced, or an accumulator converted into an
+    /// operand (`CooperativeMatrixReductionsNV`, `CooperativeMatrixConversionsNV` at the end).
+    pub uses_matrix_reductions: bool,
+    pub uses_matrix_conversions: bool,
     /// Functions besides the kernel's (what per-element operations call), as words.
     helpers: Vec<u32>,
     /// [`Spv::row_scale_function`]'s function, by the table it reads.
     row_scale: Option<(Word, Word)>,
+    /// The kernel's function while a helper is written ([`Spv::begin_helper`]).
+    parked: Option<FunctionWords>,
+    /// Helpers made by [`Spv::begin_helper`], by what their caller says they compute.
+    pub helper_functions: FxHashMap<String, Word>,
 }
 
 impl Spv {
@@ -201,8 +211,12 @@ impl Spv {
             vulkan_memory_model: false,
             uses_workgroup_matrices: false,
             uses_per_element_operations: false,
+            uses_matrix_reductions: false,
+            uses_matrix_conversions: false,
             helpers: Vec::new(),
             row_scale: None,
+            parked: None,
+            helper_functions: FxHashMap::default(),
         }
     }
 
@@ -330,6 +344,18 @@ impl Spv {
         let (dimensions, constant_clamp) = (self.const_u32(2), self.const_u32(1));
         let id = self.b.type_tensor_layout_nv(dimensions, constant_clamp);
         self.types.insert(TypeKey::TensorLayout, id);
+        id
+    }
+
+    /// The type of a two-dimensional tensor view whose dimensions are the layout's, swapped.
+    pub fn transposing_view_ty(&mut self) -> Word {
+        if let Some(&id) = self.types.get(&TypeKey::TransposingView) {
+            return id;
+        }
+        let (dimensions, swapped) = (self.const_u32(2), [self.const_u32(1), self.const_u32(0)]);
+        let no = self.const_of(Class::Bool, 0).id;
+        let id = self.b.type_tensor_view_nv(dimensions, no, swapped);
+        self.types.insert(TypeKey::TransposingView, id);
         id
     }
 
@@ -527,6 +553,38 @@ impl Spv {
         self.helpers.extend(words);
         self.row_scale = Some((table, function));
         function
+    }
+
+    /// Sets the kernel's function aside and begins a helper function returning `return_ty` with
+    /// parameters of `params` types, its body block selected: what is emitted until
+    /// [`Spv::end_helper`] goes into it (only values of its own and the module's constants may
+    /// be used there). Returns the function's id and its parameters.
+    pub fn begin_helper(&mut self, return_ty: Word, params: &[Word]) -> (Word, Vec<Word>) {
+        assert!(self.parked.is_none(), "one helper at a time");
+        let fn_ty = self.b.type_function(return_ty, params.iter().copied());
+        let id = self.b.id();
+        let prologue = self.b.id();
+        let mut helper = FunctionWords::new(id, return_ty, fn_ty, prologue);
+        let params: Vec<Word> = params
+            .iter()
+            .map(|&ty| {
+                let param = self.b.id();
+                helper.add_parameter(ty, param);
+                param
+            })
+            .collect();
+        let body = self.b.id();
+        helper.begin_block(body);
+        self.parked = self.function.replace(helper);
+        (id, params)
+    }
+
+    /// Ends the helper [`Spv::begin_helper`] began, returning `value`, and selects the kernel's
+    /// function again where it was.
+    pub fn end_helper(&mut self, value: Word) {
+        self.body().push_ids(Op::ReturnValue, None, None, [value].into_iter());
+        let helper = std::mem::replace(&mut self.function, self.parked.take());
+        helper.expect("a helper begun").assemble_into(&mut self.helpers);
     }
 
     /// The module's words: the builder's sections, then the function.

@@ -42,7 +42,11 @@ fn options(num_warps: u32, workgroup: bool) -> Options {
         workgroup_memory_limit: 48 * 1024,
         cooperative_matrix_f16: true,
         storage_16bit: Storage16Bit::Stores,
-        workgroup_matrices: workgroup.then_some(WorkgroupMatrices { granules, max_dimension: 1024 }),
+        workgroup_matrices: workgroup.then_some(WorkgroupMatrices {
+            granules,
+            max_dimension: 1024,
+            element_operations: false,
+        }),
         ..Options::default()
     }
 }

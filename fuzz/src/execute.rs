@@ -191,7 +191,11 @@ pub fn matrices_target() -> trident::SpirvTarget {
         subgroup_size: 32,
         cooperative_matrix_f16: true,
         cooperative_matrix_bf16: true,
-        workgroup_matrices: Some(WorkgroupMatrices { granules, max_dimension: 1024 }),
+        workgroup_matrices: Some(WorkgroupMatrices {
+            granules,
+            max_dimension: 1024,
+            element_operations: true,
+        }),
         cooperative_matrix_per_element: true,
     }
 }

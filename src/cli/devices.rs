@@ -199,13 +199,14 @@ pub fn print_devices() {
                     None => "no".to_string(),
                     Some(m) if m.shapes.is_empty() => "offered without workgroup-scope shapes".to_string(),
                     Some(m) => format!(
-                        "workgroup scope {} (dimensions up to {}, workgroups up to {}, tensor addressing {}, {} \
-                         bytes of workgroup memory kept by the driver; GEMM loops on them unless \
-                         TRIDENT_VULKAN_WORKGROUP_MATRICES=0)",
+                        "workgroup scope {} (dimensions up to {}, workgroups up to {}, tensor addressing {}, \
+                         reductions and conversions {}, {} bytes of workgroup memory kept by the driver; GEMM \
+                         loops and attention on them unless TRIDENT_VULKAN_WORKGROUP_MATRICES=0)",
                         m.shapes.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(", "),
                         m.max_dimension,
                         m.max_workgroup_size,
                         yes_no(m.tensor_addressing),
+                        yes_no(m.reductions_and_conversions),
                         m.reserved_shared_bytes
                     ),
                 },

@@ -73,7 +73,9 @@
 //! Where the device has workgroup-scope matrices of `VK_NV_cooperative_matrix2`, a GEMM's K loop
 //! takes them instead ([`workgroup`]): A and B loaded straight from the storage buffers, the
 //! driver staging them itself (H100: the 4096^3 fp16 product at 280 TFLOP/s against this path's
-//! 193).
+//! 193); and where the device also reduces, converts and maps them element by element, a kernel
+//! whose every float tensor fits them runs on them whole ([`workgroup_region`]: flash attention
+//! with its softmax, 71 -> 195 TFLOP/s at d64 on an H200).
 //! (Staging A and B as `f16vec2` pairs, two f16 registers joined by `OpBitFieldInsert`, was
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)
@@ -81,6 +83,7 @@
 pub mod carried;
 mod staging;
 pub mod workgroup;
+pub mod workgroup_region;
 
 use staging::{operands, stage_operands, VECTOR_LANES};
 

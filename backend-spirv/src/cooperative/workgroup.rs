@@ -66,6 +66,11 @@
 //! buffer is windowed. The rest of the kernel does not change: the pointer and mask tensors are
 //! still computed (the driver drops the registers nothing reads), and the TTGIR is left as it is.
 //!
+//! A kernel with no such GEMM whose every float tensor fits a matrix (flash attention) is planned
+//! by `super::workgroup_region` into the same [`Gemms`]: its loops are emitted the same three
+//! ways, its tiles are [`Tile`]s (column-major ones too: `k.T`, a load through a transposing
+//! tensor view where it is not whole), and its other ops take that module's roles.
+//!
 //! Expects: row strides that are non-negative at run time, as every GEMM's are: a tensor
 //! layout's strides are unsigned, and the uniform test does not look at the sign.
 //!
@@ -107,6 +112,15 @@ pub enum Role {
     Convert(WorkgroupMatrix),
     /// `tt.store` of the result: the matrix stored.
     Store,
+    /// An elementwise float op of a region (`super::workgroup_region`): its result is this
+    /// matrix.
+    Elementwise(WorkgroupMatrix),
+    /// `tt.reduce` along the rows of a region's matrix: its result is this matrix (each row's
+    /// value spread over it).
+    ReduceRows(WorkgroupMatrix),
+    /// `tt.expand_dims`, `tt.broadcast` or `ttg.convert_layout` in a region: the operand's
+    /// matrix, widened to this one where a row vector is broadcast.
+    Spread(WorkgroupMatrix),
     /// Lowered to nothing: computes tensors that only the addresses and masks of the matrices'
     /// loads and stores read (those take their origins and extents from the scalars the tensors
     /// are built from instead). Left in, a pointer's or a mask's layout conversion would still
@@ -256,19 +270,25 @@ pub fn find(
             Some((matrix, roles))
         };
         if let Some((matrix, roles)) = plan() {
-            for &(op, role) in &roles {
-                if matches!(role, Role::Operand(_) | Role::Store) {
-                    let address = body.op(op).operands[0];
-                    if let Some(&[Stride::Scaled(stride, _), _]) = strides(body, address).as_deref() {
-                        let parameter = func.params().contains(&stride);
-                        if parameter && body.ty(stride).dtype().bits() == 32 {
-                            gemms.specialized.insert(stride);
-                        }
-                    }
-                }
-            }
             gemms.accumulators.insert(accumulator, matrix);
             gemms.roles.extend(roles);
+        }
+    }
+    if gemms.accumulators.is_empty() {
+        if let Some(region) = super::workgroup_region::plan(func, options, offered, operand, &readers) {
+            gemms.accumulators = region.accumulators;
+            gemms.roles = region.roles;
+        }
+    }
+    for (&op, &role) in &gemms.roles {
+        if matches!(role, Role::Operand(_) | Role::Store) {
+            let address = body.op(op).operands[0];
+            for stride in strides(body, address).into_iter().flatten() {
+                let Stride::Scaled(stride, _) = stride else { continue };
+                if func.params().contains(&stride) && body.ty(stride).dtype().bits() == 32 {
+                    gemms.specialized.insert(stride);
+                }
+            }
         }
     }
     let unneeded = unneeded_addresses(func, &readers, &gemms.roles);
@@ -314,6 +334,11 @@ fn unneeded_addresses(
                             let address_of_planned = match planned.get(&reader) {
                                 Some(Role::Operand(_)) => operands[0] == r || operands.get(1) == Some(&r),
                                 Some(Role::Store) => operands[0] == r || operands.get(2) == Some(&r),
+                                // A region's select computes its condition from the indices'
+                                // origins (`workgroup_region::affine_condition`).
+                                Some(Role::Elementwise(_)) => {
+                                    body.opcode(reader) == Opcode::Select && operands[0] == r
+                                }
                                 _ => false,
                             };
                             address_of_planned || skipped.contains(&reader)
@@ -327,21 +352,41 @@ fn unneeded_addresses(
     skipped
 }
 
-/// Whether `ptr` (with `mask`) addresses a row-major strided tile: unit stride along columns, a
-/// row stride that is a positive constant or a scalar times a positive constant, and a mask of
-/// leading blocks ([`mask_terms`]).
-fn is_tile(func: &Function, ptr: Value, mask: Option<Value>) -> bool {
+/// Whether `ptr` (with `mask`) addresses a strided tile ([`Layout::of`]) with a mask of leading
+/// blocks ([`mask_terms`]).
+pub(super) fn is_tile(func: &Function, ptr: Value, mask: Option<Value>) -> bool {
     let body = &func.body;
-    let row_major = match strides(body, ptr).as_deref() {
-        Some(&[Stride::Const(rows), Stride::Const(1)]) => rows > 0,
-        Some(&[Stride::Scaled(_, factor), Stride::Const(1)]) => factor > 0,
-        _ => false,
-    };
-    row_major && mask.is_none_or(|mask| mask_terms(body, mask).is_some())
+    let strided = strides(body, ptr).is_some_and(|strides| Layout::of(&strides).is_some());
+    strided && mask.is_none_or(|mask| mask_terms(body, mask).is_some())
+}
+
+/// How a tile's elements lie in memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// Unit stride along columns, the rows `strides[0]` apart (a positive constant or a scalar
+    /// times one); a one-dimensional tile is one column of such rows.
+    RowMajor,
+    /// Unit stride along rows, the columns `strides[1]` apart (a transposed operand: `k.T`).
+    ColumnMajor,
+}
+
+impl Layout {
+    fn of(strides: &[Stride]) -> Option<Layout> {
+        let positive = |s: &Stride| match *s {
+            Stride::Const(k) => k > 0,
+            Stride::Scaled(_, factor) => factor > 0,
+        };
+        match strides {
+            [rows] if positive(rows) => Some(Layout::RowMajor),
+            [rows, Stride::Const(1)] if positive(rows) => Some(Layout::RowMajor),
+            [Stride::Const(1), cols] if positive(cols) => Some(Layout::ColumnMajor),
+            _ => None,
+        }
+    }
 }
 
 /// Whether `v` is a constant zero (integer or float, scalar or splat).
-fn is_zero_constant(func: &Function, v: Value) -> bool {
+pub(super) fn is_zero_constant(func: &Function, v: Value) -> bool {
     let Some(def) = func.body.def_op(v) else { return false };
     let value = func.body.op(def).attrs.get("value");
     func.body.opcode(def) == Opcode::Constant
@@ -359,6 +404,12 @@ fn is_float_splat(func: &Function, v: Value) -> bool {
 /// becomes one matrix. Returns whether it did.
 pub fn enter(e: &mut Emitter, arg: Value, init: &mut Vec<Reg>) -> EResult<bool> {
     let Some(&matrix) = e.workgroup.accumulators.get(&arg) else { return Ok(false) };
+    if let [r] = init.as_slice() {
+        if r.class == Class::WorkgroupMatrix(matrix) {
+            // A matrix already (a previous loop's result).
+            return Ok(true);
+        }
+    }
     let Some(&first) = init.first() else { return e.invalid("an accumulator without registers") };
     if init.iter().any(|r| r.id != first.id) || first.class != Class::F32 {
         return e.invalid("a workgroup-matrix accumulator that does not start as a splat");
@@ -385,23 +436,46 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             e.set(result.expect("a load's result"), vec![loaded]);
         }
         Role::Product => {
-            let [a, b, c] = [0, 1, 2].map(|i| e.get(operands[i]).map(|regs| regs[0]));
-            let (a, b, c) = (a?, b?, c?);
+            let data = e.func.body.op(op);
+            let shape = |v: Value| e.func.body.ty(v).shape().to_vec();
+            let (&[m, k], &[_, n]) = (shape(operands[0]).as_slice(), shape(operands[1]).as_slice()) else {
+                return e.invalid("a workgroup-matrix product of operands that are not matrices");
+            };
+            let component = e.func.body.ty(data.operands[0]).dtype();
+            let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
+            let accumulator = shape(m, n, ACCUMULATOR_USE, DType::F32);
+            let class = Class::WorkgroupMatrix(accumulator);
             if let Version::Survey(_) = e.workgroup_version {
-                e.set(result.expect("a dot's result"), vec![c]);
+                let id = e.zero_matrix(class);
+                e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
                 return Ok(true);
             }
-            let (ty, class) = (e.s.ty(c.class), c.class);
+            let a = super::workgroup_region::matrix_of(e, operands[0], shape(m, k, MATRIX_A_USE, component))?;
+            let b = super::workgroup_region::matrix_of(e, operands[1], shape(k, n, MATRIX_B_USE, component))?;
+            let c = super::workgroup_region::matrix_of(e, operands[2], accumulator)?;
+            let ty = e.s.ty(class);
             let id =
                 e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None));
             e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
         }
         Role::Convert(matrix) => {
-            let source = e.get(operands[0])?[0];
             let class = Class::WorkgroupMatrix(matrix);
+            if let Version::Survey(_) = e.workgroup_version {
+                let id = e.zero_matrix(class);
+                e.set(result.expect("a conversion's result"), vec![Reg { id, class }]);
+                return Ok(true);
+            }
+            let source = WorkgroupMatrix { usage: ACCUMULATOR_USE, component: DType::F32, ..matrix };
+            let source = super::workgroup_region::matrix_of(e, operands[0], source)?;
             let ty = e.s.ty(class);
+            if matrix.usage != ACCUMULATOR_USE {
+                e.s.uses_matrix_conversions = true;
+            }
             let id = e.s.inst(Op::FConvert, ty, &[source.id]);
             e.set(result.expect("a conversion's result"), vec![Reg { id, class }]);
+        }
+        Role::Elementwise(_) | Role::ReduceRows(_) | Role::Spread(_) => {
+            super::workgroup_region::lower(e, op, role)?;
         }
         Role::Unneeded => {}
         Role::Store => {
@@ -417,14 +491,14 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
 }
 
 /// How deep [`origin_of`] follows operands before it reads a tensor's registers instead.
-const MAX_DEPTH: u32 = 32;
+pub(super) const MAX_DEPTH: u32 = 32;
 
 /// Element (0, ..) of tensor `v` (a strided pointer or index tensor, [`strides`]; a scalar is
 /// itself), as a scalar:
 /// computed from the scalars the tensor is built from where its ops allow (so the tensor itself
 /// need not be lowered: [`Role::Unneeded`]), else from the thread's register 0 minus its
 /// coordinates times the strides (every invocation gets the same value).
-fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
+pub(super) fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
     let body = &e.func.body;
     if body.ty(v).shape().is_empty() {
         return Ok(e.get(v)?[0]);
@@ -507,32 +581,47 @@ fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
 
 /// A strided tile of one binding as the program addresses it: uniform values, the same in
 /// every invocation.
-struct Tile {
+pub(super) struct Tile {
     binding: u32,
     /// The byte offset of element (0, 0) in the binding.
     origin: Reg,
-    /// Elements from one row to the next.
-    row_stride: Reg,
-    /// Rows and columns the mask keeps (from the origin; at least 0, perhaps beyond the tile).
+    /// Elements from one row to the next (one column to the next where column-major).
+    stride: Reg,
+    /// Rows and columns the mask keeps (from the origin; at least 0, perhaps beyond the tile);
+    /// one column for a one-dimensional tile.
     rows: Reg,
     cols: Reg,
-    /// Bytes from one row to the next.
-    row_bytes: Reg,
+    /// `stride` in bytes.
+    stride_bytes: Reg,
     /// The element's size in bytes.
     size: u32,
+    layout: Layout,
 }
 
 impl Tile {
-    /// Pointer tensor `ptr` with `mask`, as the tile of `matrix`'s shape it addresses.
-    fn read(e: &mut Emitter, ptr: Value, mask: Option<Value>, matrix: WorkgroupMatrix) -> EResult<Tile> {
+    /// Pointer tensor `ptr` with `mask`, as the tile of `matrix`'s shape it addresses (a
+    /// one-dimensional `ptr`: the first column of the matrix).
+    pub(super) fn read(
+        e: &mut Emitter,
+        ptr: Value,
+        mask: Option<Value>,
+        matrix: WorkgroupMatrix,
+    ) -> EResult<Tile> {
         let body = &e.func.body;
         let (Some(strides), Some(terms)) =
             (strides(body, ptr), mask.map_or(Some(Vec::new()), |m| mask_terms(body, m)))
         else {
             return e.invalid("a workgroup-matrix tile that is no longer strided");
         };
+        let Some(layout) = Layout::of(&strides) else {
+            return e.invalid("a workgroup-matrix tile that is neither row- nor column-major");
+        };
         let size = e.ty(ptr).dtype().size_bytes() as u32;
-        let row_stride = match strides[0] {
+        let major = match layout {
+            Layout::RowMajor => strides[0],
+            Layout::ColumnMajor => strides[1],
+        };
+        let stride = match major {
             Stride::Const(k) => e.u32c(k as u32),
             Stride::Scaled(v, factor) => {
                 let v = e.get(v)?[0];
@@ -546,7 +635,10 @@ impl Tile {
         };
         // The extents: per dimension, the tile's size or less, the smallest bound minus the
         // origin's index.
-        let mut extent = [e.u32c(matrix.rows), e.u32c(matrix.cols)];
+        let mut extent = vec![e.u32c(matrix.rows)];
+        if strides.len() == 2 {
+            extent.push(e.u32c(matrix.cols));
+        }
         let mut guard: Option<Reg> = None;
         for term in terms {
             match term {
@@ -558,7 +650,7 @@ impl Tile {
                         count = e.add_imm(count, 1);
                     }
                     let Some(&before) = extent.get(axis) else {
-                        return e.invalid("a workgroup-matrix mask of more than two dimensions");
+                        return e.invalid("a workgroup-matrix mask of more dimensions than its tile");
                     };
                     extent[axis] = e.s.ext(crate::spirv::glsl::SMIN, Class::U32, &[before, count]);
                 }
@@ -571,28 +663,32 @@ impl Tile {
                 }
             }
         }
+        if extent.len() == 1 {
+            extent.push(e.u32c(1));
+        }
         let zero = e.u32c(0);
-        let [rows, cols] = extent.map(|x| {
+        let mut kept = extent.into_iter().map(|x| {
             let x = e.s.ext(crate::spirv::glsl::SMAX, Class::U32, &[x, zero]);
             match guard {
                 Some(g) => e.s.select(g, x, zero),
                 None => x,
             }
         });
+        let (rows, cols) = (kept.next().expect("rows"), kept.next().expect("columns"));
         let size_c = e.u32c(size);
-        let row_bytes = e.s.op(Op::IMul, Class::U32, &[row_stride, size_c]);
+        let stride_bytes = e.s.op(Op::IMul, Class::U32, &[stride, size_c]);
         let origin = Reg { id: origin.id, class: Class::U32 };
-        Ok(Tile { binding, origin, row_stride, rows, cols, row_bytes, size })
+        Ok(Tile { binding, origin, stride, rows, cols, stride_bytes, size, layout })
     }
 
-    /// Whether the whole `matrix`-shaped tile is in bounds with its origin and rows 16-byte
-    /// aligned: then it moves through the `uvec4` view with a row stride.
+    /// Whether the whole `matrix`-shaped tile is in bounds with its origin and rows (columns)
+    /// 16-byte aligned: then it moves through the `uvec4` view with a stride.
     fn whole(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> Reg {
         let (m, n) = (e.u32c(matrix.rows), e.u32c(matrix.cols));
         let rows_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.rows, m]);
         let cols_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.cols, n]);
         let inside = e.s.op(Op::LogicalAnd, Class::Bool, &[rows_in, cols_in]);
-        let either = e.s.op(Op::BitwiseOr, Class::U32, &[self.row_bytes, self.origin]);
+        let either = e.s.op(Op::BitwiseOr, Class::U32, &[self.stride_bytes, self.origin]);
         let fifteen = e.u32c(15);
         let low = e.s.op(Op::BitwiseAnd, Class::U32, &[either, fifteen]);
         let zero = e.u32c(0);
@@ -600,20 +696,25 @@ impl Tile {
         e.s.op(Op::LogicalAnd, Class::Bool, &[inside, aligned])
     }
 
-    /// A pointer to the origin through the `uvec4` view, the row-major layout, and the row stride
-    /// in the view's elements: the operands of a strided matrix load or store.
+    /// A pointer to the origin through the `uvec4` view, the matrix layout, and the stride in
+    /// the view's elements: the operands of a strided matrix load or store.
     fn vector_access(&self, e: &mut Emitter) -> (Word, Word, Word) {
         let four = e.u32c(4);
         let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, four]);
         let pointer = e.buffer_view_ptr(self.binding, View::Words4, index);
-        let stride = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.row_bytes, four]);
-        let row_major = e.s.const_u32(spirv::CooperativeMatrixLayout::RowMajorKHR as u32);
-        (pointer, row_major, stride.id)
+        let stride = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.stride_bytes, four]);
+        let layout = match self.layout {
+            Layout::RowMajor => spirv::CooperativeMatrixLayout::RowMajorKHR,
+            Layout::ColumnMajor => spirv::CooperativeMatrixLayout::ColumnMajorKHR,
+        };
+        let layout = e.s.const_u32(layout as u32);
+        (pointer, layout, stride.id)
     }
 
-    /// A pointer to the origin through the view of `component` elements, and the tensor layout
-    /// of the kept rows and columns, sliced to the tile.
-    fn tensor_access(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> (Word, Word) {
+    /// A pointer to the origin through the view of `component` elements, the tensor layout of
+    /// the kept rows and columns sliced to the tile, and for a column-major tile the view that
+    /// transposes it (the layout then runs over columns, then rows).
+    fn tensor_access(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> (Word, Word, Option<Word>) {
         let element = e.u32c(self.size.trailing_zeros());
         let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, element]);
         let pointer = match matrix.component {
@@ -621,16 +722,22 @@ impl Tile {
             DType::BF16 => e.buffer_view_ptr(self.binding, View::BFloat16, index),
             _ => e.buffer_view_ptr(self.binding, View::Float16, index),
         };
+        let (zero, m, n) = (e.s.const_u32(0), e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
+        let (dims, slice) = match self.layout {
+            Layout::RowMajor => ([self.rows.id, self.cols.id], [zero, m, zero, n]),
+            Layout::ColumnMajor => ([self.cols.id, self.rows.id], [zero, n, zero, m]),
+        };
         let ty = e.s.tensor_layout_ty();
         let layout = e.s.build(|b| b.create_tensor_layout_nv(ty, None));
-        let layout =
-            e.s.build(|b| b.tensor_layout_set_dimension_nv(ty, None, layout, [self.rows.id, self.cols.id]));
+        let layout = e.s.build(|b| b.tensor_layout_set_dimension_nv(ty, None, layout, dims));
         let one = e.s.const_u32(1);
-        let layout =
-            e.s.build(|b| b.tensor_layout_set_stride_nv(ty, None, layout, [self.row_stride.id, one]));
-        let (zero, m, n) = (e.s.const_u32(0), e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
-        let layout = e.s.build(|b| b.tensor_layout_slice_nv(ty, None, layout, [zero, m, zero, n]));
-        (pointer, layout)
+        let layout = e.s.build(|b| b.tensor_layout_set_stride_nv(ty, None, layout, [self.stride.id, one]));
+        let layout = e.s.build(|b| b.tensor_layout_slice_nv(ty, None, layout, slice));
+        let view = (self.layout == Layout::ColumnMajor).then(|| {
+            let ty = e.s.transposing_view_ty();
+            e.s.build(|b| b.create_tensor_view_nv(ty, None))
+        });
+        (pointer, layout, view)
     }
 
     /// The tile as a matrix: what the mask leaves out reads as zero.
@@ -639,10 +746,10 @@ impl Tile {
         let ty = e.s.ty(class);
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let strided_load = |e: &mut Emitter| {
-            let (pointer, row_major, stride) = self.vector_access(e);
+            let (pointer, layout, stride) = self.vector_access(e);
             e.s.uses_workgroup_matrices = true;
             e.s.build(|b| {
-                b.cooperative_matrix_load_khr(ty, None, pointer, row_major, Some(stride), Some(access), [])
+                b.cooperative_matrix_load_khr(ty, None, pointer, layout, Some(stride), Some(access), [])
             })
         };
         match e.workgroup_version {
@@ -660,11 +767,11 @@ impl Tile {
         let (then, other, merge) = e.s.begin_if_else_labelled(whole);
         let strided = strided_load(e);
         e.s.else_part(other, merge);
-        let (pointer, layout) = self.tensor_access(e, matrix);
+        let (pointer, layout, view) = self.tensor_access(e, matrix);
         let zero = e.zero_matrix(class);
-        let none = spirv::TensorAddressingOperands::NONE;
         let sliced = e.s.build(|b| {
-            b.cooperative_matrix_load_tensor_nv(ty, None, pointer, zero, layout, access, none, [])
+            let (addressing, view) = view_operands(view);
+            b.cooperative_matrix_load_tensor_nv(ty, None, pointer, zero, layout, access, addressing, view)
         });
         e.s.end_if(merge);
         e.s.uses_workgroup_matrices = true;
@@ -672,28 +779,40 @@ impl Tile {
         Reg { id, class }
     }
 
-    /// Stores `value` (a matrix of the tile's shape) where the mask keeps it.
-    fn store(&self, e: &mut Emitter, value: Reg) {
+    /// Stores `value` (a matrix of the tile's shape) where the mask keeps it: a whole tile with
+    /// a strided store, else as a slice of a tensor (a one-dimensional tile: the matrix's first
+    /// column).
+    pub(super) fn store(&self, e: &mut Emitter, value: Reg) {
         let Class::WorkgroupMatrix(matrix) = value.class else { unreachable!("checked by the caller") };
         let whole = self.whole(e, matrix);
         let access = spirv::MemoryAccess::NON_PRIVATE_POINTER;
         let (other, merge) = e.s.begin_if_else(whole);
-        let (pointer, row_major, stride) = self.vector_access(e);
+        let (pointer, layout, stride) = self.vector_access(e);
         e.s.build(|b| {
-            b.cooperative_matrix_store_khr(pointer, value.id, row_major, Some(stride), Some(access), [])
+            b.cooperative_matrix_store_khr(pointer, value.id, layout, Some(stride), Some(access), [])
         });
         e.s.else_part(other, merge);
-        let (pointer, layout) = self.tensor_access(e, matrix);
-        let none = spirv::TensorAddressingOperands::NONE;
-        e.s.build(|b| b.cooperative_matrix_store_tensor_nv(pointer, value.id, layout, access, none, []));
+        let (pointer, layout, view) = self.tensor_access(e, matrix);
+        e.s.build(|b| {
+            let (addressing, view) = view_operands(view);
+            b.cooperative_matrix_store_tensor_nv(pointer, value.id, layout, access, addressing, view)
+        });
         e.s.end_if(merge);
         e.s.uses_workgroup_matrices = true;
     }
 }
 
+/// The tensor-addressing operands of a tensor load or store through `view`, if any.
+fn view_operands(view: Option<Word>) -> (spirv::TensorAddressingOperands, Vec<rspirv::dr::Operand>) {
+    match view {
+        Some(view) => (spirv::TensorAddressingOperands::TENSOR_VIEW, vec![rspirv::dr::Operand::IdRef(view)]),
+        None => (spirv::TensorAddressingOperands::NONE, Vec::new()),
+    }
+}
+
 impl Emitter<'_> {
     /// A matrix of `class` whose elements are all zero.
-    fn zero_matrix(&mut self, class: Class) -> Word {
+    pub(crate) fn zero_matrix(&mut self, class: Class) -> Word {
         let Class::WorkgroupMatrix(matrix) = class else { unreachable!("a workgroup matrix") };
         let zero = match matrix.component {
             DType::F32 => self.s.const_f32(0.0).id,

@@ -119,11 +119,15 @@ pub struct WorkgroupMatrices {
     pub reserved_shared_bytes: u32,
     /// They load and store slices of tensors (`cooperativeMatrixTensorAddressing`).
     pub tensor_addressing: bool,
+    /// Their rows reduce and an accumulator converts into an operand
+    /// (`cooperativeMatrixReductions` and `cooperativeMatrixConversions`).
+    pub reductions_and_conversions: bool,
 }
 
 impl WorkgroupMatrices {
     /// The shapes whose types the spirv backend names (f16, bf16, f32), as it takes them.
-    fn for_backend(&self) -> trident_backend_spirv::WorkgroupMatrices {
+    /// `per_element` says whether the device was opened with per-element operations.
+    fn for_backend(&self, per_element: bool) -> trident_backend_spirv::WorkgroupMatrices {
         let granules = self
             .shapes
             .iter()
@@ -138,7 +142,11 @@ impl WorkgroupMatrices {
                 })
             })
             .collect();
-        trident_backend_spirv::WorkgroupMatrices { granules, max_dimension: self.max_dimension }
+        trident_backend_spirv::WorkgroupMatrices {
+            granules,
+            max_dimension: self.max_dimension,
+            element_operations: self.reductions_and_conversions && per_element,
+        }
     }
 }
 
@@ -505,6 +513,7 @@ impl WgpuDevice {
             bfloat16,
             workgroup_matrices: workgroup.is_some(),
             tensor_addressing: workgroup.is_some_and(|offered| offered.tensor_addressing),
+            reductions_and_conversions: workgroup.is_some_and(|offered| offered.reductions_and_conversions),
             per_element_operations: cooperative && summary.per_element_matrix_operations,
         };
         // A device the driver will not create with the extensions added is opened as wgpu opens
@@ -537,7 +546,7 @@ impl WgpuDevice {
             cooperative_matrix_bf16: bfloat16,
             workgroup_matrices: workgroup
                 .filter(|_| additions.workgroup_matrices && additions.tensor_addressing)
-                .map(WorkgroupMatrices::for_backend),
+                .map(|offered| offered.for_backend(additions.per_element_operations)),
             per_element_matrix_operations: additions.per_element_operations,
             summary,
             device,

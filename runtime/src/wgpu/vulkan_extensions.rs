@@ -150,8 +150,8 @@ struct CooperativeMatrix2Features {
 
 impl CooperativeMatrix2Features {
     /// The structure to query with (all false), or to enable what `additions` asks for:
-    /// workgroup scope and flexible dimensions (with tensor addressing where asked), per-element
-    /// operations.
+    /// workgroup scope and flexible dimensions (with tensor addressing, reductions and
+    /// conversions where asked), per-element operations.
     fn new(additions: Additions) -> CooperativeMatrix2Features {
         let workgroup = additions.workgroup_matrices;
         CooperativeMatrix2Features {
@@ -159,8 +159,8 @@ impl CooperativeMatrix2Features {
             p_next: std::ptr::null_mut(),
             workgroup_scope: vk::Bool32::from(workgroup),
             flexible_dimensions: vk::Bool32::from(workgroup),
-            reductions: vk::FALSE,
-            conversions: vk::FALSE,
+            reductions: vk::Bool32::from(workgroup && additions.reductions_and_conversions),
+            conversions: vk::Bool32::from(workgroup && additions.reductions_and_conversions),
             per_element_operations: vk::Bool32::from(additions.per_element_operations),
             tensor_addressing: vk::Bool32::from(workgroup && additions.tensor_addressing),
             block_loads: vk::FALSE,
@@ -317,6 +317,7 @@ pub fn workgroup_matrices(adapter: &wgpu::Adapter) -> Option<WorkgroupMatrices> 
         max_workgroup_size: properties.workgroup_scope_max_workgroup_size,
         reserved_shared_bytes: properties.workgroup_scope_reserved_shared_memory,
         tensor_addressing: features.tensor_addressing == vk::TRUE,
+        reductions_and_conversions: features.reductions == vk::TRUE && features.conversions == vk::TRUE,
     })
 }
 
@@ -346,6 +347,9 @@ pub struct Additions {
     /// With [`Additions::workgroup_matrices`], its tensor-addressing feature too (loads and
     /// stores of a matrix as a slice of a tensor, the parts outside it clamped).
     pub tensor_addressing: bool,
+    /// With [`Additions::workgroup_matrices`], its reductions and conversions too (a row of a
+    /// matrix reduced, an accumulator converted into an operand).
+    pub reductions_and_conversions: bool,
     /// `VK_NV_cooperative_matrix2` with its per-element operations (which
     /// [`per_element_operations`] must have found).
     pub per_element_operations: bool,

@@ -1,0 +1,167 @@
+//! Kernels whose every float tensor lives in workgroup-scope matrices
+//! (`cooperative/workgroup_region.rs`): where the device offers reductions, conversions and
+//! per-element operations on them (`WorkgroupMatrices::element_operations`), flash attention's
+//! loop runs its two dots, its softmax and its row statistics on matrices: no barrier and no
+//! workgroup array in the loop, the row maximum and sum reduced along rows, `exp2` and the
+//! maximum as per-element functions, `p` converted straight into an operand, the causal mask a
+//! per-element function of the row and column.
+//!
+//! The kernels are the corpus' `tutorial/flash_attn` perf cases as TTIR (`trident compile
+//! ../shared/corpus/kernels/flash_attn.py --kernel flash_attn_fwd_kernel --emit ttir
+//! --const HEAD_DIM=.. --const BLOCK_M=128 --const BLOCK_N=64 --const CAUSAL=..`): d64 on four
+//! warps, d128 on eight, d64 causal on four.
+
+mod common;
+
+use common::{id_of, loop_body, spirv_val};
+use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
+use trident_midend::ir::DType;
+
+const D64: &str = include_str!("flash_attention_d64.ttir");
+const D128: &str = include_str!("flash_attention_d128.ttir");
+const D64_CAUSAL: &str = include_str!("flash_attention_d64_causal.ttir");
+const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
+
+/// A device like the H100 under NVIDIA's driver (see `workgroup_matrices.rs`), with
+/// (`element_operations`) or without the reductions and conversions.
+fn options(num_warps: u32, element_operations: bool) -> Options {
+    let granule = |m, n, invocations| MatrixGranule {
+        m,
+        n,
+        k: 16,
+        invocations,
+        operand: DType::F16,
+        accumulator: DType::F32,
+    };
+    let granules = vec![granule(16, 16, 32), granule(16, 16, 64), granule(32, 16, 128), granule(32, 32, 256)];
+    Options {
+        mode: Mode::Vulkan,
+        num_warps,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit: 48 * 1024,
+        cooperative_matrix_f16: true,
+        cooperative_matrix_per_element: true,
+        storage_16bit: Storage16Bit::Stores,
+        workgroup_matrices: Some(WorkgroupMatrices { granules, max_dimension: 1024, element_operations }),
+        ..Options::default()
+    }
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
+/// The id of workgroup-scope matrix type `rows x cols` of component `component` and `usage`.
+fn matrix_type(text: &str, component: &str, rows: u32, cols: u32, usage: u32) -> String {
+    let constant = |v: u32| id_of(text, &format!("OpConstant %4 {v}"));
+    let (scope, rows, cols, usage) = (constant(2), constant(rows), constant(cols), constant(usage));
+    id_of(text, &format!("OpTypeCooperativeMatrixKHR {component} {scope} {rows} {cols} {usage}"))
+}
+
+/// The loops of `text` in order: each from its `OpLoopMerge` to its merge block.
+fn loops(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("OpLoopMerge") {
+        let body = loop_body(&rest[start..]);
+        out.push(body);
+        rest = &rest[start + body.len()..];
+    }
+    out
+}
+
+#[test]
+fn flash_attention_runs_its_softmax_on_workgroup_matrices() {
+    let (artifact, text) = common::lower(D64, &options(4, true));
+    spirv_val("workgroup attention", &artifact.words);
+    for wanted in [
+        "OpCapability CooperativeMatrixReductionsNV",
+        "OpCapability CooperativeMatrixConversionsNV",
+        "OpCapability CooperativeMatrixPerElementOperationsNV",
+    ] {
+        assert!(text.contains(wanted), "no `{wanted}`");
+    }
+    // The survey, the loop of whole tiles, the checked loop.
+    let loops = loops(&text);
+    assert_eq!(loops.len(), 3, "{text}");
+    let (survey, whole, checked) = (loops[0], loops[1], loops[2]);
+    assert!(!survey.contains("OpCooperativeMatrix"), "the survey loads or computes a matrix:\n{survey}");
+    for body in [whole, checked] {
+        assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 2, "{body}");
+        // The row maximum and the row sum; the new maximum and the correction spread over the
+        // scores' and the accumulator's 64 columns.
+        assert_eq!(count(body, "OpCooperativeMatrixReduceNV"), 4, "{body}");
+        // The running maximum, `exp2` of the scores, `exp2` of the correction.
+        assert_eq!(count(body, "OpCooperativeMatrixPerElementOpNV"), 3, "{body}");
+        // The scale of the scores; `p` into an operand.
+        assert_eq!(count(body, "OpMatrixTimesScalar"), 1, "{body}");
+        assert_eq!(count(body, "OpFConvert"), 1, "{body}");
+        for absent in ["OpControlBarrier", "Workgroup"] {
+            assert!(!body.contains(absent), "`{absent}` in the loop:\n{body}");
+        }
+    }
+    // K (64 x 64, B) column-major, V row-major: strided loads in the loop of whole tiles,
+    // a transposing view in the checked loop.
+    assert_eq!(count(whole, "OpCooperativeMatrixLoadKHR"), 2, "{whole}");
+    assert!(checked.contains("TensorAddressingOperands(TENSOR_VIEW)"), "{checked}");
+    // The row statistics are 128 x 16 (the granule's width on four warps), the scores 128 x 64.
+    let (f32t, f16t) = (id_of(&text, "OpTypeFloat 32"), id_of(&text, "OpTypeFloat 16"));
+    let rows = matrix_type(&text, &f32t, 128, 16, 2);
+    let scores = matrix_type(&text, &f32t, 128, 64, 2);
+    let p = matrix_type(&text, &f16t, 128, 64, 0);
+    assert_eq!(count(whole, &format!("OpCooperativeMatrixReduceNV  {rows} ")), 2, "{whole}");
+    assert_eq!(count(whole, &format!("OpCooperativeMatrixReduceNV  {scores} ")), 2, "{whole}");
+    assert!(whole.contains(&format!("OpFConvert  {p} ")), "{whole}");
+    assert!(whole.contains(&format!("OpCooperativeMatrixMulAddKHR  {scores} ")), "{whole}");
+    // After the loop: the output stored as a matrix, the log-sum-exp as the first column of the
+    // row statistics (a tensor slice: one column kept).
+    let after = &text[text.rfind("OpLoopMerge").unwrap()..];
+    assert!(after.contains("OpCooperativeMatrixStoreKHR"), "{after}");
+    assert!(count(after, "OpCooperativeMatrixStoreTensorNV") >= 2, "{after}");
+}
+
+#[test]
+fn a_wide_accumulator_takes_the_row_factors_spread_over_its_columns() {
+    // d128 on eight warps: the accumulator is 128 x 128, the row statistics 128 x 32 (the granule
+    // of 256 invocations), so the correction is spread by a reduction of a row to each column.
+    let (artifact, text) = common::lower(D128, &options(8, true));
+    spirv_val("workgroup attention d128", &artifact.words);
+    let whole = loops(&text)[1];
+    let f32t = id_of(&text, "OpTypeFloat 32");
+    let accumulator = matrix_type(&text, &f32t, 128, 128, 2);
+    let rows = matrix_type(&text, &f32t, 128, 32, 2);
+    assert!(whole.contains(&format!("OpCooperativeMatrixReduceNV  {accumulator} ")), "{whole}");
+    assert_eq!(count(whole, &format!("OpCooperativeMatrixReduceNV  {rows} ")), 2, "{whole}");
+}
+
+#[test]
+fn a_causal_mask_is_a_function_of_the_row_and_column() {
+    let (artifact, text) = common::lower(D64_CAUSAL, &options(4, true));
+    spirv_val("workgroup attention causal", &artifact.words);
+    // Two loops (off the diagonal, then on it), each emitted three times.
+    let loops = loops(&text);
+    assert_eq!(loops.len(), 6);
+    // The diagonal block's loop selects with a per-element function: four of them.
+    assert_eq!(count(loops[4], "OpCooperativeMatrixPerElementOpNV"), 4, "{}", loops[4]);
+    assert_eq!(count(loops[1], "OpCooperativeMatrixPerElementOpNV"), 3, "{}", loops[1]);
+    // The function compares the query row (its origin plus the row) with the key column.
+    let helpers = &text[text.rfind("OpReturn\n").unwrap()..];
+    assert!(helpers.contains("OpSGreaterThanEqual"), "{helpers}");
+    // The mask's i1 tensor is not computed.
+    assert!(!loops[4].contains("OpSelect"), "{}", loops[4]);
+}
+
+#[test]
+fn without_reductions_attention_keeps_the_subgroup_path() {
+    let (_, text) = common::lower(D64, &options(4, false));
+    assert!(!text.contains("OpCooperativeMatrixReduceNV"));
+    assert!(text.contains("OpControlBarrier"));
+}
+
+#[test]
+fn a_gemm_is_planned_as_before() {
+    let with = common::lower(GEMM_LOOP, &options(8, true)).0.words;
+    let without = common::lower(GEMM_LOOP, &options(8, false)).0.words;
+    assert_eq!(with, without);
+}
