@@ -165,3 +165,15 @@ fn a_gemm_is_planned_as_before() {
     let without = common::lower(GEMM_LOOP, &options(8, false)).0.words;
     assert_eq!(with, without);
 }
+
+#[test]
+fn masked_tiles_with_a_zero_other_are_planned() {
+    // An attention whose Q, K, V loads and output store are masked by the sequence length (with
+    // `other=0.0`, an f16 constant the loads alone read): the loads read the kept rows and
+    // columns as tensor slices where the tile is cut.
+    let (artifact, text) = common::lower(include_str!("attention_masked.ttir"), &options(4, true));
+    spirv_val("workgroup attention masked", &artifact.words);
+    let checked = loops(&text)[2];
+    assert_eq!(count(checked, "OpCooperativeMatrixReduceNV"), 4, "{checked}");
+    assert_eq!(count(checked, "OpCooperativeMatrixLoadTensorNV"), 2, "{checked}");
+}

@@ -186,6 +186,14 @@ pub fn plan(
         if !touches || data.results.first().is_some_and(|&r| is_leaf(r)) {
             continue;
         }
+        // A load's `other` (of the load's element type), which its tile load checks is zero.
+        let others_only = data.results.iter().all(|r| {
+            let readers = readers.get(r).map(Vec::as_slice).unwrap_or_default();
+            readers.iter().all(|&l| body.opcode(l) == Opcode::Load && body.op(l).operands.get(2) == Some(r))
+        });
+        if data.opcode == Opcode::Constant && others_only {
+            continue;
+        }
         // Every op that touches a float tensor is at the top level or in a planned loop's body.
         let parent = data.parent?;
         if parent != func.entry && !loop_bodies.contains(&parent) {
