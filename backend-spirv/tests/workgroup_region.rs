@@ -177,3 +177,12 @@ fn masked_tiles_with_a_zero_other_are_planned() {
     assert_eq!(count(checked, "OpCooperativeMatrixReduceNV"), 4, "{checked}");
     assert_eq!(count(checked, "OpCooperativeMatrixLoadTensorNV"), 2, "{checked}");
 }
+
+#[test]
+fn a_kernel_that_stores_a_constant_keeps_the_subgroup_path() {
+    // The masked attention that also stores `tl.zeros(...)`: a constant is no matrix, so the
+    // kernel is not planned (and compiles).
+    let (artifact, text) = common::lower(include_str!("attention_stores_zeros.ttir"), &options(4, true));
+    spirv_val("attention storing zeros", &artifact.words);
+    assert!(!text.contains("OpCooperativeMatrixReduceNV"));
+}

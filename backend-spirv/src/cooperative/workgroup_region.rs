@@ -225,7 +225,8 @@ pub fn plan(
             }
             Opcode::Yield => {
                 let owner = body.blocks[parent].parent_op?;
-                if body.opcode(owner) != Opcode::For {
+                // A carried matrix's next value is a matrix (a leaf would be registers).
+                if body.opcode(owner) != Opcode::For || data.operands.iter().any(|&v| is_leaf(v)) {
                     return None;
                 }
                 continue;
@@ -321,7 +322,8 @@ pub fn plan(
                     Form::Matrix(..) => body.ty(pointer).shape().len() == 2,
                     Form::Rows(_) => body.ty(pointer).shape().len() == 1,
                 };
-                if !rank_agrees || !is_tile(func, pointer, data.operands.get(2).copied()) {
+                // A leaf stored would be registers, not a matrix.
+                if !rank_agrees || is_leaf(value) || !is_tile(func, pointer, data.operands.get(2).copied()) {
                     return None;
                 }
                 Role::Store
