@@ -14,7 +14,7 @@
 
 mod common;
 
-use common::{id_of, loop_body, spirv_val};
+use common::{constant, loop_bodies, spirv_val};
 use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
 use trident_midend::ir::DType;
 
@@ -117,19 +117,6 @@ fn a_gemm_loop_loads_and_multiplies_whole_tiles() {
     assert_eq!(count(after, "OpCooperativeMatrixStoreTensorNV"), 1, "{after}");
 }
 
-/// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its
-/// merge block's label.
-fn loop_bodies(text: &str) -> Vec<&str> {
-    let mut bodies = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("OpLoopMerge") {
-        let body = loop_body(&text[from + at..]);
-        bodies.push(body);
-        from += at + body.len();
-    }
-    bodies
-}
-
 /// A loop that also writes memory is not planned: it would run three times.
 #[test]
 fn a_loop_that_writes_memory_takes_subgroup_matrices() {
@@ -172,12 +159,6 @@ fn without_a_fitting_granule_the_loop_takes_subgroup_matrices() {
     }
 }
 
-/// The id of the 32-bit unsigned constant `value`.
-fn constant(text: &str, value: u32) -> String {
-    let uint = id_of(text, "OpTypeInt 32 0");
-    id_of(text, &format!("OpConstant {uint} {value}"))
-}
-
 /// The same GEMM with every size and stride a `tl.constexpr` (`gemm_constant_sizes.ttir`): the
 /// masks compare against constant tensors, which the loads and stores read as their bounds (the
 /// comparisons themselves are not lowered), and the strides are constants.
@@ -195,4 +176,25 @@ fn constant_sizes_and_strides_take_the_same_path() {
     // Constant strides: nothing to specialize.
     assert!(artifact.specialized_words.is_empty());
     assert_eq!(count(&text, "OpSpecConstant"), 0, "{text}");
+}
+
+/// A GEMM whose A tiles come from a tensor descriptor at a row coordinate that may be negative
+/// (`gemm_descriptor_shifted.ttir`: `desc_a.load([pid * 64 - SHIFT, k])`, 64x64x32 on four warps):
+/// the offsets are 64-bit and the mask has lower bounds (`rows >= 0`). A tile with rows before
+/// the tensor is not whole; as a slice, its layout starts at the first kept row, the slice
+/// before it (a negative offset: `0 - skipped`).
+#[test]
+fn a_descriptor_tile_before_its_tensor_starts_at_its_first_row() {
+    let (artifact, text) = common::lower(include_str!("gemm_descriptor_shifted.ttir"), &options(4, true));
+    spirv_val("workgroup gemm descriptor", &artifact.words);
+    let checked = loop_bodies(&text)[2];
+    assert_eq!(count(checked, "OpCooperativeMatrixMulAddKHR"), 1, "{checked}");
+    let zero = constant(&text, 0);
+    let slice = checked.lines().find(|l| l.contains("OpTensorLayoutSliceNV")).expect("a slice");
+    let before_rows = slice.split_whitespace().nth(5).expect("the first offset");
+    let definition = checked
+        .lines()
+        .find(|l| l.starts_with(&format!("{before_rows} = ")))
+        .expect("the offset computed in the loop");
+    assert!(definition.contains(&format!("OpISub  %4  {zero} ")), "{definition}");
 }

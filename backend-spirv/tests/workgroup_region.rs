@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{id_of, loop_body, spirv_val};
+use common::{constant, id_of, loop_bodies as loops, spirv_val};
 use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
 use trident_midend::ir::DType;
 
@@ -54,21 +54,9 @@ fn count(text: &str, what: &str) -> usize {
 
 /// The id of workgroup-scope matrix type `rows x cols` of component `component` and `usage`.
 fn matrix_type(text: &str, component: &str, rows: u32, cols: u32, usage: u32) -> String {
-    let constant = |v: u32| id_of(text, &format!("OpConstant %4 {v}"));
+    let constant = |v: u32| constant(text, v);
     let (scope, rows, cols, usage) = (constant(2), constant(rows), constant(cols), constant(usage));
     id_of(text, &format!("OpTypeCooperativeMatrixKHR {component} {scope} {rows} {cols} {usage}"))
-}
-
-/// The loops of `text` in order: each from its `OpLoopMerge` to its merge block.
-fn loops(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("OpLoopMerge") {
-        let body = loop_body(&rest[start..]);
-        out.push(body);
-        rest = &rest[start + body.len()..];
-    }
-    out
 }
 
 #[test]
@@ -185,4 +173,20 @@ fn a_kernel_that_stores_a_constant_keeps_the_subgroup_path() {
     let (artifact, text) = common::lower(include_str!("attention_stores_zeros.ttir"), &options(4, true));
     spirv_val("attention storing zeros", &artifact.words);
     assert!(!text.contains("OpCooperativeMatrixReduceNV"));
+}
+
+#[test]
+fn a_descriptor_attention_loads_k_transposed() {
+    // The corpus' `flash_attn_desc` at d128 on eight warps: its tiles come from tensor
+    // descriptors (64-bit offsets, masks with lower bounds), and `k.T` of the K tile is that
+    // tile loaded column-major.
+    let (artifact, text) = common::lower(include_str!("flash_attention_desc_d128.ttir"), &options(8, true));
+    spirv_val("workgroup attention descriptors", &artifact.words);
+    let loops = loops(&text);
+    let (whole, checked) = (loops[1], loops[2]);
+    assert_eq!(count(whole, "OpCooperativeMatrixMulAddKHR"), 2, "{whole}");
+    let column_major = constant(&text, 1);
+    let k_load = whole.lines().find(|l| l.contains("OpCooperativeMatrixLoadKHR")).expect("the K load");
+    assert_eq!(k_load.split_whitespace().nth(5), Some(column_major.as_str()), "{k_load}");
+    assert!(checked.contains("TensorAddressingOperands(TENSOR_VIEW)"), "{checked}");
 }

@@ -106,6 +106,9 @@ use crate::{Options, Storage16Bit};
 pub enum Role {
     /// `tt.load` of A or B: a matrix of this shape and use.
     Operand(WorkgroupMatrix),
+    /// `tt.load` of a tile that only a `tt.trans` reads: the transposed tile loaded as this
+    /// matrix (the `tt.trans` is then a [`Role::Spread`] of it).
+    TransposedOperand(WorkgroupMatrix),
     /// `tt.dot`: one multiply-add into the carried accumulator.
     Product,
     /// `arith.truncf` of the loop's result: the matrix converted.
@@ -281,7 +284,7 @@ pub fn find(
         }
     }
     for (&op, &role) in &gemms.roles {
-        if matches!(role, Role::Operand(_) | Role::Store) {
+        if matches!(role, Role::Operand(_) | Role::TransposedOperand(_) | Role::Store) {
             let address = body.op(op).operands[0];
             for stride in strides(body, address).into_iter().flatten() {
                 let Stride::Scaled(stride, _) = stride else { continue };
@@ -317,6 +320,7 @@ fn unneeded_addresses(
                 | Opcode::Broadcast
                 | Opcode::ConvertLayout
                 | Opcode::ExpandDims
+                | Opcode::ExtSI
                 | Opcode::AddI
                 | Opcode::SubI
                 | Opcode::MulI
@@ -332,7 +336,9 @@ fn unneeded_addresses(
                         readers.iter().all(|&reader| {
                             let operands = &body.op(reader).operands;
                             let address_of_planned = match planned.get(&reader) {
-                                Some(Role::Operand(_)) => operands[0] == r || operands.get(1) == Some(&r),
+                                Some(Role::Operand(_) | Role::TransposedOperand(_)) => {
+                                    operands[0] == r || operands.get(1) == Some(&r)
+                                }
                                 Some(Role::Store) => operands[0] == r || operands.get(2) == Some(&r),
                                 // A region's select computes its condition from the indices'
                                 // origins (`workgroup_region::affine_condition`).
@@ -435,6 +441,12 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             let loaded = tile.load(e, matrix);
             e.set(result.expect("a load's result"), vec![loaded]);
         }
+        Role::TransposedOperand(matrix) => {
+            let untransposed = WorkgroupMatrix { rows: matrix.cols, cols: matrix.rows, ..matrix };
+            let tile = Tile::read(e, operands[0], operands.get(1).copied(), untransposed)?.transposed();
+            let loaded = tile.load(e, matrix);
+            e.set(result.expect("a load's result"), vec![loaded]);
+        }
         Role::Product => {
             let data = e.func.body.op(op);
             let shape = |v: Value| e.func.body.ty(v).shape().to_vec();
@@ -499,20 +511,22 @@ pub(super) const MAX_DEPTH: u32 = 32;
 /// need not be lowered: [`Role::Unneeded`]), else from the thread's register 0 minus its
 /// coordinates times the strides (every invocation gets the same value).
 pub(super) fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
-    let body = &e.func.body;
-    if body.ty(v).shape().is_empty() {
-        return Ok(e.get(v)?[0]);
-    }
-    let def = body.def_op(v).filter(|_| depth > 0);
-    let operands = def.map(|op| body.op(op).operands.clone()).unwrap_or_default();
-    let opcode = def.map(|op| body.opcode(op));
-    let depth = depth.saturating_sub(1);
+    // Offsets are taken in 32 bits (as the tiles' byte offsets are).
     let scalar = |e: &mut Emitter, r: Reg| -> Reg {
         match r.class {
             Class::U64 => e.s.op(Op::UConvert, Class::U32, &[r]),
             _ => r,
         }
     };
+    let body = &e.func.body;
+    if body.ty(v).shape().is_empty() {
+        let r = e.get(v)?[0];
+        return Ok(scalar(e, r));
+    }
+    let def = body.def_op(v).filter(|_| depth > 0);
+    let operands = def.map(|op| body.op(op).operands.clone()).unwrap_or_default();
+    let opcode = def.map(|op| body.opcode(op));
+    let depth = depth.saturating_sub(1);
     match opcode {
         Some(Opcode::Splat) if body.ty(operands[0]).shape().is_empty() => {
             let r = e.get(operands[0])?[0];
@@ -525,7 +539,7 @@ pub(super) fn origin_of(e: &mut Emitter, v: Value, depth: u32) -> EResult<Reg> {
                 return Ok(e.u32c(first as u32));
             }
         }
-        Some(Opcode::Broadcast | Opcode::ConvertLayout | Opcode::ExpandDims) => {
+        Some(Opcode::Broadcast | Opcode::ConvertLayout | Opcode::ExpandDims | Opcode::ExtSI) => {
             return origin_of(e, operands[0], depth);
         }
         Some(Opcode::AddI | Opcode::SubI | Opcode::MulI | Opcode::AddPtr) => {
@@ -591,6 +605,10 @@ pub(super) struct Tile {
     /// one column for a one-dimensional tile.
     rows: Reg,
     cols: Reg,
+    /// Rows and columns at the start that a lower bound of the mask leaves out (0 almost always:
+    /// a tensor descriptor's `index >= 0` at a negative coordinate), at most `rows` (`cols`).
+    skip_rows: Reg,
+    skip_cols: Reg,
     /// `stride` in bytes.
     stride_bytes: Reg,
     /// The element's size in bytes.
@@ -640,6 +658,7 @@ impl Tile {
             extent.push(e.u32c(matrix.cols));
         }
         let mut guard: Option<Reg> = None;
+        let mut skip = vec![e.u32c(0); extent.len()];
         for term in terms {
             match term {
                 MaskTerm::Below { index, index_axis: _, bound, inclusive, axis } => {
@@ -654,6 +673,18 @@ impl Tile {
                     };
                     extent[axis] = e.s.ext(crate::spirv::glsl::SMIN, Class::U32, &[before, count]);
                 }
+                MaskTerm::AtLeast { index, index_axis: _, bound, strict, axis } => {
+                    let first = origin_of(e, index, MAX_DEPTH)?;
+                    let bound = origin_of(e, bound, MAX_DEPTH)?;
+                    let mut before_bound = e.s.op(Op::ISub, Class::U32, &[bound, first]);
+                    if strict {
+                        before_bound = e.add_imm(before_bound, 1);
+                    }
+                    let Some(&skipped) = skip.get(axis) else {
+                        return e.invalid("a workgroup-matrix mask of more dimensions than its tile");
+                    };
+                    skip[axis] = e.s.ext(crate::spirv::glsl::SMAX, Class::U32, &[skipped, before_bound]);
+                }
                 MaskTerm::Uniform(condition) => {
                     let condition = e.get(condition)?[0];
                     guard = Some(match guard {
@@ -665,6 +696,7 @@ impl Tile {
         }
         if extent.len() == 1 {
             extent.push(e.u32c(1));
+            skip.push(e.u32c(0));
         }
         let zero = e.u32c(0);
         let mut kept = extent.into_iter().map(|x| {
@@ -675,14 +707,34 @@ impl Tile {
             }
         });
         let (rows, cols) = (kept.next().expect("rows"), kept.next().expect("columns"));
+        let [skip_rows, skip_cols] = [(skip[0], rows), (skip[1], cols)]
+            .map(|(skipped, kept)| e.s.ext(crate::spirv::glsl::UMIN, Class::U32, &[skipped, kept]));
         let size_c = e.u32c(size);
         let stride_bytes = e.s.op(Op::IMul, Class::U32, &[stride, size_c]);
         let origin = Reg { id: origin.id, class: Class::U32 };
-        Ok(Tile { binding, origin, stride, rows, cols, stride_bytes, size, layout })
+        Ok(Tile { binding, origin, stride, rows, cols, skip_rows, skip_cols, stride_bytes, size, layout })
     }
 
-    /// Whether the whole `matrix`-shaped tile is in bounds with its origin and rows (columns)
-    /// 16-byte aligned: then it moves through the `uvec4` view with a stride.
+    /// The same elements as the tile of the transposed tensor: rows and columns swap, and with
+    /// them the layout.
+    fn transposed(self) -> Tile {
+        let layout = match self.layout {
+            Layout::RowMajor => Layout::ColumnMajor,
+            Layout::ColumnMajor => Layout::RowMajor,
+        };
+        Tile {
+            rows: self.cols,
+            cols: self.rows,
+            skip_rows: self.skip_cols,
+            skip_cols: self.skip_rows,
+            layout,
+            ..self
+        }
+    }
+
+    /// Whether the whole `matrix`-shaped tile is in bounds (nothing skipped at the start either)
+    /// with its origin and rows (columns) 16-byte aligned: then it moves through the `uvec4` view
+    /// with a stride.
     fn whole(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> Reg {
         let (m, n) = (e.u32c(matrix.rows), e.u32c(matrix.cols));
         let rows_in = e.s.op(Op::SGreaterThanEqual, Class::Bool, &[self.rows, m]);
@@ -691,8 +743,10 @@ impl Tile {
         let either = e.s.op(Op::BitwiseOr, Class::U32, &[self.stride_bytes, self.origin]);
         let fifteen = e.u32c(15);
         let low = e.s.op(Op::BitwiseAnd, Class::U32, &[either, fifteen]);
+        let skipped = e.s.op(Op::BitwiseOr, Class::U32, &[self.skip_rows, self.skip_cols]);
+        let unaligned_or_skipped = e.s.op(Op::BitwiseOr, Class::U32, &[low, skipped]);
         let zero = e.u32c(0);
-        let aligned = e.s.op(Op::IEqual, Class::Bool, &[low, zero]);
+        let aligned = e.s.op(Op::IEqual, Class::Bool, &[unaligned_or_skipped, zero]);
         e.s.op(Op::LogicalAnd, Class::Bool, &[inside, aligned])
     }
 
@@ -715,17 +769,32 @@ impl Tile {
     /// the kept rows and columns sliced to the tile, and for a column-major tile the view that
     /// transposes it (the layout then runs over columns, then rows).
     fn tensor_access(&self, e: &mut Emitter, matrix: WorkgroupMatrix) -> (Word, Word, Option<Word>) {
+        // The layout starts past the skipped rows and columns, and the slice before it: the
+        // matrix's first rows and columns fall before the layout's start, where nothing is read
+        // (or stored).
+        let (major_skip, minor_skip) = match self.layout {
+            Layout::RowMajor => (self.skip_rows, self.skip_cols),
+            Layout::ColumnMajor => (self.skip_cols, self.skip_rows),
+        };
         let element = e.u32c(self.size.trailing_zeros());
-        let index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, element]);
+        let mut index = e.s.op(Op::ShiftRightLogical, Class::U32, &[self.origin, element]);
+        let major = e.s.op(Op::IMul, Class::U32, &[major_skip, self.stride]);
+        index = e.add_u32(index, major);
+        index = e.add_u32(index, minor_skip);
         let pointer = match matrix.component {
             DType::F32 => e.buffer_f32_ptr(self.binding, index),
             DType::BF16 => e.buffer_view_ptr(self.binding, View::BFloat16, index),
             _ => e.buffer_view_ptr(self.binding, View::Float16, index),
         };
-        let (zero, m, n) = (e.s.const_u32(0), e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
+        let [rows, cols] = [(self.rows, self.skip_rows), (self.cols, self.skip_cols)]
+            .map(|(kept, skipped)| e.s.op(Op::ISub, Class::U32, &[kept, skipped]));
+        let zero = e.u32c(0);
+        let [before_rows, before_cols] =
+            [self.skip_rows, self.skip_cols].map(|skipped| e.s.op(Op::ISub, Class::U32, &[zero, skipped]).id);
+        let (m, n) = (e.s.const_u32(matrix.rows), e.s.const_u32(matrix.cols));
         let (dims, slice) = match self.layout {
-            Layout::RowMajor => ([self.rows.id, self.cols.id], [zero, m, zero, n]),
-            Layout::ColumnMajor => ([self.cols.id, self.rows.id], [zero, n, zero, m]),
+            Layout::RowMajor => ([rows.id, cols.id], [before_rows, m, before_cols, n]),
+            Layout::ColumnMajor => ([cols.id, rows.id], [before_cols, n, before_rows, m]),
         };
         let ty = e.s.tensor_layout_ty();
         let layout = e.s.build(|b| b.create_tensor_layout_nv(ty, None));

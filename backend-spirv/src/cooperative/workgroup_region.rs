@@ -231,6 +231,29 @@ pub fn plan(
                 }
                 continue;
             }
+            Opcode::Load if transposing_reader(func, readers, result?).is_some() => {
+                // Loaded transposed: the tile as the `tt.trans` that alone reads it gives it.
+                let (v, transpose) = (result?, transposing_reader(func, readers, result?)?);
+                let t = body.op(transpose).results[0];
+                let operands = &data.operands;
+                let other_is_zero =
+                    operands.get(2).is_none_or(|&o| super::workgroup::is_zero_constant(func, o));
+                let use_ = usage(body, readers, t)?;
+                let Form::Matrix(..) = form(t)? else { return None };
+                if !other_is_zero || !is_tile(func, operands[0], operands.get(1).copied()) {
+                    return None;
+                }
+                if use_ != ACCUMULATOR_USE && body.ty(v).dtype() != operand {
+                    return None;
+                }
+                Role::TransposedOperand(matrix(form(t)?, body.ty(v).dtype(), use_))
+            }
+            Opcode::Trans => {
+                // Of a load planned transposed (above): the load's matrix.
+                let load = body.def_op(data.operands[0])?;
+                let Some(&Role::TransposedOperand(m)) = roles.get(&load) else { return None };
+                Role::Spread(m)
+            }
             Opcode::Load => {
                 let v = result?;
                 let operands = &data.operands;
@@ -347,6 +370,14 @@ pub fn plan(
         return None;
     }
     Some(Region { accumulators, roles })
+}
+
+/// The `tt.trans` (of a two-dimensional tensor) that is the only reader of `v`, if it is.
+fn transposing_reader(func: &Function, readers: &FxHashMap<Value, Vec<IrOp>>, v: Value) -> Option<IrOp> {
+    let &[reader] = readers.get(&v)?.as_slice() else { return None };
+    let data = func.body.op(reader);
+    let swaps = data.attrs.ints("order") == Some(&[1, 0][..]);
+    (data.opcode == Opcode::Trans && swaps && func.body.ty(v).shape().len() == 2).then_some(reader)
 }
 
 /// The one op that combines a `tt.reduce`'s two arguments, where its region is just that op

@@ -85,6 +85,27 @@ pub fn loop_body(text: &str) -> &str {
     &text[start..start + end]
 }
 
+/// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its
+/// merge block's label.
+#[allow(dead_code)]
+pub fn loop_bodies(text: &str) -> Vec<&str> {
+    let mut bodies = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("OpLoopMerge") {
+        let body = loop_body(&text[from + at..]);
+        bodies.push(body);
+        from += at + body.len();
+    }
+    bodies
+}
+
+/// The id of the 32-bit unsigned constant `value`.
+#[allow(dead_code)]
+pub fn constant(text: &str, value: u32) -> String {
+    let uint = id_of(text, "OpTypeInt 32 0");
+    id_of(text, &format!("OpConstant {uint} {value}"))
+}
+
 /// The id the instruction ending in `definition` (`OpTypeFloat 16`, say; spaces as one) defines.
 #[allow(dead_code)]
 pub fn id_of(text: &str, definition: &str) -> String {

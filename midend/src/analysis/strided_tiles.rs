@@ -123,6 +123,8 @@ fn strides_at(
             let strides = strides_at(body, varying, steps, assumed)?;
             strides.iter().map(|s| s.times(factor)).collect()
         }
+        // 64-bit offsets built from 32-bit indices (a tensor descriptor's loads on Vulkan).
+        Opcode::ExtSI => strides_at(body, operands[0], steps, assumed),
         Opcode::Broadcast | Opcode::ConvertLayout => {
             let source = body.ty(operands[0]).shape().to_vec();
             let strides = strides_at(body, operands[0], steps, assumed)?;
@@ -184,14 +186,16 @@ pub enum MaskTerm {
     /// not at all along the others) is below `bound` (a scalar, or a constant tensor), or at most `bound` where
     /// `inclusive`. `axis` is the mask's dimension that `index_axis` becomes.
     Below { index: Value, index_axis: usize, bound: Value, inclusive: bool, axis: usize },
+    /// Elements whose `index` (as for `Below`) is at least `bound` (above it where `strict`): a
+    /// tensor descriptor's `index >= 0`.
+    AtLeast { index: Value, index_axis: usize, bound: Value, strict: bool, axis: usize },
     /// Every element or none: a scalar condition splat over the mask.
     Uniform(Value),
 }
 
-/// The conjuncts of boolean tensor `mask`, where it is an `arith.andi` tree of comparisons of one
-/// index per dimension against scalar bounds (signed `<`, `<=`, or their mirrors `>`, `>=` with
-/// the bound first) and of splat conditions, through broadcasts, layout conversions and inserted
-/// dimensions.
+/// The conjuncts of boolean tensor `mask`, where it is an `arith.andi` tree of comparisons of
+/// indices against scalar bounds (signed `<`, `<=`, `>`, `>=`, the index on either side) and of
+/// splat conditions, through broadcasts, layout conversions and inserted dimensions.
 pub fn mask_terms(body: &Body, mask: Value) -> Option<Vec<MaskTerm>> {
     let rank = body.ty(mask).shape().len();
     let mut terms = Vec::new();
@@ -233,21 +237,31 @@ fn collect_terms(
         }
         Opcode::CmpI => {
             let predicate = data.attrs.get("predicate").and_then(Attr::as_str)?;
-            let (index, bound, inclusive) = match predicate {
-                "slt" => (operands[0], operands[1], false),
-                "sle" => (operands[0], operands[1], true),
-                "sgt" => (operands[1], operands[0], false),
-                "sge" => (operands[1], operands[0], true),
+            // `index < bound` (`Below`) or `index > bound` (`AtLeast`), with its orientation
+            // (`index` first) or mirrored (`bound` first).
+            let (below, strict) = match predicate {
+                "slt" => (true, true),
+                "sle" => (true, false),
+                "sgt" => (false, true),
+                "sge" => (false, false),
                 _ => return None,
             };
-            let bound = splat_scalar(body, bound)?;
-            let strides = strides(body, index)?;
-            let mut stepping = strides.iter().enumerate().filter(|(_, &s)| s != Stride::ZERO);
-            let (index_axis, &step) = stepping.next()?;
-            if stepping.next().is_some() || step != Stride::Const(1) {
-                return None;
-            }
-            terms.push(MaskTerm::Below { index, index_axis, bound, inclusive, axis: axes[index_axis] });
+            let term = |index: Value, bound: Value, below: bool| -> Option<MaskTerm> {
+                let bound = splat_scalar(body, bound)?;
+                let strides = strides(body, index)?;
+                let mut stepping = strides.iter().enumerate().filter(|(_, &s)| s != Stride::ZERO);
+                let (index_axis, &step) = stepping.next()?;
+                if stepping.next().is_some() || step != Stride::Const(1) {
+                    return None;
+                }
+                let axis = axes[index_axis];
+                Some(match below {
+                    true => MaskTerm::Below { index, index_axis, bound, inclusive: !strict, axis },
+                    false => MaskTerm::AtLeast { index, index_axis, bound, strict, axis },
+                })
+            };
+            let (lhs, rhs) = (operands[0], operands[1]);
+            terms.push(term(lhs, rhs, below).or_else(|| term(rhs, lhs, !below))?);
             Some(())
         }
         _ => None,
@@ -312,6 +326,47 @@ mod tests {
             Some(vec![
                 MaskTerm::Below { index: rows, index_axis: 0, bound: m, inclusive: false, axis: 0 },
                 MaskTerm::Below { index: cols, index_axis: 1, bound: k_left, inclusive: false, axis: 1 },
+            ])
+        );
+    }
+
+    /// A tensor descriptor's tile on Vulkan: 64-bit offsets from sign-extended 32-bit indices,
+    /// and a mask with each index's lower bound (`rows >= 0`) beside its upper one.
+    #[test]
+    fn a_descriptor_tile_has_wide_offsets_and_lower_bounds() {
+        let mut body = Body::new();
+        let int = Type::scalar(DType::I32);
+        let entry = body.new_block(&[Type::ptr(DType::F16), int.clone(), int]);
+        let [base, m0, m] = body.blocks[entry].args[..] else { unreachable!() };
+        let mut b = Builder::at(&mut body, entry, 0);
+        let rows = b.make_range(0, 64);
+        let m0s = b.splat(m0, &[64]);
+        let rows = b.same_type(Opcode::AddI, vec![m0s, rows]);
+        let rows = b.expand_dims(rows, 1);
+        let wide = b.cast(Opcode::ExtSI, rows, Type::tensor(Elem::Scalar(DType::I64), &[64, 1]));
+        let row_size = b.constant(Type::tensor(Elem::Scalar(DType::I64), &[64, 1]), Attr::Int(128));
+        let offsets = b.same_type(Opcode::MulI, vec![wide, row_size]);
+        let offsets = b.broadcast(offsets, &[64, 128]);
+        let cols = b.make_range(0, 128);
+        let cols = b.expand_dims(cols, 0);
+        let cols = b.cast(Opcode::ExtSI, cols, Type::tensor(Elem::Scalar(DType::I64), &[1, 128]));
+        let cols = b.broadcast(cols, &[64, 128]);
+        let offsets = b.same_type(Opcode::AddI, vec![offsets, cols]);
+        let bases = b.splat(base, &[64, 128]);
+        let tile = b.same_type(Opcode::AddPtr, vec![bases, offsets]);
+
+        let zero = b.constant(Type::tensor(Elem::Scalar(DType::I32), &[64, 1]), Attr::Int(0));
+        let at_least = b.cmpi("sge", rows, zero);
+        let ms = b.splat(m, &[64, 1]);
+        let below = b.cmpi("slt", rows, ms);
+        let mask = b.same_type(Opcode::AndI, vec![at_least, below]);
+
+        assert_eq!(strides(&body, tile), Some(vec![Stride::Const(128), Stride::Const(1)]));
+        assert_eq!(
+            mask_terms(&body, mask),
+            Some(vec![
+                MaskTerm::AtLeast { index: rows, index_axis: 0, bound: zero, strict: false, axis: 0 },
+                MaskTerm::Below { index: rows, index_axis: 0, bound: m, inclusive: false, axis: 0 },
             ])
         );
     }
