@@ -23,7 +23,8 @@
 //!   and ran at 36.9 TFLOP/s, with 16 at 194.3 (H200); d128 on eight warps 181.1 -> 194.6;
 //! - a float constant or a splat of a scalar: a leaf, made into a matrix where an op reads it.
 //!
-//! The ops (their [`Role`]s): strided tile loads (row- or column-major, `k.T`) and stores
+//! The ops (their [`Role`]s): strided tile loads (row- or column-major; a tile only a `tt.trans`
+//! reads is loaded transposed, `k.T`) and stores
 //! (`super::workgroup::Tile`; a row vector stores its first column), `tt.dot`, elementwise float
 //! arithmetic (`OpFAdd`... on matrices, `OpMatrixTimesScalar`, and a per-element function for the
 //! rest: `maximum`, `exp2`...), `tt.reduce` along rows with one combining op, `arith.truncf`
@@ -39,10 +40,12 @@
 //!
 //! # Measured
 //!
-//! H200, NVIDIA's Vulkan driver 580 (2026-11-27), the corpus' flash attention perf cases (4 x 16
+//! H100, NVIDIA's Vulkan driver 580 (2026-11-27), the corpus' flash attention perf cases (4 x 16
 //! heads of 2048), TFLOP/s here, on the subgroup path, and Triton 3.6 on CUDA in the same run:
-//! d64 194.9, 71.3, 376.6; d128 195.4, 95.9, 448.9; d64 causal 154.7, -, 278.0; d128 causal
-//! 173.0, -, 342.8. The spirv ci corpus passes with it (117/0).
+//! d64 194.7, 73.7, 373.7; d128 194.1, 99.0, 450.1; d64 causal 156.9, 67.2, 276.2; d128 causal
+//! 169.7, 89.5, 341.2; the descriptor attention (tiles of tensor descriptors, `k.T` of a loaded
+//! tile) d128 192.3, 58.5, 397.5 and causal 172.1, 62.9, 291.2. The spirv ci corpus passes with
+//! it (117/0).
 
 use rustc_hash::FxHashMap;
 
