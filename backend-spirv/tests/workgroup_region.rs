@@ -190,3 +190,23 @@ fn a_descriptor_attention_loads_k_transposed() {
     assert_eq!(k_load.split_whitespace().nth(5), Some(column_major.as_str()), "{k_load}");
     assert!(checked.contains("TensorAddressingOperands(TENSOR_VIEW)"), "{checked}");
 }
+
+#[test]
+fn without_a_granule_for_the_workgroup_attention_keeps_the_subgroup_path() {
+    // Four warps are 128 invocations; a device that lists no granule for them.
+    let mut no_granule = options(4, true);
+    let offered = no_granule.workgroup_matrices.as_mut().expect("workgroup matrices");
+    offered.granules.retain(|g| g.invocations != 128);
+    let (_, text) = common::lower(D64, &no_granule);
+    assert!(!text.contains("OpCooperativeMatrixReduceNV"));
+    // A granule of 32 x 32 for them: the 64-wide scores fit, and the row statistics are 32 wide.
+    let mut coarse = options(4, true);
+    let offered = coarse.workgroup_matrices.as_mut().expect("workgroup matrices");
+    for g in offered.granules.iter_mut().filter(|g| g.invocations == 128) {
+        g.n = 32;
+    }
+    let (_, text) = common::lower(D64, &coarse);
+    let f32t = id_of(&text, "OpTypeFloat 32");
+    let rows = matrix_type(&text, &f32t, 128, 32, 2);
+    assert_eq!(count(loops(&text)[1], &format!("OpCooperativeMatrixReduceNV  {rows} ")), 2);
+}

@@ -119,12 +119,14 @@ pub fn plan(
         let ty = body.ty(v);
         ty.is_tensor() && !ty.is_ptr() && ty.dtype().is_float()
     };
-    // The row vectors' width: the narrowest the device's granules allow.
-    let granules = offered
+    // The granule every matrix's sides are multiples of (the finest the device lists for the
+    // workgroup's size), and the row vectors' width: its N.
+    let granule = offered
         .granules
         .iter()
-        .filter(|g| g.operand == operand && g.accumulator == DType::F32 && g.invocations == invocations);
-    let width = granules.map(|g| g.n).min()?;
+        .filter(|g| g.operand == operand && g.accumulator == DType::F32 && g.invocations == invocations)
+        .min_by_key(|g| (g.m * g.n * g.k, g.m))?;
+    let width = granule.n;
     let form = |v: Value| -> Option<Form> {
         let ty = body.ty(v);
         match *ty.shape() {
@@ -175,9 +177,15 @@ pub fn plan(
         }
         Some(found.unwrap_or(ACCUMULATOR_USE))
     }
-    // Every matrix's sides are whole 16-element tiles (the dots' granules are checked apart).
     let fits = |m: &WorkgroupMatrix| {
-        m.rows.is_multiple_of(16) && m.cols.is_multiple_of(16) && m.rows.max(m.cols) <= offered.max_dimension
+        let (rows, cols) = match m.usage {
+            MATRIX_A_USE => (granule.m, granule.k),
+            MATRIX_B_USE => (granule.k, granule.n),
+            _ => (granule.m, granule.n),
+        };
+        m.rows.is_multiple_of(rows)
+            && m.cols.is_multiple_of(cols)
+            && m.rows.max(m.cols) <= offered.max_dimension
     };
 
     let mut roles: FxHashMap<IrOp, Role> = FxHashMap::default();
@@ -275,18 +283,14 @@ pub fn plan(
             Opcode::Dot => {
                 let [a, b, c] = [0, 1, 2].map(|i| data.operands[i]);
                 let (&[m, k], &[_, n]) = (body.ty(a).shape(), body.ty(b).shape()) else { return None };
-                let granule = |g: &&crate::MatrixGranule| {
-                    g.operand == operand
-                        && g.accumulator == DType::F32
-                        && g.invocations == invocations
-                        && m % g.m == 0
-                        && n % g.n == 0
-                        && k % g.k == 0
-                };
-                offered.granules.iter().find(granule)?;
+                let shape = |rows, cols, usage| WorkgroupMatrix { rows, cols, usage, component: operand };
+                let shapes_fit =
+                    [shape(m, k, MATRIX_A_USE), shape(k, n, MATRIX_B_USE), shape(m, n, ACCUMULATOR_USE)]
+                        .iter()
+                        .all(fits);
                 let operands_right = body.ty(a).dtype() == operand && body.ty(b).dtype() == operand;
                 let accumulates = body.ty(c).dtype() == DType::F32 && body.ty(result?).dtype() == DType::F32;
-                if !operands_right || !accumulates || m.max(n).max(k) > offered.max_dimension {
+                if !operands_right || !accumulates || !shapes_fit {
                     return None;
                 }
                 Role::Product
