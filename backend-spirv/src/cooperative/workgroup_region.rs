@@ -46,6 +46,12 @@
 //! 169.7, 89.5, 341.2; the descriptor attention (tiles of tensor descriptors, `k.T` of a loaded
 //! tile) d128 192.3, 58.5, 397.5 and causal 172.1, 62.9, 291.2. The spirv ci corpus passes with
 //! it (117/0).
+//!
+//! The driver multiplies with `HMMA` (mma.sync) here too, four warps or eight, and the d64 loop
+//! on four warps spills (347 `STL`/`LDL` in its SASS: the scores, the output, P, Q and the row
+//! statistics are 224 registers an invocation). Tried and dropped: Q loaded from its buffer at
+//! every iteration instead of held in a matrix (d64 193.3 -> 178.9 TFLOP/s, d128 194.0 ->
+//! 176.5).
 
 use rustc_hash::FxHashMap;
 
