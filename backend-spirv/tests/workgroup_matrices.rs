@@ -14,41 +14,17 @@
 
 mod common;
 
-use common::{constant, loop_bodies, spirv_val};
-use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
-use trident_midend::ir::DType;
+use common::{constant, loop_bodies, spirv_val, WorkgroupScope};
+use trident_backend_spirv::Options;
 
 const MATMUL_LOOP: &str = include_str!("matmul_loop.ttir");
 const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
 
-/// A device like the H100 under NVIDIA's driver: 32-wide subgroups, subgroup-scope f16
-/// matrices, 16-bit storage, and (with `workgroup`) the workgroup-scope granules it lists for
-/// f16 into f32.
+/// A device like the H100 (`common::nvidia_like`), with (`workgroup`) or without its
+/// workgroup-scope matrices.
 fn options(num_warps: u32, workgroup: bool) -> Options {
-    let granule = |m, n, invocations| MatrixGranule {
-        m,
-        n,
-        k: 16,
-        invocations,
-        operand: DType::F16,
-        accumulator: DType::F32,
-    };
-    let granules = vec![granule(16, 16, 32), granule(16, 16, 64), granule(32, 16, 128), granule(32, 32, 256)];
-    Options {
-        mode: Mode::Vulkan,
-        num_warps,
-        threads_per_warp: 32,
-        subgroup_size: 32,
-        workgroup_memory_limit: 48 * 1024,
-        cooperative_matrix_f16: true,
-        storage_16bit: Storage16Bit::Stores,
-        workgroup_matrices: workgroup.then_some(WorkgroupMatrices {
-            granules,
-            max_dimension: 1024,
-            element_operations: false,
-        }),
-        ..Options::default()
-    }
+    let scope = if workgroup { WorkgroupScope::Matrices } else { WorkgroupScope::None };
+    common::nvidia_like(num_warps, scope)
 }
 
 fn count(text: &str, what: &str) -> usize {

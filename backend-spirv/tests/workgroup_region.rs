@@ -13,39 +13,19 @@
 
 mod common;
 
-use common::{constant, id_of, loop_bodies as loops, spirv_val};
-use trident_backend_spirv::{MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices};
-use trident_midend::ir::DType;
+use common::{constant, id_of, loop_bodies as loops, spirv_val, WorkgroupScope};
+use trident_backend_spirv::Options;
 
 const D64: &str = include_str!("flash_attention_d64.ttir");
 const D128: &str = include_str!("flash_attention_d128.ttir");
 const D64_CAUSAL: &str = include_str!("flash_attention_d64_causal.ttir");
 const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
 
-/// A device like the H100 under NVIDIA's driver (see `workgroup_matrices.rs`), with
-/// (`element_operations`) or without the reductions and conversions.
+/// A device like the H100 (`common::nvidia_like`), with (`element_operations`) or without the
+/// reductions and conversions.
 fn options(num_warps: u32, element_operations: bool) -> Options {
-    let granule = |m, n, invocations| MatrixGranule {
-        m,
-        n,
-        k: 16,
-        invocations,
-        operand: DType::F16,
-        accumulator: DType::F32,
-    };
-    let granules = vec![granule(16, 16, 32), granule(16, 16, 64), granule(32, 16, 128), granule(32, 32, 256)];
-    Options {
-        mode: Mode::Vulkan,
-        num_warps,
-        threads_per_warp: 32,
-        subgroup_size: 32,
-        workgroup_memory_limit: 48 * 1024,
-        cooperative_matrix_f16: true,
-        cooperative_matrix_per_element: true,
-        storage_16bit: Storage16Bit::Stores,
-        workgroup_matrices: Some(WorkgroupMatrices { granules, max_dimension: 1024, element_operations }),
-        ..Options::default()
-    }
+    let scope = if element_operations { WorkgroupScope::ElementOperations } else { WorkgroupScope::Matrices };
+    common::nvidia_like(num_warps, scope)
 }
 
 fn count(text: &str, what: &str) -> usize {

@@ -667,24 +667,16 @@ impl Tile {
         for term in terms {
             match term {
                 MaskTerm::Below { index, index_axis: _, bound, inclusive, axis } => {
-                    let first = origin_of(e, index, MAX_DEPTH)?;
-                    let bound = origin_of(e, bound, MAX_DEPTH)?;
-                    let mut count = e.s.op(Op::ISub, Class::U32, &[bound, first]);
-                    if inclusive {
-                        count = e.add_imm(count, 1);
-                    }
+                    // Elements from the origin below the bound: `bound - first` (+1).
+                    let count = distance(e, index, bound, inclusive)?;
                     let Some(&before) = extent.get(axis) else {
                         return e.invalid("a workgroup-matrix mask of more dimensions than its tile");
                     };
                     extent[axis] = e.s.ext(crate::spirv::glsl::SMIN, Class::U32, &[before, count]);
                 }
                 MaskTerm::AtLeast { index, index_axis: _, bound, strict, axis } => {
-                    let first = origin_of(e, index, MAX_DEPTH)?;
-                    let bound = origin_of(e, bound, MAX_DEPTH)?;
-                    let mut before_bound = e.s.op(Op::ISub, Class::U32, &[bound, first]);
-                    if strict {
-                        before_bound = e.add_imm(before_bound, 1);
-                    }
+                    // Elements from the origin before the bound: `bound - first` (+1).
+                    let before_bound = distance(e, index, bound, strict)?;
                     let Some(&skipped) = skip.get(axis) else {
                         return e.invalid("a workgroup-matrix mask of more dimensions than its tile");
                     };
@@ -874,6 +866,15 @@ impl Tile {
         e.s.end_if(merge);
         e.s.uses_workgroup_matrices = true;
     }
+}
+
+/// `bound - index[0]` (plus one where `plus_one`): how far from the tile's origin an index
+/// reaches a bound.
+fn distance(e: &mut Emitter, index: Value, bound: Value, plus_one: bool) -> EResult<Reg> {
+    let first = origin_of(e, index, MAX_DEPTH)?;
+    let bound = origin_of(e, bound, MAX_DEPTH)?;
+    let difference = e.s.op(Op::ISub, Class::U32, &[bound, first]);
+    Ok(if plus_one { e.add_imm(difference, 1) } else { difference })
 }
 
 /// The tensor-addressing operands of a tensor load or store through `view`, if any.

@@ -248,43 +248,34 @@ pub fn plan(
                 }
                 continue;
             }
-            Opcode::Load if transposing_reader(func, readers, result?).is_some() => {
-                // Loaded transposed: the tile as the `tt.trans` that alone reads it gives it.
-                let (v, transpose) = (result?, transposing_reader(func, readers, result?)?);
-                let t = body.op(transpose).results[0];
+            Opcode::Load => {
+                // A tile loaded as a matrix; one that only a `tt.trans` reads is loaded
+                // transposed, as the matrix the transpose gives (the `tt.trans` is then nothing).
+                let v = result?;
+                let transpose = transposing_reader(func, readers, v);
+                let shown = transpose.map_or(v, |t| body.op(t).results[0]);
                 let operands = &data.operands;
                 let other_is_zero =
                     operands.get(2).is_none_or(|&o| super::workgroup::is_zero_constant(func, o));
-                let use_ = usage(body, readers, t)?;
-                let Form::Matrix(..) = form(t)? else { return None };
+                let use_ = usage(body, readers, shown)?;
+                let Form::Matrix(..) = form(shown)? else { return None };
                 if !other_is_zero || !is_tile(func, operands[0], operands.get(1).copied()) {
                     return None;
                 }
                 if use_ != ACCUMULATOR_USE && body.ty(v).dtype() != operand {
                     return None;
                 }
-                Role::TransposedOperand(matrix(form(t)?, body.ty(v).dtype(), use_))
+                let m = matrix(form(shown)?, body.ty(v).dtype(), use_);
+                match transpose {
+                    Some(_) => Role::TransposedOperand(m),
+                    None => Role::Operand(m),
+                }
             }
             Opcode::Trans => {
                 // Of a load planned transposed (above): the load's matrix.
                 let load = body.def_op(data.operands[0])?;
                 let Some(&Role::TransposedOperand(m)) = roles.get(&load) else { return None };
                 Role::Spread(m)
-            }
-            Opcode::Load => {
-                let v = result?;
-                let operands = &data.operands;
-                let other_is_zero =
-                    operands.get(2).is_none_or(|&o| super::workgroup::is_zero_constant(func, o));
-                let use_ = usage(body, readers, v)?;
-                let Form::Matrix(..) = form(v)? else { return None };
-                if !other_is_zero || !is_tile(func, operands[0], operands.get(1).copied()) {
-                    return None;
-                }
-                if use_ != ACCUMULATOR_USE && body.ty(v).dtype() != operand {
-                    return None;
-                }
-                Role::Operand(matrix(form(v)?, body.ty(v).dtype(), use_))
             }
             Opcode::Dot => {
                 let [a, b, c] = [0, 1, 2].map(|i| data.operands[i]);

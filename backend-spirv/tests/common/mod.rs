@@ -5,7 +5,10 @@
 use std::io::Write;
 use std::process::Command;
 
-use trident_backend_spirv::{disassemble, emit, Artifact, Options};
+use trident_backend_spirv::{
+    disassemble, emit, Artifact, MatrixGranule, Mode, Options, Storage16Bit, WorkgroupMatrices,
+};
+use trident_midend::ir::DType;
 use trident_midend::pipeline::{run_ttgir, PipelineOptions};
 use trident_midend::target::Target;
 
@@ -83,6 +86,50 @@ pub fn loop_body(text: &str) -> &str {
     let merge = text[start..].split_whitespace().nth(1).expect("the merge label");
     let end = text[start..].find(&format!("{merge} = OpLabel")).expect("the merge block");
     &text[start..start + end]
+}
+
+/// How much of `VK_NV_cooperative_matrix2`'s workgroup scope a device like the H100 offers.
+#[allow(dead_code)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum WorkgroupScope {
+    None,
+    /// The matrices and their loads and stores.
+    Matrices,
+    /// Also reductions, conversions and per-element operations on them.
+    ElementOperations,
+}
+
+/// A device like the H100 under NVIDIA's driver: 32-wide subgroups, subgroup-scope f16
+/// matrices, 16-bit storage, and the workgroup-scope granules it lists for f16 into f32, with
+/// what `scope` says.
+#[allow(dead_code)]
+pub fn nvidia_like(num_warps: u32, scope: WorkgroupScope) -> Options {
+    let granule = |m, n, invocations| MatrixGranule {
+        m,
+        n,
+        k: 16,
+        invocations,
+        operand: DType::F16,
+        accumulator: DType::F32,
+    };
+    let granules = vec![granule(16, 16, 32), granule(16, 16, 64), granule(32, 16, 128), granule(32, 32, 256)];
+    let element_operations = scope == WorkgroupScope::ElementOperations;
+    Options {
+        mode: Mode::Vulkan,
+        num_warps,
+        threads_per_warp: 32,
+        subgroup_size: 32,
+        workgroup_memory_limit: 48 * 1024,
+        cooperative_matrix_f16: true,
+        cooperative_matrix_per_element: element_operations,
+        storage_16bit: Storage16Bit::Stores,
+        workgroup_matrices: (scope != WorkgroupScope::None).then_some(WorkgroupMatrices {
+            granules,
+            max_dimension: 1024,
+            element_operations,
+        }),
+        ..Options::default()
+    }
 }
 
 /// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its
