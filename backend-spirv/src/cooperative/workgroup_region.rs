@@ -23,12 +23,13 @@
 //!   and ran at 36.9 TFLOP/s, with 16 at 194.3 (H200); d128 on eight warps 181.1 -> 194.6;
 //! - a float constant or a splat of a scalar: a leaf, made into a matrix where an op reads it.
 //!
-//! The ops (their [`Role`]s): strided tile loads (row- or column-major; a tile only a `tt.trans`
-//! reads is loaded transposed, `k.T`) and stores
-//! (`super::workgroup::Tile`; a row vector stores its first column), `tt.dot`, elementwise float
-//! arithmetic (`OpFAdd`... on matrices, `OpMatrixTimesScalar`, and a per-element function for the
-//! rest: `maximum`, `exp2`...), `tt.reduce` along rows with one combining op, `arith.truncf`
-//! into an operand, and the layout ops. Loops carry matrices as the GEMM loops do, and are emitted
+//! The ops (their [`Role`]s): strided tile loads and stores (`super::workgroup::Tile`: row- or
+//! column-major, a tile only a `tt.trans` reads loaded transposed for `k.T`, a row vector stored
+//! as its first column), `tt.dot`, elementwise float arithmetic (`OpFAdd`... on matrices,
+//! `OpMatrixTimesScalar`, and a per-element function for the rest: `maximum`, `exp2`...),
+//! `arith.select` under a comparison of two index tensors affine in the row and the column (a
+//! causal mask: a per-element function of the row and column), `tt.reduce` along rows with one
+//! combining op, `arith.truncf` into an operand, and the layout ops. Loops carry matrices as the GEMM loops do, and are emitted
 //! three times the same way (`control.rs`'s `versioned_gemm`: a survey of the tiles, then the
 //! loop of unchecked strided loads or the checked one), so a loop's body may only compute.
 //!
