@@ -524,33 +524,14 @@ impl Spv {
             return function;
         }
         let (u32t, f32t) = (self.u32_ty(), self.ty(Class::F32));
-        let fn_ty = self.b.type_function(f32t, [u32t, u32t, f32t, u32t]);
+        let (function, params) = self.begin_helper(f32t, &[u32t, u32t, f32t, u32t]);
+        let &[row, _, element, first_row] = params.as_slice() else { unreachable!("four parameters") };
+        let index = self.inst(Op::IAdd, u32t, &[first_row, row]);
         let factor_ptr = self.ptr_ty(StorageClass::Workgroup, f32t);
-        let ids: Vec<Word> = (0..10).map(|_| self.b.id()).collect();
-        let [function, row, column, element, first_row, label, index, pointer, factor, product] =
-            ids[..].try_into().expect("ten ids");
-        let mut access = vec![];
-        if let Some(memory) = self.shared_access() {
-            access.push(memory.bits());
-        }
-        let mut words = Vec::new();
-        let mut push = |op: Op, operands: &[Word]| {
-            words.push(crate::function_words::first_word(op, 1 + operands.len()));
-            words.extend_from_slice(operands);
-        };
-        push(Op::Function, &[f32t, function, spirv::FunctionControl::NONE.bits(), fn_ty]);
-        push(Op::FunctionParameter, &[u32t, row]);
-        push(Op::FunctionParameter, &[u32t, column]);
-        push(Op::FunctionParameter, &[f32t, element]);
-        push(Op::FunctionParameter, &[u32t, first_row]);
-        push(Op::Label, &[label]);
-        push(Op::IAdd, &[u32t, index, first_row, row]);
-        push(Op::AccessChain, &[factor_ptr, pointer, table, index]);
-        push(Op::Load, &[&[f32t, factor, pointer][..], &access].concat());
-        push(Op::FMul, &[f32t, product, element, factor]);
-        push(Op::ReturnValue, &[product]);
-        push(Op::FunctionEnd, &[]);
-        self.helpers.extend(words);
+        let pointer = self.inst(Op::AccessChain, factor_ptr, &[table, index]);
+        let factor = self.load_shared(Class::F32, pointer);
+        let product = self.inst(Op::FMul, f32t, &[element, factor.id]);
+        self.end_helper(product);
         self.row_scale = Some((table, function));
         function
     }
