@@ -216,13 +216,9 @@ pub fn find(
             }
             let tile_load = |v: Value| -> Option<IrOp> {
                 let load = body.def_op(v)?;
-                let ops = &body.op(load).operands;
-                let other_is_zero = ops.get(2).is_none_or(|&o| is_zero_constant(func, o));
-                (body.opcode(load) == Opcode::Load
+                (is_tile_load(func, load)
                     && body.op(load).parent == data.parent
-                    && only_reader(v) == Some(dot)
-                    && other_is_zero
-                    && is_tile(func, ops[0], ops.get(1).copied()))
+                    && only_reader(v) == Some(dot))
                 .then_some(load)
             };
             let (a_load, b_load) = (tile_load(a)?, tile_load(b)?);
@@ -230,11 +226,7 @@ pub fn find(
             let ValueDef::Arg(block, index) = body.values[accumulator].def else { return None };
             let lp = body.blocks[block].parent_op?;
             // The loop is emitted three times (see `Version`): its body may only compute.
-            let writes = body
-                .walk(block)
-                .into_iter()
-                .any(|op| body.opcode(op).info().effect == Effect::Write && body.opcode(op) != Opcode::Yield);
-            if writes {
+            if writes_memory(func, block) {
                 return None;
             }
             let index = index as usize;
@@ -363,6 +355,25 @@ fn unneeded_addresses(
     skipped
 }
 
+/// Whether `op` is a `tt.load` of a strided tile ([`is_tile`]) whose masked-off elements read
+/// as zero (no `other`, or a zero one), as a matrix load's do.
+pub(super) fn is_tile_load(func: &Function, op: IrOp) -> bool {
+    let data = func.body.op(op);
+    let other_is_zero = data.operands.get(2).is_none_or(|&o| is_zero_constant(func, o));
+    data.opcode == Opcode::Load
+        && other_is_zero
+        && is_tile(func, data.operands[0], data.operands.get(1).copied())
+}
+
+/// Whether an op in `block` (nested ones included) writes memory: a loop planned on workgroup
+/// matrices is emitted three times (see `Version`), so its body may only compute.
+pub(super) fn writes_memory(func: &Function, block: trident_midend::ir::Block) -> bool {
+    let body = &func.body;
+    body.walk(block)
+        .into_iter()
+        .any(|op| body.opcode(op).info().effect == Effect::Write && body.opcode(op) != Opcode::Yield)
+}
+
 /// Whether `ptr` (with `mask`) addresses a strided tile ([`Layout::of`]) with a mask of leading
 /// blocks ([`mask_terms`]).
 pub(super) fn is_tile(func: &Function, ptr: Value, mask: Option<Value>) -> bool {
@@ -397,7 +408,7 @@ impl Layout {
 }
 
 /// Whether `v` is a constant zero (integer or float, scalar or splat).
-pub(super) fn is_zero_constant(func: &Function, v: Value) -> bool {
+fn is_zero_constant(func: &Function, v: Value) -> bool {
     let Some(def) = func.body.def_op(v) else { return false };
     let value = func.body.op(def).attrs.get("value");
     func.body.opcode(def) == Opcode::Constant
@@ -405,7 +416,7 @@ pub(super) fn is_zero_constant(func: &Function, v: Value) -> bool {
 }
 
 /// Whether `v` is a float constant (a splat: every element the same).
-fn is_float_splat(func: &Function, v: Value) -> bool {
+pub(super) fn is_float_splat(func: &Function, v: Value) -> bool {
     let Some(def) = func.body.def_op(v) else { return false };
     func.body.opcode(def) == Opcode::Constant
         && func.body.op(def).attrs.get("value").and_then(Attr::as_float).is_some()
@@ -440,6 +451,26 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
     }
     let data = e.func.body.op(op);
     let (operands, result) = (data.operands.clone(), data.results.first().copied());
+    if let Version::Survey(_) = e.workgroup_version {
+        // The survey only looks at the tiles (their loads test them): what the other ops compute
+        // is a zero matrix of its type, which nothing reads but the survey's own ops.
+        let matrix = match role {
+            Role::Convert(m) | Role::Elementwise(m) | Role::ReduceRows(m) | Role::Spread(m) => Some(m),
+            Role::Product => match *e.func.body.ty(result.expect("a dot's result")).shape() {
+                [rows, cols] => {
+                    Some(WorkgroupMatrix { rows, cols, usage: ACCUMULATOR_USE, component: DType::F32 })
+                }
+                _ => return e.invalid("a workgroup-matrix product that is not two-dimensional"),
+            },
+            Role::Operand(_) | Role::TransposedOperand(_) | Role::Store | Role::Unneeded => None,
+        };
+        if let Some(matrix) = matrix {
+            let class = Class::WorkgroupMatrix(matrix);
+            let id = e.zero_matrix(class);
+            e.set(result.expect("a result"), vec![Reg { id, class }]);
+            return Ok(true);
+        }
+    }
     match role {
         Role::Operand(matrix) => {
             let tile = Tile::read(e, operands[0], operands.get(1).copied(), matrix)?;
@@ -453,20 +484,14 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             e.set(result.expect("a load's result"), vec![loaded]);
         }
         Role::Product => {
-            let data = e.func.body.op(op);
             let shape = |v: Value| e.func.body.ty(v).shape().to_vec();
             let (&[m, k], &[_, n]) = (shape(operands[0]).as_slice(), shape(operands[1]).as_slice()) else {
                 return e.invalid("a workgroup-matrix product of operands that are not matrices");
             };
-            let component = e.func.body.ty(data.operands[0]).dtype();
+            let component = e.func.body.ty(operands[0]).dtype();
             let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
             let accumulator = shape(m, n, ACCUMULATOR_USE, DType::F32);
             let class = Class::WorkgroupMatrix(accumulator);
-            if let Version::Survey(_) = e.workgroup_version {
-                let id = e.zero_matrix(class);
-                e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
-                return Ok(true);
-            }
             let a = super::workgroup_region::matrix_of(e, operands[0], shape(m, k, MATRIX_A_USE, component))?;
             let b = super::workgroup_region::matrix_of(e, operands[1], shape(k, n, MATRIX_B_USE, component))?;
             let c = super::workgroup_region::matrix_of(e, operands[2], accumulator)?;
@@ -476,20 +501,11 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
         }
         Role::Convert(matrix) => {
-            let class = Class::WorkgroupMatrix(matrix);
-            if let Version::Survey(_) = e.workgroup_version {
-                let id = e.zero_matrix(class);
-                e.set(result.expect("a conversion's result"), vec![Reg { id, class }]);
-                return Ok(true);
-            }
+            // `arith.truncf` of an f32 matrix (or of a leaf, made one first).
             let source = WorkgroupMatrix { usage: ACCUMULATOR_USE, component: DType::F32, ..matrix };
             let source = super::workgroup_region::matrix_of(e, operands[0], source)?;
-            let ty = e.s.ty(class);
-            if matrix.usage != ACCUMULATOR_USE {
-                e.s.uses_matrix_conversions = true;
-            }
-            let id = e.s.inst(Op::FConvert, ty, &[source.id]);
-            e.set(result.expect("a conversion's result"), vec![Reg { id, class }]);
+            let converted = super::workgroup_region::convert(e, source, matrix)?;
+            e.set(result.expect("a conversion's result"), vec![converted]);
         }
         Role::Elementwise(_) | Role::ReduceRows(_) | Role::Spread(_) => {
             super::workgroup_region::lower(e, op, role)?;

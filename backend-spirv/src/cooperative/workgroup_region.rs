@@ -58,12 +58,12 @@ use rustc_hash::FxHashMap;
 
 use rspirv::spirv::{self, Op, Word};
 use trident_midend::codegen::LowerElementwise;
-use trident_midend::ir::{Attr, DType, Effect, Function, Op as IrOp, Opcode, Value};
+use trident_midend::ir::{DType, Function, Op as IrOp, Opcode, Value};
 use trident_midend::layout::Encoding;
 
 use trident_midend::analysis::strided_tiles::{strides, Stride};
 
-use super::workgroup::{is_tile, Role, Version};
+use super::workgroup::{is_float_splat, is_tile, is_tile_load, writes_memory, Role};
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
 use crate::{Options, WorkgroupMatrices};
@@ -151,15 +151,11 @@ pub fn plan(
             WorkgroupMatrix { rows, cols: width, usage: ACCUMULATOR_USE, component: DType::F32 }
         }
     };
+    // An f32 constant or splat of a scalar.
     let is_leaf = |v: Value| -> bool {
         let Some(def) = body.def_op(v) else { return false };
-        let data = body.op(def);
-        body.ty(v).dtype() == DType::F32
-            && match data.opcode {
-                Opcode::Constant => data.attrs.get("value").and_then(Attr::as_float).is_some(),
-                Opcode::Splat => !body.ty(data.operands[0]).is_tensor(),
-                _ => false,
-            }
+        let splat = body.opcode(def) == Opcode::Splat && !body.ty(body.op(def).operands[0]).is_tensor();
+        body.ty(v).dtype() == DType::F32 && (splat || is_float_splat(func, v))
     };
     // The use a value's readers need: A or B where dots read it (through layout conversions),
     // the accumulator's where nothing but other ops do; `None` where they disagree.
@@ -205,11 +201,15 @@ pub fn plan(
             continue;
         }
         // A load's `other` (of the load's element type), which its tile load checks is zero.
-        let others_only = data.results.iter().all(|r| {
-            let readers = readers.get(r).map(Vec::as_slice).unwrap_or_default();
-            readers.iter().all(|&l| body.opcode(l) == Opcode::Load && body.op(l).operands.get(2) == Some(r))
-        });
-        if data.opcode == Opcode::Constant && others_only {
+        let others_only = || {
+            data.results.iter().all(|r| {
+                let readers = readers.get(r).map(Vec::as_slice).unwrap_or_default();
+                readers
+                    .iter()
+                    .all(|&l| body.opcode(l) == Opcode::Load && body.op(l).operands.get(2) == Some(r))
+            })
+        };
+        if data.opcode == Opcode::Constant && others_only() {
             continue;
         }
         // Every op that touches a float tensor is at the top level or in a planned loop's body.
@@ -224,10 +224,7 @@ pub fn plan(
                     return None;
                 }
                 let block = data.regions[0];
-                let writes = body.walk(block).into_iter().any(|op| {
-                    body.opcode(op).info().effect == Effect::Write && body.opcode(op) != Opcode::Yield
-                });
-                if writes {
+                if writes_memory(func, block) {
                     return None;
                 }
                 for &arg in &body.blocks[block].args[1..] {
@@ -255,12 +252,9 @@ pub fn plan(
                 let v = result?;
                 let transpose = transposing_reader(func, readers, v);
                 let shown = transpose.map_or(v, |t| body.op(t).results[0]);
-                let operands = &data.operands;
-                let other_is_zero =
-                    operands.get(2).is_none_or(|&o| super::workgroup::is_zero_constant(func, o));
                 let use_ = usage(body, readers, shown)?;
                 let Form::Matrix(..) = form(shown)? else { return None };
-                if !other_is_zero || !is_tile(func, operands[0], operands.get(1).copied()) {
+                if !is_tile_load(func, op) {
                     return None;
                 }
                 if use_ != ACCUMULATOR_USE && body.ty(v).dtype() != operand {
@@ -439,7 +433,7 @@ fn affine_condition(func: &Function, condition: Value) -> Option<AffineCondition
 }
 
 /// Lowers `op` of `role` (one of the region's own: [`Role::Elementwise`], [`Role::ReduceRows`],
-/// [`Role::Spread`]).
+/// [`Role::Spread`]), outside a survey (`super::workgroup::lower` makes those zero matrices).
 pub fn lower(e: &mut Emitter, op: IrOp, role: Role) -> EResult<()> {
     let data = e.func.body.op(op);
     let (opcode, operands, result) = (data.opcode, data.operands.clone(), data.results[0]);
@@ -448,13 +442,6 @@ pub fn lower(e: &mut Emitter, op: IrOp, role: Role) -> EResult<()> {
         _ => return e.invalid("a region op without a region role"),
     };
     let class = Class::WorkgroupMatrix(target);
-    if let Version::Survey(_) = e.workgroup_version {
-        // The survey only looks at the tiles.
-        let id = e.zero_matrix(class);
-        e.set(result, vec![Reg { id, class }]);
-        return Ok(());
-    }
-    let ty = e.s.ty(class);
     let id = match role {
         Role::Spread(_) => matrix_of(e, operands[0], target)?.id,
         Role::ReduceRows(_) => {
@@ -466,17 +453,7 @@ pub fn lower(e: &mut Emitter, op: IrOp, role: Role) -> EResult<()> {
             };
             let source = WorkgroupMatrix { rows, cols, usage: ACCUMULATOR_USE, component: DType::F32 };
             let source = matrix_of(e, operands[0], source)?;
-            let function = combine_function(e, Some(combine))?;
-            e.s.uses_matrix_reductions = true;
-            e.s.build(|b| {
-                b.cooperative_matrix_reduce_nv(
-                    ty,
-                    None,
-                    source.id,
-                    spirv::CooperativeMatrixReduce::ROW,
-                    function,
-                )
-            })
+            reduce_rows(e, source, target, Some(combine))?
         }
         _ => elementwise(e, opcode, &operands, target)?,
     };
@@ -617,12 +594,22 @@ pub fn matrix_of(e: &mut Emitter, v: Value, target: WorkgroupMatrix) -> EResult<
         return Ok(Reg { id, class });
     }
     let regs = e.get(v)?;
-    let (&[source], Class::WorkgroupMatrix(from)) = (regs.as_slice(), regs[0].class) else {
-        return e.invalid("a region value that is not one matrix");
+    let &[source] = regs.as_slice() else { return e.invalid("a region value that is not one matrix") };
+    convert(e, source, target)
+}
+
+/// Matrix `source` as a matrix of `target`: itself; an accumulator of the same shape converted
+/// (into an operand, or to another component type); a row vector's matrix spread to another
+/// width.
+pub fn convert(e: &mut Emitter, source: Reg, target: WorkgroupMatrix) -> EResult<Reg> {
+    let Class::WorkgroupMatrix(from) = source.class else {
+        return e.invalid("a region value that is not a matrix");
     };
     if from == target {
         return Ok(source);
     }
+    let class = Class::WorkgroupMatrix(target);
+    let ty = e.s.ty(class);
     let same_shape = from.rows == target.rows && from.cols == target.cols;
     let id = if same_shape && from.usage == ACCUMULATOR_USE && from.component == target.component {
         e.s.uses_matrix_conversions = true;
@@ -635,15 +622,26 @@ pub fn matrix_of(e: &mut Emitter, v: Value, target: WorkgroupMatrix) -> EResult<
     } else if from.rows == target.rows && from.usage == ACCUMULATOR_USE && target.usage == ACCUMULATOR_USE {
         // A row vector's value spread over another width: every element of a row is the same,
         // so the row's "reduction" to one of them is it.
-        let function = combine_function(e, None)?;
-        e.s.uses_matrix_reductions = true;
-        e.s.build(|b| {
-            b.cooperative_matrix_reduce_nv(ty, None, source.id, spirv::CooperativeMatrixReduce::ROW, function)
-        })
+        reduce_rows(e, source, target, None)?
     } else {
         return e.invalid(format!("a matrix of {from:?} where one of {target:?} is read"));
     };
     Ok(Reg { id, class })
+}
+
+/// Each row of `source` reduced with `combine` (or, where `None`, to one of its elements) into
+/// every column of a matrix of `target`.
+fn reduce_rows(
+    e: &mut Emitter,
+    source: Reg,
+    target: WorkgroupMatrix,
+    combine: Option<Opcode>,
+) -> EResult<Word> {
+    let ty = e.s.ty(Class::WorkgroupMatrix(target));
+    let function = combine_function(e, combine)?;
+    e.s.uses_matrix_reductions = true;
+    let row = spirv::CooperativeMatrixReduce::ROW;
+    Ok(e.s.build(|b| b.cooperative_matrix_reduce_nv(ty, None, source.id, row, function)))
 }
 
 /// The function a per-element operation calls for `opcode` on f32 elements:
