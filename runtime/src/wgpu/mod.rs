@@ -656,14 +656,18 @@ impl WgpuDevice {
     /// constants set from the arguments (a pipeline per set of values; the words are rewritten
     /// only when that pipeline is created).
     fn pipeline(&self, artifact: &Artifact, args: &[ArgValue]) -> Result<Rc<Pipeline>, WgpuError> {
-        let values: Vec<(u32, u32)> = artifact
-            .params
-            .iter()
-            .zip(args)
-            .filter_map(|(abi, arg)| scalar_bits(abi, arg))
-            .filter(|(_, word, _)| artifact.specialized_words.contains(word))
-            .map(|(_, word, bits)| (word, bits as u32))
-            .collect();
+        // Most modules have no specialization constants: the launch then reads no argument here.
+        let values: Vec<(u32, u32)> = match artifact.specialized_words.is_empty() {
+            true => Vec::new(),
+            false => artifact
+                .params
+                .iter()
+                .zip(args)
+                .filter_map(|(abi, arg)| scalar_bits(abi, arg))
+                .filter(|(_, word, _)| artifact.specialized_words.contains(word))
+                .map(|(_, word, bits)| (word, bits as u32))
+                .collect(),
+        };
         let mut hasher = DefaultHasher::new();
         artifact.words.hash(&mut hasher);
         artifact.entry_name.hash(&mut hasher);
