@@ -631,7 +631,7 @@ impl<'a> Emitter<'a> {
     pub fn kernel(mut self) -> EResult<Artifact> {
         let func = self.func;
         let name = func.name.clone();
-        let threads = self.options.threads_per_warp * self.options.num_warps;
+        let mut threads = self.options.threads_per_warp * self.options.num_warps;
 
         // Parameters: buffers first (binding = pointer index), scalars in the uniform block.
         let mut params = Vec::new();
@@ -745,6 +745,7 @@ impl<'a> Emitter<'a> {
             self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand, scales);
             self.workgroup =
                 crate::cooperative::workgroup::find(func, self.options, operand, &self.carried_dots);
+            threads = self.workgroup.invocations.unwrap_or(threads);
             let workgroup = &self.workgroup.accumulators;
             self.carried_dots.retain(|arg, _| !workgroup.contains_key(arg));
             self.carried_scales = self

@@ -10,7 +10,27 @@
 //! The kernels are the corpus' `tutorial/matmul` as TTIR (`trident compile ... --emit ttir`):
 //! `matmul_loop.ttir` at 64x64x32 on four warps with an f32 C, `gemm_loop.ttir` at 128x256x64 on
 //! eight warps with an f16 C (the perf case's shape), and `gemm_constant_sizes.ttir`, the same
-//! kernel with `M`, `N`, `K` and the strides `tl.constexpr` (4096, row-major).
+//! kernel with `M`, `N`, `K` and the strides `tl.constexpr` (4096, row-major), and
+//! `gemm_128x128.ttir` at 128x128x64 on eight warps. `gemm_storing_rows.ttir` is a GEMM of
+//! 128x128x64 tiles on eight warps that also stores its row indices, which the layout lowers:
+//!
+//! ```python
+//! @triton.jit
+//! def matmul_rows_kernel(a_ptr, b_ptr, c_ptr, rows_ptr, K, stride_am, stride_bk, stride_cm,
+//!                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+//!     rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+//!     rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+//!     rk = tl.arange(0, BLOCK_K)
+//!     a_tile = a_ptr + rm[:, None] * stride_am + rk[None, :]
+//!     b_tile = b_ptr + rk[:, None] * stride_bk + rn[None, :]
+//!     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+//!     for k0 in range(0, K, BLOCK_K):
+//!         acc = tl.dot(tl.load(a_tile), tl.load(b_tile), acc)
+//!         a_tile += BLOCK_K
+//!         b_tile += BLOCK_K * stride_bk
+//!     tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], acc.to(tl.float16))
+//!     tl.store(rows_ptr + rm, rm)
+//! ```
 
 mod common;
 
@@ -91,6 +111,36 @@ fn a_gemm_loop_loads_and_multiplies_whole_tiles() {
     assert_eq!(count(after, "OpFConvert"), 1, "{after}");
     assert_eq!(count(after, "OpCooperativeMatrixStoreKHR"), 1, "{after}");
     assert_eq!(count(after, "OpCooperativeMatrixStoreTensorNV"), 1, "{after}");
+}
+
+/// The workgroup of a kernel that is only its GEMM is the backend's to size: 128x128 tiles on
+/// eight warps run on four (128 accumulator elements an invocation, as 128x256 tiles on eight
+/// have: those keep their 256), and never on fewer than four.
+#[test]
+fn a_gemm_alone_runs_on_128_accumulator_elements_an_invocation() {
+    for (name, ttir, num_warps, invocations) in [
+        ("128x128 on eight warps", include_str!("gemm_128x128.ttir"), 8, 128),
+        ("128x256 on eight warps", GEMM_LOOP, 8, 256),
+        ("64x64 on four warps", MATMUL_LOOP, 4, 128),
+    ] {
+        let (artifact, text) = common::lower(ttir, &options(num_warps, true));
+        spirv_val(name, &artifact.words);
+        assert!(text.contains("SPV_NV_cooperative_matrix2"), "{name}: {text}");
+        assert_eq!(artifact.workgroup_size, [invocations, 1, 1], "{name}");
+        assert!(text.contains(&format!(" LocalSize {invocations} 1 1")), "{name}: {text}");
+    }
+}
+
+/// A kernel with a tensor its GEMM does not hold (its row indices, stored through the layout)
+/// keeps `num_warps` warps, which the layout spreads that tensor over; its GEMM still takes
+/// the workgroup matrices.
+#[test]
+fn a_gemm_beside_a_layout_tensor_keeps_its_warps() {
+    let (artifact, text) = common::lower(include_str!("gemm_storing_rows.ttir"), &options(8, true));
+    spirv_val("gemm storing rows", &artifact.words);
+    assert!(text.contains("SPV_NV_cooperative_matrix2"), "{text}");
+    assert_eq!(count(&text, "OpCooperativeMatrixMulAddKHR"), 2, "{text}");
+    assert_eq!(artifact.workgroup_size, [256, 1, 1]);
 }
 
 /// A loop that also writes memory is not planned: it would run three times.

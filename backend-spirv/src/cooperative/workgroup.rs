@@ -56,6 +56,15 @@
 //! (`Artifact::specialized_words`); the runtime writes the launch's values in when it creates the
 //! pipeline (`crate::specialize`: one pipeline per set of strides).
 //!
+//! # The workgroup's size
+//!
+//! A kernel that is only its GEMMs (every op a layout would lower is planned here, or a
+//! constant, a splat, a planned loop) leaves the workgroup's size to the backend: the driver
+//! spreads the matrices over whatever invocations there are. Such a kernel whose tile gives each
+//! invocation fewer than 128 accumulator elements on its `num_warps` warps runs on fewer, down to
+//! four warps (`narrowed_invocations`): 128x128 tiles on eight warps ran at 183 TFLOP/s on the
+//! H100 and at 280 on four.
+//!
 //! Taken where (besides a device with the matrices, f16 or bf16 operands and a shape whose
 //! dimensions are multiples of a granule the device lists for the workgroup's size): the loop
 //! carries the accumulator and only its dot reads it (`super::carried::find`), starting from a
@@ -104,7 +113,7 @@ use trident_midend::ir::{Attr, DType, Effect, Function, Op as IrOp, Opcode, Valu
 
 use crate::emit::{EResult, Emitter, View};
 use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
-use crate::{Options, Storage16Bit};
+use crate::{MatrixGranule, Options, Storage16Bit, WorkgroupMatrices};
 
 /// What an op of a planned GEMM becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +156,10 @@ pub struct Gemms {
     /// module reads them as specialization constants (`Artifact::specialized_words`), so that
     /// the driver knows the rows' alignment (see the module docs).
     pub specialized: FxHashSet<Value>,
+    /// The workgroup's invocations, where the GEMMs leave the kernel no op whose lowering
+    /// depends on them and the tile wants fewer than `num_warps` gives ([`narrowed_invocations`]);
+    /// `None`: `num_warps` warps.
+    pub invocations: Option<u32>,
 }
 
 /// Which form of a planned GEMM loop is being emitted (a loop that carries a workgroup
@@ -274,7 +287,8 @@ pub fn find(
             gemms.roles.extend(roles);
         }
     }
-    if gemms.accumulators.is_empty() {
+    let region = gemms.accumulators.is_empty();
+    if region {
         if let Some(region) = super::workgroup_region::plan(func, options, offered, operand, &readers) {
             gemms.accumulators = region.accumulators;
             gemms.roles = region.roles;
@@ -293,7 +307,111 @@ pub fn find(
     }
     let unneeded = unneeded_addresses(func, &readers, &gemms.roles);
     gemms.roles.extend(unneeded.into_iter().map(|op| (op, Role::Unneeded)));
+    if !region {
+        gemms.invocations = narrowed_invocations(func, options, offered, operand, &gemms);
+    }
     gemms
+}
+
+/// Accumulator elements an invocation holds at least, where the workgroup can be narrowed to
+/// keep them (see [`narrowed_invocations`]).
+const ACCUMULATOR_ELEMENTS_PER_INVOCATION: u32 = 128;
+
+/// The fewest invocations a workgroup is narrowed to (see [`narrowed_invocations`]).
+const MIN_NARROWED_INVOCATIONS: u32 = 128;
+
+/// The invocations of a kernel whose every op that a layout would lower is part of its planned
+/// GEMMs, where fewer than its `num_warps` warps still give each invocation
+/// [`ACCUMULATOR_ELEMENTS_PER_INVOCATION`] of the smallest accumulator: the largest workgroup
+/// size, from [`MIN_NARROWED_INVOCATIONS`] up, that the device lists a granule of every planned
+/// matrix for and that is at most the accumulator's elements over that (else the smallest such
+/// size). `None` keeps `num_warps` warps.
+///
+/// Only such kernels may choose: the layouts the TTGIR carries spread tensors over `num_warps`
+/// warps, and a tensor lowered through them needs exactly those invocations. A planned GEMM's
+/// matrices are the driver's to spread, its addresses and masks are read from scalars
+/// (`Role::Unneeded`), and what remains is thread-independent: constants, splats, the loops and
+/// their yields.
+///
+/// Measured on an H100 (NVIDIA 580, 4096^3 f16, TFLOP/s, `num_warps` warps -> narrowed): 128x128
+/// tiles on eight warps 182.7 -> 279.5 (on four from the start: 279.6), the corpus' bf16
+/// pointer-cast GEMM (128x128 on eight) 173.4 -> 275.5; 128x256 tiles on eight stay (281).
+/// Narrower workgroups were slower where tried: 64x128 and 128x64 tiles from four warps to two
+/// 180 -> 72 and 186 -> 56, 64x64x64 to one warp 188 -> 60 (64x64x32: 138 -> 195). A region
+/// (`super::workgroup_region`) keeps `num_warps`: flash attention d64 ran the same on 256
+/// invocations as on its 128 (194.6 and 193.5).
+fn narrowed_invocations(
+    func: &Function,
+    options: &Options,
+    offered: &WorkgroupMatrices,
+    operand: DType,
+    gemms: &Gemms,
+) -> Option<u32> {
+    let body = &func.body;
+    let is_tensor = |v: &Value| body.ty(*v).is_tensor();
+    let layout_free = body.walk(func.entry).into_iter().all(|op| {
+        let data = body.op(op);
+        let tensors = data.results.iter().chain(&data.operands).any(is_tensor);
+        !tensors
+            || gemms.roles.contains_key(&op)
+            || matches!(data.opcode, Opcode::Constant | Opcode::Splat)
+            || match data.opcode {
+                Opcode::For => is_gemm_loop(func, op, gemms),
+                Opcode::Yield => {
+                    let owner = data.parent.and_then(|block| body.blocks[block].parent_op);
+                    owner.is_some_and(|owner| is_gemm_loop(func, owner, gemms))
+                }
+                _ => false,
+            }
+    });
+    if !layout_free {
+        return None;
+    }
+    let invocations = options.threads_per_warp * options.num_warps;
+    let matrices: Vec<WorkgroupMatrix> = gemms
+        .roles
+        .values()
+        .filter_map(|role| match *role {
+            Role::Operand(m) | Role::Convert(m) => Some(m),
+            _ => None,
+        })
+        .chain(gemms.accumulators.values().copied())
+        .collect();
+    let mut sizes: Vec<u32> = offered
+        .granules
+        .iter()
+        .filter(|g| g.operand == operand && g.accumulator == DType::F32)
+        .filter(|g| (MIN_NARROWED_INVOCATIONS..=invocations).contains(&g.invocations))
+        .filter(|g| matrices.iter().all(|m| granule_holds(g, m)))
+        .map(|g| g.invocations)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let smallest = gemms.accumulators.values().map(|m| m.rows * m.cols).min()?;
+    let wanted = smallest / ACCUMULATOR_ELEMENTS_PER_INVOCATION;
+    let chosen = sizes.iter().rev().find(|&&size| size <= wanted).or(sizes.first()).copied()?;
+    (chosen < invocations).then_some(chosen)
+}
+
+/// Whether `lp` is a loop whose body holds a planned product.
+fn is_gemm_loop(func: &Function, lp: IrOp, gemms: &Gemms) -> bool {
+    let body = &func.body;
+    body.opcode(lp) == Opcode::For
+        && body
+            .op(lp)
+            .regions
+            .iter()
+            .any(|&block| body.walk(block).into_iter().any(|op| gemms.roles.get(&op) == Some(&Role::Product)))
+}
+
+/// Whether matrix `m`'s sides are multiples of granule `g`'s for its use.
+pub(super) fn granule_holds(g: &MatrixGranule, m: &WorkgroupMatrix) -> bool {
+    let (rows, cols) = match m.usage {
+        MATRIX_A_USE => (g.m, g.k),
+        MATRIX_B_USE => (g.k, g.n),
+        _ => (g.m, g.n),
+    };
+    m.rows.is_multiple_of(rows) && m.cols.is_multiple_of(cols)
 }
 
 /// The ops whose results only the addresses and masks of `planned` loads and stores read (or

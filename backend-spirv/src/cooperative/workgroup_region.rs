@@ -63,7 +63,7 @@ use trident_midend::layout::Encoding;
 
 use trident_midend::analysis::strided_tiles::{strides, Stride};
 
-use super::workgroup::{is_float_splat, is_tile, is_tile_load, writes_memory, Role};
+use super::workgroup::{granule_holds, is_float_splat, is_tile, is_tile_load, writes_memory, Role};
 use crate::emit::{EResult, Emitter};
 use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, MATRIX_B_USE};
 use crate::{Options, WorkgroupMatrices};
@@ -180,16 +180,7 @@ pub fn plan(
         }
         Some(found.unwrap_or(ACCUMULATOR_USE))
     }
-    let fits = |m: &WorkgroupMatrix| {
-        let (rows, cols) = match m.usage {
-            MATRIX_A_USE => (granule.m, granule.k),
-            MATRIX_B_USE => (granule.k, granule.n),
-            _ => (granule.m, granule.n),
-        };
-        m.rows.is_multiple_of(rows)
-            && m.cols.is_multiple_of(cols)
-            && m.rows.max(m.cols) <= offered.max_dimension
-    };
+    let fits = |m: &WorkgroupMatrix| granule_holds(granule, m) && m.rows.max(m.cols) <= offered.max_dimension;
 
     let mut roles: FxHashMap<IrOp, Role> = FxHashMap::default();
     let mut accumulators = FxHashMap::default();
