@@ -46,6 +46,11 @@
 //! scratch tile (`EXIT=5`, the whole matrix stored, then copied out element by element) 243.
 //! Random operands instead of the constant ones (same session, 2026-11-27): variant 0 283.0 ->
 //! 279.3, variant 3 299.0 -> 297.7, variant 2 186.4 -> 183.5: the data barely matters.
+//! Invocations per tile (same session, variant 0 unless said): 256 accumulator elements an
+//! invocation spill and crawl, 128x256x64 on 128 invocations 25.4 (variant 3: 24.1),
+//! 128x256x32 on 128 27.8, 256x128x64 on 128 26.7, 128x128x64 on 64 24.4; 64x256x64 on 128
+//! 159.1; against 128x256x64 on 256 282.2 (variant 3: 301.2). 128 elements an invocation is
+//! the driver's shape: the backend narrows a GEMM's workgroup to it, never widens.
 //! Beside it, the corpus' fp16 matmul through the backend's subgroup matrices ran at 194.7 and
 //! Triton 3.6 on CUDA at 651-664 (so 0.45 of Triton at best here). Workgroup-scope matrices fed
 //! from the backend's own staging in workgroup memory instead (the accumulator carried in them,
