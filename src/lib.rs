@@ -207,22 +207,7 @@ pub fn lower_to_spirv(
         |emit: &str| format!("trident compile {path} --kernel {kernel} --emit {emit} {}", spec_flags(spec));
     let mut module = ttir.clone();
     let threads_per_warp = target.threads_for(spec.num_warps);
-    let gpu = Target {
-        threads_per_warp,
-        num_warps: spec.num_warps,
-        compute_capability: None,
-        shared_memory_bytes: target.workgroup_memory_bytes,
-        num_stages: spec.num_stages,
-        loads_dot_operands_whole: target.workgroup_matrices.is_some(),
-    };
-    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, options) {
-        return Err(CompileError::Internal {
-            stage: "ttgir pipeline",
-            message: error.to_string(),
-            repro: repro("ttgir"),
-        });
-    }
-    let options = trident_backend_spirv::Options {
+    let backend = trident_backend_spirv::Options {
         mode: target.mode,
         threads_per_warp,
         num_warps: spec.num_warps,
@@ -237,7 +222,23 @@ pub fn lower_to_spirv(
         workgroup_matrices: target.workgroup_matrices,
         cooperative_matrix_per_element: target.cooperative_matrix_per_element,
     };
-    trident_backend_spirv::emit(&module, &options).map_err(|error| match error {
+    let gpu = Target {
+        threads_per_warp,
+        num_warps: spec.num_warps,
+        compute_capability: None,
+        shared_memory_bytes: target.workgroup_memory_bytes,
+        num_stages: spec.num_stages,
+        loads_dot_operands_whole: backend.workgroup_matrices.is_some(),
+        loads_tf32_operands_whole: backend.splits_tf32_dots(),
+    };
+    if let Err(error) = trident_midend::pipeline::run_ttgir(&mut module, &gpu, options) {
+        return Err(CompileError::Internal {
+            stage: "ttgir pipeline",
+            message: error.to_string(),
+            repro: repro("ttgir"),
+        });
+    }
+    trident_backend_spirv::emit(&module, &backend).map_err(|error| match error {
         trident_backend_spirv::Error::Unsupported { op, detail, span } => {
             let message = format!("the spirv backend does not support {op}: {detail}");
             CompileError::User(Diagnostics::single(path, source, Diagnostic::error(message, span)))

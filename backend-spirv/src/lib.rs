@@ -185,6 +185,15 @@ impl Options {
         self.storage_16bit != Storage16Bit::Words && self.mode == Mode::Vulkan
     }
 
+    /// Whether tf32 dots may be split into bf16 products on workgroup matrices
+    /// (`cooperative::bf16x3`): bf16 cooperative matrices, and workgroup-scope ones with
+    /// per-element operations, reductions and conversions.
+    pub fn splits_tf32_dots(&self) -> bool {
+        self.cooperative_matrix_bf16
+            && self.cooperative_matrix_per_element
+            && self.workgroup_matrices.as_ref().is_some_and(|offered| offered.element_operations)
+    }
+
     /// The largest lane distance reductions cross with subgroup shuffles (a power of two, below
     /// the subgroup size and the layout warp), or 0 for none: portable modules and devices without
     /// subgroup operations go through workgroup memory only.

@@ -143,6 +143,43 @@ fn a_gemm_beside_a_layout_tensor_keeps_its_warps() {
     assert_eq!(artifact.workgroup_size, [256, 1, 1]);
 }
 
+/// A GEMM of f32 operands at tf32 precision (`gemm_tf32.ttir`: the corpus matmul with f32
+/// inputs, 128x128x32 on eight warps), where the device has bf16 workgroup matrices with
+/// per-element operations: its tiles are loaded as f32 accumulator-use matrices, each split by
+/// two per-element functions into bf16 parts converted into operands, and multiplied three
+/// times (`cooperative/bf16x3.rs`). Without the element operations, or asked for `ieee`
+/// precision, the dot stays on FMA.
+#[test]
+fn a_tf32_gemm_multiplies_bf16_parts_three_times() {
+    const TF32: &str = include_str!("gemm_tf32.ttir");
+    let device = |scope| common::with_bf16(common::nvidia_like(8, scope));
+    let (artifact, text) = common::lower(TF32, &device(WorkgroupScope::ElementOperations));
+    spirv_val("tf32 gemm on bf16 parts", &artifact.words);
+    let [_, whole, checked] = loop_bodies(&text)[..] else { panic!("not three loops: {text}") };
+    for body in [whole, checked] {
+        assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 3, "{body}");
+        // hi and lo of A and B.
+        assert_eq!(count(body, "OpCooperativeMatrixPerElementOpNV"), 4, "{body}");
+        assert_eq!(count(body, "OpFConvert"), 4, "{body}");
+    }
+    assert!(text.contains("OpTypeFloat 16 BFloat16KHR"), "{text}");
+    // The parts: truncated to bf16's mantissa, and the rest where the element is finite.
+    assert!(text.contains(" 4294901760\n"), "no 0xFFFF0000 mask: {text}");
+    assert!(text.contains("OpIsInf") && text.contains("OpIsNan"), "{text}");
+    // The kernel is only its GEMM: four warps hold its 128x128 accumulator.
+    assert_eq!(artifact.workgroup_size, [128, 1, 1]);
+
+    let ieee = TF32.replace("input_precision = \"tf32\"", "input_precision = \"ieee\"");
+    assert_ne!(ieee, TF32);
+    for (name, ttir, scope) in [
+        ("ieee", ieee.as_str(), WorkgroupScope::ElementOperations),
+        ("no element operations", TF32, WorkgroupScope::Matrices),
+    ] {
+        let (_, text) = common::lower(ttir, &device(scope));
+        assert!(!text.contains("OpCooperativeMatrixMulAddKHR"), "{name}: {text}");
+    }
+}
+
 /// A loop that also writes memory is not planned: it would run three times.
 #[test]
 fn a_loop_that_writes_memory_takes_subgroup_matrices() {

@@ -23,6 +23,11 @@ pub struct Target {
     /// matrices, where the driver stages them itself): `pipeline-dot-loads` then leaves the loops
     /// with such dots alone, as operands loaded an iteration ahead into registers could not be.
     pub loads_dot_operands_whole: bool,
+    /// With [`Target::loads_dot_operands_whole`], the backend may also load a tf32 dot's f32
+    /// operands whole (splitting them into bf16 products: the spirv backend where the device
+    /// has bf16 workgroup matrices with per-element operations), so those loops are left alone
+    /// too.
+    pub loads_tf32_operands_whole: bool,
 }
 
 impl Target {
@@ -37,6 +42,7 @@ impl Target {
             shared_memory_bytes: shared,
             num_stages: 1,
             loads_dot_operands_whole: false,
+            loads_tf32_operands_whole: false,
         }
     }
 

@@ -261,6 +261,7 @@ fn vulkan(threads_per_warp: u32, shared_kib: u32, num_stages: u32) -> trident_mi
         shared_memory_bytes: shared_kib * 1024,
         num_stages,
         loads_dot_operands_whole: false,
+        loads_tf32_operands_whole: false,
     }
 }
 
@@ -385,23 +386,29 @@ fn pipeline_dot_loads_bounds_a_huge_depth() {
 /// A Vulkan target whose backend loads dot operands whole (workgroup-scope matrices) has no loop
 /// pipelined whose dot it may load so (f16 operands into f32): the loads stay beside their dot,
 /// where the backend reads their tiles; the same loop is pipelined for the same target without
-/// it. A loop of fp32 dots (which stay FMA dots there) is pipelined either way.
+/// it. A loop of tf32 dots is pipelined unless the backend also loads those whole (splitting
+/// them into bf16 products: `loads_tf32_operands_whole`); elsewhere they stay FMA dots.
 #[test]
 fn pipeline_dot_loads_leaves_loops_to_a_backend_that_loads_operands_whole() {
-    let pipelined = |file: &str, whole: bool| {
+    let pipelined = |file: &str, whole: bool, tf32: bool| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/passes/pipeline_dot_loads").join(file);
         let text = std::fs::read_to_string(path).unwrap();
         let input = text.split("// ----- expected").next().unwrap();
         let mut module = parse_module(input).expect("parses");
-        let target = trident_midend::target::Target { loads_dot_operands_whole: whole, ..vulkan(32, 48, 3) };
+        let target = trident_midend::target::Target {
+            loads_dot_operands_whole: whole,
+            loads_tf32_operands_whole: tf32,
+            ..vulkan(32, 48, 3)
+        };
         let before = print_module(&module);
         passes::pipeline_dot_loads::run(&mut module, &target);
         print_module(&module) != before
     };
-    assert!(pipelined("dot_loop.mlir", false), "the loop is not pipelined for a Vulkan target at all");
-    assert!(!pipelined("dot_loop.mlir", true));
-    assert!(pipelined("tf32_dot_loop_in_registers.mlir", false));
-    assert!(pipelined("tf32_dot_loop_in_registers.mlir", true));
+    assert!(pipelined("dot_loop.mlir", false, false), "the loop is not pipelined for a Vulkan target at all");
+    assert!(!pipelined("dot_loop.mlir", true, false));
+    assert!(pipelined("tf32_dot_loop_in_registers.mlir", false, false));
+    assert!(pipelined("tf32_dot_loop_in_registers.mlir", true, false));
+    assert!(!pipelined("tf32_dot_loop_in_registers.mlir", true, true));
 }
 
 /// Flash attention's loop (the corpus' `flash_attn.py` at head dim 128, 128x64 blocks, eight

@@ -107,12 +107,15 @@ pub struct RowScale {
 /// product the body only yields back to the same argument; each with its dot. `uses`: the
 /// function's use counts. Where `scales` (the device runs per-element operations on matrices:
 /// [`Options::cooperative_matrix_per_element`]), the dot may read the value through a
-/// [`RowScale`] that nothing else reads, instead of directly.
+/// [`RowScale`] that nothing else reads, instead of directly. Where `tf32`, a dot of f32
+/// operands at tf32 precision counts too (for the workgroup path, which may split it:
+/// `super::bf16x3`; the subgroup path has no f32 matrices).
 pub fn find(
     func: &Function,
     uses: &UseCounts,
     operand: DType,
     scales: bool,
+    tf32: bool,
 ) -> FxHashMap<Value, Accumulator> {
     let body = &func.body;
     let mut found = FxHashMap::default();
@@ -131,7 +134,8 @@ pub fn find(
             let (c, product) = (data.operands[2], data.results[0]);
             let takes = data.operands[..2]
                 .iter()
-                .all(|&value| super::matrix_type(body.ty(value).dtype()) == Some(operand));
+                .all(|&value| super::matrix_type(body.ty(value).dtype()) == Some(operand))
+                || (tf32 && super::bf16x3::is_tf32_dot(func, dot));
             let (acc, scale) = match row_scale(func, uses, c, &block.args).filter(|_| scales) {
                 Some((acc, scale)) => (acc, Some(scale)),
                 None => (c, None),

@@ -222,9 +222,16 @@ pub fn find(
             if !offered.granules.iter().any(fits) || m.max(n).max(k) > offered.max_dimension {
                 return None;
             }
-            // f16 or bf16 operands into an f32 accumulator (not `out_dtype=tl.float16`).
+            // f16 or bf16 operands into an f32 accumulator (not `out_dtype=tl.float16`), or f32
+            // ones at tf32 precision split into bf16 parts (`super::bf16x3`), whose tiles are
+            // loaded as f32 accumulator-use matrices and which K must then fit as columns.
             let accumulates_f32 = body.ty(data.results[0]).dtype() == DType::F32;
-            if body.ty(a).dtype() != operand || body.ty(b).dtype() != operand || !accumulates_f32 {
+            let split = operand == super::bf16x3::PARTS
+                && options.splits_tf32_dots()
+                && super::bf16x3::is_tf32_dot(func, dot)
+                && offered.granules.iter().any(|g| fits(g) && k.is_multiple_of(g.m) && k.is_multiple_of(g.n));
+            let operands_right = body.ty(a).dtype() == operand && body.ty(b).dtype() == operand;
+            if !(operands_right || split) || !accumulates_f32 {
                 return None;
             }
             let tile_load = |v: Value| -> Option<IrOp> {
@@ -271,9 +278,13 @@ pub fn find(
             }
             let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
             let matrix = shape(m, n, ACCUMULATOR_USE, DType::F32);
+            let (a_matrix, b_matrix) = match split {
+                true => (shape(m, k, ACCUMULATOR_USE, DType::F32), shape(k, n, ACCUMULATOR_USE, DType::F32)),
+                false => (shape(m, k, MATRIX_A_USE, operand), shape(k, n, MATRIX_B_USE, operand)),
+            };
             let mut roles = vec![
-                (a_load, Role::Operand(shape(m, k, MATRIX_A_USE, operand))),
-                (b_load, Role::Operand(shape(k, n, MATRIX_B_USE, operand))),
+                (a_load, Role::Operand(a_matrix)),
+                (b_load, Role::Operand(b_matrix)),
                 (dot, Role::Product),
                 (reader, Role::Store),
             ];
@@ -610,9 +621,25 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
             let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
             let accumulator = shape(m, n, ACCUMULATOR_USE, DType::F32);
             let class = Class::WorkgroupMatrix(accumulator);
+            let c = super::workgroup_region::matrix_of(e, operands[2], accumulator)?;
+            if component == DType::F32 {
+                // tf32: the operands' tiles are f32 accumulator-use matrices, split into bf16.
+                let a = super::workgroup_region::matrix_of(
+                    e,
+                    operands[0],
+                    shape(m, k, ACCUMULATOR_USE, component),
+                )?;
+                let b = super::workgroup_region::matrix_of(
+                    e,
+                    operands[1],
+                    shape(k, n, ACCUMULATOR_USE, component),
+                )?;
+                let product = super::bf16x3::product(e, a, b, c)?;
+                e.set(result.expect("a dot's result"), vec![product]);
+                return Ok(true);
+            }
             let a = super::workgroup_region::matrix_of(e, operands[0], shape(m, k, MATRIX_A_USE, component))?;
             let b = super::workgroup_region::matrix_of(e, operands[1], shape(k, n, MATRIX_B_USE, component))?;
-            let c = super::workgroup_region::matrix_of(e, operands[2], accumulator)?;
             let ty = e.s.ty(class);
             let id =
                 e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None));

@@ -23,6 +23,7 @@ pub fn lower(ttir: &str, options: &Options) -> (Artifact, String) {
         shared_memory_bytes: options.workgroup_memory_limit,
         num_stages: 1,
         loads_dot_operands_whole: options.workgroup_matrices.is_some(),
+        loads_tf32_operands_whole: options.splits_tf32_dots(),
     };
     run_ttgir(&mut module, &target, &PipelineOptions::default()).expect("the TTGIR pipeline runs");
     let artifact = emit(&module, options).expect("the spirv backend lowers the kernel");
@@ -130,6 +131,19 @@ pub fn nvidia_like(num_warps: u32, scope: WorkgroupScope) -> Options {
         }),
         ..Options::default()
     }
+}
+
+/// `options` with the H100's bf16 matrices too: subgroup-scope ones (`VK_KHR_shader_bfloat16`)
+/// and the workgroup-scope granules it lists for f16, again for bf16.
+#[allow(dead_code)]
+pub fn with_bf16(mut options: Options) -> Options {
+    options.cooperative_matrix_bf16 = true;
+    if let Some(offered) = &mut options.workgroup_matrices {
+        let bf16: Vec<MatrixGranule> =
+            offered.granules.iter().map(|g| MatrixGranule { operand: DType::BF16, ..*g }).collect();
+        offered.granules.extend(bf16);
+    }
+    options
 }
 
 /// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its

@@ -130,7 +130,8 @@
 //! else the kernel's `num_stages`; under 2 the loop is left alone. A target whose backend loads
 //! dot operands whole ([`Target::loads_dot_operands_whole`]: Vulkan devices with workgroup-scope
 //! matrices, whose driver stages them) has no loop pipelined whose dots it may load so (f16 or
-//! bf16 operands into f32); its other loops (fp32 FMA dots) are.
+//! bf16 operands into f32, and tf32 ones where [`Target::loads_tf32_operands_whole`]); its other
+//! loops (fp32 FMA dots) are.
 //!
 //! Expects: TTGIR after the layout passes (the loads keep the layouts they were given; clones
 //! share them). Guarantees: the same values, each load's memory touched in the same iterations
@@ -157,15 +158,20 @@ pub mod warp_specialize;
 const REGISTER_BUDGET: u64 = 160;
 
 /// Whether loop `lp`'s body has a dot that the backend of a [`Target::loads_dot_operands_whole`]
-/// target may load whole: f16 or bf16 operands into an f32 accumulator.
-fn has_whole_operand_dot(body: &Body, lp: Op) -> bool {
+/// target may load whole: f16 or bf16 operands into an f32 accumulator, or f32 ones at tf32
+/// precision where `tf32` ([`Target::loads_tf32_operands_whole`]).
+fn has_whole_operand_dot(body: &Body, lp: Op, tf32: bool) -> bool {
     let region = body.op(lp).regions[0];
     body.walk(region).into_iter().any(|op| {
         let data = body.op(op);
-        let sixteen = |v: Value| matches!(body.ty(v).dtype(), DType::F16 | DType::BF16);
+        let takes = |v: Value| match body.ty(v).dtype() {
+            DType::F16 | DType::BF16 => true,
+            DType::F32 => tf32 && data.attrs.str("input_precision").unwrap_or("tf32") == "tf32",
+            _ => false,
+        };
         body.opcode(op).is_dot()
-            && sixteen(data.operands[0])
-            && sixteen(data.operands[1])
+            && takes(data.operands[0])
+            && takes(data.operands[1])
             && body.ty(data.results[0]).dtype() == DType::F32
     })
 }
@@ -187,7 +193,9 @@ pub fn run(module: &mut Module, target: &Target) {
         let mut plans: Vec<(Op, Target, LoopPlan)> = loops
             .into_iter()
             .filter_map(|lp| {
-                if target.loads_dot_operands_whole && has_whole_operand_dot(body, lp) {
+                if target.loads_dot_operands_whole
+                    && has_whole_operand_dot(body, lp, target.loads_tf32_operands_whole)
+                {
                     return None;
                 }
                 let stages = loop_stages(body, lp, target);
