@@ -20,6 +20,13 @@
 //! The operand tiles are loaded as f32 accumulator-use matrices (the use f32 matrices have), the
 //! parts computed by per-element functions and converted into A and B operands
 //! (`VK_NV_cooperative_matrix2`'s conversions), as attention's `p.to(f16)` is.
+//!
+//! # Measured
+//!
+//! H100, NVIDIA's Vulkan driver 580, the corpus' tf32 4096^3 matmul (128x128x32 tiles, eight
+//! warps, run on four): 13.6 TFLOP/s on FMA, 41.8 split (Triton 3.6 on CUDA: 82.2). Tried and
+//! dropped: the tiles loaded as f32 A and B matrices and converted within their use (no use
+//! conversion), 21.0.
 
 use rspirv::spirv::Op;
 use trident_midend::ir::{DType, Function, Op as IrOp, Opcode};
