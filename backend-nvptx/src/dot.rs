@@ -5,7 +5,8 @@
 //! (rounded to tf32 first when `input_precision` is tf32 and the inputs are f32, as tensor cores
 //! would) or kept as 32-bit integers for int8 dots: A transposed (`[K][M + 4]`, so that the rows
 //! one thread needs sit side by side, the pad keeping lanes along K off one bank), B row-major.
-//! Each thread then walks K in groups of four steps: it loads the A values of its distinct rows
+//! Each thread then walks K in groups of four steps (one after the other where K is at most 64,
+//! else in a loop): it loads the A values of its distinct rows
 //! and the B values of its distinct columns for the group, as 16-byte vectors where they are
 //! consecutive and aligned (along K for a row-major A ring, along M for staged A, along N for
 //! B), and updates every accumulator register with one FMA per step (an outer product per k).
@@ -55,6 +56,19 @@ impl<'a> LowerDot<'a> for Emitter<'a> {
         f
     }
 }
+
+/// The most groups of K steps an FMA dot emits one after the other instead of as a loop
+/// (K up to 64 in groups of four): straight-line steps let ptxas issue a group's shared-memory
+/// loads during the previous group's FMAs and keep the accumulators in place, as Triton's fully
+/// unrolled dot does. H100, the corpus' fp32 `ieee` 2048^3 GEMM (64x64x32 tiles): 37.1 ->
+/// 41.4 TFLOP/s (Triton 3.6: 40.5). Only dots of at most [`MAX_STRAIGHT_ACCUMULATORS`]
+/// accumulator registers a thread: the fp8 attention of `tests/kernels/attn_fwd.py` (64 a
+/// thread, on FMA on sm_90a) already spilled 960 bytes, and 1428 unrolled.
+const MAX_STRAIGHT_GROUPS: i64 = 16;
+
+/// The most accumulator registers a thread of an FMA dot whose K steps run straight (see
+/// [`MAX_STRAIGHT_GROUPS`]): the measured GEMM's 64x64 tile on four warps.
+const MAX_STRAIGHT_ACCUMULATORS: usize = 32;
 
 fn fma_dot(e: &mut Emitter, dot: DotOp) -> EResult<()> {
     let DotOp { a: a_v, b: b_v, c: c_v, result, a_type: in_type, b_type, integer, tf32, .. } = dot;
@@ -135,22 +149,31 @@ fn fma_dot(e: &mut Emitter, dot: DotOp) -> EResult<()> {
     // Steps of `unroll` k at once, so that an operand read along K (a row-major A ring) loads
     // 16-byte vectors.
     let unroll = if k % 4 == 0 { 4 } else { 1 };
-    let k_loop = CountedLoop::open(e, "dot_k", k / unroll, 1);
-    let kreg = k_loop.iv;
-    let a_vals = a.load_steps(e, &cl, class, kreg, unroll);
-    let b_vals = b.load_steps(e, &cl, class, kreg, unroll);
-    for j in 0..unroll {
-        for (i, c) in cl.reg_coords.iter().enumerate() {
-            let av = a_vals[&a.offset(c, j)];
-            let bv = b_vals[&b.offset(c, j)];
-            if integer {
-                e.ins(format!("mad.lo.s32 {}, {av}, {bv}, {}", acc[i], acc[i]));
-            } else {
-                e.ins(format!("fma.rn.f32 {}, {av}, {bv}, {}", acc[i], acc[i]));
+    let groups = k / unroll;
+    let straight = groups <= MAX_STRAIGHT_GROUPS && cl.reg_coords.len() <= MAX_STRAIGHT_ACCUMULATORS;
+    let k_loop = (!straight).then(|| CountedLoop::open(e, "dot_k", groups, 1));
+    for group in 0..if straight { groups } else { 1 } {
+        let at = match &k_loop {
+            Some(lp) => GroupAt::Register(lp.iv),
+            None => GroupAt::Constant(group),
+        };
+        let a_vals = a.load_steps(e, &cl, class, at, unroll);
+        let b_vals = b.load_steps(e, &cl, class, at, unroll);
+        for j in 0..unroll {
+            for (i, c) in cl.reg_coords.iter().enumerate() {
+                let av = a_vals[&a.offset(c, j)];
+                let bv = b_vals[&b.offset(c, j)];
+                if integer {
+                    e.ins(format!("mad.lo.s32 {}, {av}, {bv}, {}", acc[i], acc[i]));
+                } else {
+                    e.ins(format!("fma.rn.f32 {}, {av}, {bv}, {}", acc[i], acc[i]));
+                }
             }
         }
     }
-    k_loop.close(e);
+    if let Some(k_loop) = k_loop {
+        k_loop.close(e);
+    }
     e.set(result, acc);
     Ok(())
 }
@@ -189,23 +212,36 @@ impl FmaOperand {
         e: &mut Emitter,
         cl: &LayoutInfo,
         class: Class,
-        group: Reg,
+        group: GroupAt,
         unroll: i64,
     ) -> HashMap<i64, Reg> {
         let group_bytes = self.k_step * 4 * unroll;
-        let base = e.reg(Class::B32);
-        e.ins(format!("mad.lo.s32 {base}, {group}, {group_bytes}, {}", self.ptr));
+        let (base, shift) = match group {
+            GroupAt::Register(group) => {
+                let base = e.reg(Class::B32);
+                e.ins(format!("mad.lo.s32 {base}, {group}, {group_bytes}, {}", self.ptr));
+                (base, 0)
+            }
+            GroupAt::Constant(group) => (self.ptr, group * group_bytes),
+        };
         let offsets: Vec<i64> =
             (0..unroll).flat_map(|j| cl.reg_coords.iter().map(move |c| self.offset(c, j))).collect();
         let align = gcd(self.align, group_bytes);
         let mut values = HashMap::new();
         for (off, width) in vector_runs(&offsets, 4, align) {
-            for (j, r) in e.ld_shared_vec(class, base, off, width).into_iter().enumerate() {
+            for (j, r) in e.ld_shared_vec(class, base, off + shift, width).into_iter().enumerate() {
                 values.insert(off + 4 * j as i64, r);
             }
         }
         values
     }
+}
+
+/// Which group of K steps an FMA dot loads: the loop's induction variable, or a constant.
+#[derive(Clone, Copy)]
+enum GroupAt {
+    Register(Reg),
+    Constant(i64),
 }
 
 /// `tt.dot` on tensor cores; the result (and accumulator) has the MMA v2 layout.
