@@ -65,8 +65,10 @@
 //! four warps (`narrowed_invocations`): 128x128 tiles on eight warps ran at 183 TFLOP/s on the
 //! H100 and at 280 on four.
 //!
-//! Taken where (besides a device with the matrices, f16 or bf16 operands and a shape whose
-//! dimensions are multiples of a granule the device lists for the workgroup's size): the loop
+//! Taken where (besides a device with the matrices, f16 or bf16 operands, or f32 ones at tf32
+//! precision where the device can split them into bf16 products (`super::bf16x3`: their tiles
+//! are then f32 accumulator-use matrices), and a shape whose dimensions are multiples of a
+//! granule the device lists for the workgroup's size): the loop
 //! carries the accumulator and only its dot reads it (`super::carried::find`), starting from a
 //! splat constant, and writes no memory; A and B are loads in the loop body read only by the
 //! dot, through row-major strided pointers (unit stride along columns, a positive row stride),
