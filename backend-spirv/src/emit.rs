@@ -744,7 +744,7 @@ impl<'a> Emitter<'a> {
             let scales = self.options.cooperative_matrix_per_element;
             self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand, scales, false);
             // The workgroup path also takes tf32 dots where it can split them into bf16 parts.
-            let tf32 = operand == crate::cooperative::bf16x3::PARTS && self.options.splits_tf32_dots();
+            let tf32 = operand == crate::cooperative::tf32_split::PARTS && self.options.splits_tf32_dots();
             let candidates = match tf32 {
                 true => crate::cooperative::carried::find(func, self.uses(), operand, scales, true),
                 false => self.carried_dots.clone(),

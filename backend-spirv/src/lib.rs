@@ -186,7 +186,7 @@ impl Options {
     }
 
     /// Whether tf32 dots may be split into bf16 products on workgroup matrices
-    /// (`cooperative::bf16x3`): bf16 cooperative matrices, and workgroup-scope ones with
+    /// (`cooperative::tf32_split`): bf16 cooperative matrices, and workgroup-scope ones with
     /// per-element operations, reductions and conversions.
     pub fn splits_tf32_dots(&self) -> bool {
         self.cooperative_matrix_bf16

@@ -145,26 +145,31 @@ fn a_gemm_beside_a_layout_tensor_keeps_its_warps() {
 
 /// A GEMM of f32 operands at tf32 precision (`gemm_tf32.ttir`: the corpus matmul with f32
 /// inputs, 128x128x32 on eight warps), where the device has bf16 workgroup matrices with
-/// per-element operations: its tiles are loaded as f32 accumulator-use matrices, each split by
-/// two per-element functions into bf16 parts converted into operands, and multiplied three
-/// times (`cooperative/bf16x3.rs`). Without the element operations, or asked for `ieee`
-/// precision, the dot stays on FMA.
+/// per-element operations: its tiles are loaded as f32 accumulator-use matrices, each rounded to
+/// tf32 and split by two per-element functions into bf16 parts converted into operands, and
+/// multiplied four times (`cooperative/tf32_split.rs`). Without the element operations, or asked
+/// for `ieee` precision, the dot stays on FMA.
 #[test]
-fn a_tf32_gemm_multiplies_bf16_parts_three_times() {
+fn a_tf32_gemm_multiplies_bf16_parts_four_times() {
     const TF32: &str = include_str!("gemm_tf32.ttir");
     let device = |scope| common::with_bf16(common::nvidia_like(8, scope));
     let (artifact, text) = common::lower(TF32, &device(WorkgroupScope::ElementOperations));
     spirv_val("tf32 gemm on bf16 parts", &artifact.words);
     let [_, whole, checked] = loop_bodies(&text)[..] else { panic!("not three loops: {text}") };
     for body in [whole, checked] {
-        assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 3, "{body}");
+        assert_eq!(count(body, "OpCooperativeMatrixMulAddKHR"), 4, "{body}");
         // hi and lo of A and B.
         assert_eq!(count(body, "OpCooperativeMatrixPerElementOpNV"), 4, "{body}");
         assert_eq!(count(body, "OpFConvert"), 4, "{body}");
     }
     assert!(text.contains("OpTypeFloat 16 BFloat16KHR"), "{text}");
-    // The parts: truncated to bf16's mantissa, and the rest where the element is finite.
-    assert!(text.contains(" 4294901760\n"), "no 0xFFFF0000 mask: {text}");
+    // The parts: rounded to tf32 (half of its last place added, the bits below it cleared),
+    // truncated to bf16's mantissa, the rest, and the guards of the special values.
+    for (what, constant) in
+        [("tf32's half place", 0x1000u32), ("tf32's mask", 0xFFFF_E000), ("bf16's mask", 0xFFFF_0000)]
+    {
+        assert!(text.contains(&format!(" {constant}\n")), "no {what} ({constant:#x}): {text}");
+    }
     assert!(text.contains("OpIsInf") && text.contains("OpIsNan"), "{text}");
     // The kernel is only its GEMM: four warps hold its 128x128 accumulator.
     assert_eq!(artifact.workgroup_size, [128, 1, 1]);

@@ -109,7 +109,7 @@ pub struct RowScale {
 /// [`Options::cooperative_matrix_per_element`]), the dot may read the value through a
 /// [`RowScale`] that nothing else reads, instead of directly. Where `tf32`, a dot of f32
 /// operands at tf32 precision counts too (for the workgroup path, which may split it:
-/// `super::bf16x3`; the subgroup path has no f32 matrices).
+/// `super::tf32_split`; the subgroup path has no f32 matrices).
 pub fn find(
     func: &Function,
     uses: &UseCounts,
@@ -135,7 +135,7 @@ pub fn find(
             let takes = data.operands[..2]
                 .iter()
                 .all(|&value| super::matrix_type(body.ty(value).dtype()) == Some(operand))
-                || (tf32 && super::bf16x3::is_tf32_dot(func, dot));
+                || (tf32 && super::tf32_split::is_tf32_dot(func, dot));
             let (acc, scale) = match row_scale(func, uses, c, &block.args).filter(|_| scales) {
                 Some((acc, scale)) => (acc, Some(scale)),
                 None => (c, None),

@@ -80,9 +80,9 @@
 //! tried before the rows were padded and lost, 98.2 -> 86.9 TFLOP/s; with padded rows the same
 //! packing into `f16vec4` gains, 159 -> 179.)
 
-pub mod bf16x3;
 pub mod carried;
 mod staging;
+pub mod tf32_split;
 pub mod workgroup;
 pub mod workgroup_region;
 
@@ -212,7 +212,7 @@ pub fn matrix_type(dtype: DType) -> Option<DType> {
 
 /// The matrix type ([`matrix_type`]) of the dots a kernel may lower on cooperative matrices: f16
 /// where the device has f16 matrices and the kernel an f16 or fp8 dot, else bf16 likewise, else
-/// bf16 for a kernel with a tf32 dot where the device can split them ([`bf16x3`]);
+/// bf16 for a kernel with a tf32 dot where the device can split them ([`tf32_split`]);
 /// `None` where no dot may (then no matrices, and no Vulkan memory model). Matrices also need a
 /// workgroup of whole subgroups (a cooperative matrix needs every invocation of its subgroup). A
 /// module that may use them declares the Vulkan memory model, decided before emission.
@@ -235,13 +235,13 @@ pub fn operand_type(options: &Options, func: &Function) -> Option<DType> {
             .find(|&(dtype, device_has)| device_has && has_dot_of(dtype))
             .map(|(dtype, _)| dtype);
     // A kernel of tf32 dots only: their GEMM loops may split them into bf16 products
-    // (`bf16x3`); no other path takes f32 operands.
+    // (`tf32_split`); no other path takes f32 operands.
     let tf32 = || {
         let body = &func.body;
         options.splits_tf32_dots()
-            && body.walk(func.entry).into_iter().any(|op| bf16x3::is_tf32_dot(func, op))
+            && body.walk(func.entry).into_iter().any(|op| tf32_split::is_tf32_dot(func, op))
     };
-    sixteen_bit.or_else(|| tf32().then_some(bf16x3::PARTS))
+    sixteen_bit.or_else(|| tf32().then_some(tf32_split::PARTS))
 }
 
 /// The elements of each staging array: A and B (16-bit floats) and the accumulator stage (f32).

@@ -66,7 +66,7 @@
 //! H100 and at 280 on four.
 //!
 //! Taken where (besides a device with the matrices, f16 or bf16 operands, or f32 ones at tf32
-//! precision where the device can split them into bf16 products (`super::bf16x3`: their tiles
+//! precision where the device can split them into bf16 products (`super::tf32_split`: their tiles
 //! are then f32 accumulator-use matrices), and a shape whose dimensions are multiples of a
 //! granule the device lists for the workgroup's size): the loop
 //! carries the accumulator and only its dot reads it (`super::carried::find`), starting from a
@@ -225,12 +225,12 @@ pub fn find(
                 return None;
             }
             // f16 or bf16 operands into an f32 accumulator (not `out_dtype=tl.float16`), or f32
-            // ones at tf32 precision split into bf16 parts (`super::bf16x3`), whose tiles are
+            // ones at tf32 precision split into bf16 parts (`super::tf32_split`), whose tiles are
             // loaded as f32 accumulator-use matrices and which K must then fit as columns.
             let accumulates_f32 = body.ty(data.results[0]).dtype() == DType::F32;
-            let split = operand == super::bf16x3::PARTS
+            let split = operand == super::tf32_split::PARTS
                 && options.splits_tf32_dots()
-                && super::bf16x3::is_tf32_dot(func, dot)
+                && super::tf32_split::is_tf32_dot(func, dot)
                 && offered.granules.iter().any(|g| fits(g) && k.is_multiple_of(g.m) && k.is_multiple_of(g.n));
             let operands_right = body.ty(a).dtype() == operand && body.ty(b).dtype() == operand;
             if !(operands_right || split) || !accumulates_f32 {
@@ -636,7 +636,7 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
                     operands[1],
                     shape(k, n, ACCUMULATOR_USE, component),
                 )?;
-                let product = super::bf16x3::product(e, a, b, c)?;
+                let product = super::tf32_split::product(e, a, b, c)?;
                 e.set(result.expect("a dot's result"), vec![product]);
                 return Ok(true);
             }
