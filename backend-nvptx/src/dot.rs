@@ -5,8 +5,9 @@
 //! (rounded to tf32 first when `input_precision` is tf32 and the inputs are f32, as tensor cores
 //! would) or kept as 32-bit integers for int8 dots: A transposed (`[K][M + 4]`, so that the rows
 //! one thread needs sit side by side, the pad keeping lanes along K off one bank), B row-major.
-//! Each thread then walks K in groups of four steps (one after the other where K is at most 64,
-//! else in a loop): it loads the A values of its distinct rows
+//! Each thread then walks K in groups of four steps (one after the other where K is at most 64
+//! and the thread holds at most 32 accumulators, else in a loop): it loads the A values of its
+//! distinct rows
 //! and the B values of its distinct columns for the group, as 16-byte vectors where they are
 //! consecutive and aligned (along K for a row-major A ring, along M for staged A, along N for
 //! B), and updates every accumulator register with one FMA per step (an outer product per k).
