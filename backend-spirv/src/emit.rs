@@ -742,17 +742,18 @@ impl<'a> Emitter<'a> {
         self.s.vulkan_memory_model = self.cooperative_operand.is_some();
         if let Some(operand) = self.cooperative_operand {
             let scales = self.options.cooperative_matrix_per_element;
-            self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand, scales, false);
-            // The workgroup path also takes tf32 dots where it can split them into bf16 parts.
+            // The workgroup path also takes tf32 dots where it can split them into bf16 parts; the
+            // subgroup path keeps the carried dots it does not plan, but for those.
             let tf32 = operand == crate::cooperative::tf32_split::PARTS && self.options.splits_tf32_dots();
-            let candidates = match tf32 {
-                true => crate::cooperative::carried::find(func, self.uses(), operand, scales, true),
-                false => self.carried_dots.clone(),
-            };
-            self.workgroup = crate::cooperative::workgroup::find(func, self.options, operand, &candidates);
+            self.carried_dots = crate::cooperative::carried::find(func, self.uses(), operand, scales, tf32);
+            self.workgroup =
+                crate::cooperative::workgroup::find(func, self.options, operand, &self.carried_dots);
             threads = self.workgroup.invocations.unwrap_or(threads);
             let workgroup = &self.workgroup.accumulators;
-            self.carried_dots.retain(|arg, _| !workgroup.contains_key(arg));
+            self.carried_dots.retain(|arg, carried| {
+                !workgroup.contains_key(arg)
+                    && !crate::cooperative::tf32_split::is_tf32_dot(func, carried.dot)
+            });
             self.carried_scales = self
                 .carried_dots
                 .iter()

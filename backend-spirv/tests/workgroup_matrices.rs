@@ -34,7 +34,7 @@
 
 mod common;
 
-use common::{constant, loop_bodies, spirv_val, WorkgroupScope};
+use common::{constant, count, loop_bodies, spirv_val, WorkgroupScope};
 use trident_backend_spirv::Options;
 
 const MATMUL_LOOP: &str = include_str!("matmul_loop.ttir");
@@ -45,10 +45,6 @@ const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
 fn options(num_warps: u32, workgroup: bool) -> Options {
     let scope = if workgroup { WorkgroupScope::Matrices } else { WorkgroupScope::None };
     common::nvidia_like(num_warps, scope)
-}
-
-fn count(text: &str, what: &str) -> usize {
-    text.matches(what).count()
 }
 
 #[test]

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{constant, id_of, loop_bodies as loops, spirv_val, WorkgroupScope};
+use common::{constant, count, id_of, loop_bodies as loops, spirv_val, WorkgroupScope};
 use trident_backend_spirv::Options;
 
 const D64: &str = include_str!("flash_attention_d64.ttir");
@@ -26,10 +26,6 @@ const GEMM_LOOP: &str = include_str!("gemm_loop.ttir");
 fn options(num_warps: u32, element_operations: bool) -> Options {
     let scope = if element_operations { WorkgroupScope::ElementOperations } else { WorkgroupScope::Matrices };
     common::nvidia_like(num_warps, scope)
-}
-
-fn count(text: &str, what: &str) -> usize {
-    text.matches(what).count()
 }
 
 /// The id of workgroup-scope matrix type `rows x cols` of component `component` and `usage`.

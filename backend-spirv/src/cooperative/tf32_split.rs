@@ -33,7 +33,7 @@
 //! use (no use conversion), 21.0 (three products).
 
 use rspirv::spirv::Op;
-use trident_midend::codegen::LowerDot;
+use trident_midend::codegen::{dot, LowerDot};
 use trident_midend::ir::{DType, Function, Op as IrOp, Opcode};
 
 use crate::emit::{EResult, Emitter};
@@ -42,13 +42,9 @@ use crate::spirv::{Class, Reg, WorkgroupMatrix, ACCUMULATOR_USE, MATRIX_A_USE, M
 /// The matrices' component type.
 pub const PARTS: DType = DType::BF16;
 
-/// Whether `dot` multiplies f32 operands at tf32 precision (`input_precision` tf32, Triton's
-/// default for f32; not `ieee` or `tf32x3`, which ask for more).
-pub fn is_tf32_dot(func: &Function, dot: IrOp) -> bool {
-    let data = func.body.op(dot);
-    data.opcode == Opcode::Dot
-        && data.operands[..2].iter().all(|&v| func.body.ty(v).dtype() == DType::F32)
-        && data.attrs.str("input_precision").unwrap_or("tf32") == "tf32"
+/// Whether `op` is a `tt.dot` of f32 operands at tf32 precision ([`dot::is_tf32`]).
+pub fn is_tf32_dot(func: &Function, op: IrOp) -> bool {
+    func.body.opcode(op) == Opcode::Dot && dot::is_tf32(&func.body, op)
 }
 
 /// `c + a b` for `a` (m x k) and `b` (k x n), f32 accumulator-use matrices, into `c`'s matrix

@@ -361,21 +361,25 @@ fn narrowed_invocations(
     gemms: &Gemms,
 ) -> Option<u32> {
     let body = &func.body;
+    // The loops that carry the accumulators (whose bodies' arguments they are).
+    let gemm_loops: FxHashSet<IrOp> = gemms
+        .accumulators
+        .keys()
+        .filter_map(|&arg| match body.values[arg].def {
+            ValueDef::Arg(block, _) => body.blocks[block].parent_op,
+            _ => None,
+        })
+        .collect();
     let is_tensor = |v: &Value| body.ty(*v).is_tensor();
     let layout_free = body.walk(func.entry).into_iter().all(|op| {
         let data = body.op(op);
         let tensors = data.results.iter().chain(&data.operands).any(is_tensor);
+        let owner = data.parent.and_then(|block| body.blocks[block].parent_op);
         !tensors
             || gemms.roles.contains_key(&op)
             || matches!(data.opcode, Opcode::Constant | Opcode::Splat)
-            || match data.opcode {
-                Opcode::For => is_gemm_loop(func, op, gemms),
-                Opcode::Yield => {
-                    let owner = data.parent.and_then(|block| body.blocks[block].parent_op);
-                    owner.is_some_and(|owner| is_gemm_loop(func, owner, gemms))
-                }
-                _ => false,
-            }
+            || (data.opcode == Opcode::For && gemm_loops.contains(&op))
+            || (data.opcode == Opcode::Yield && owner.is_some_and(|owner| gemm_loops.contains(&owner)))
     });
     if !layout_free {
         return None;
@@ -404,17 +408,6 @@ fn narrowed_invocations(
     let wanted = smallest / ACCUMULATOR_ELEMENTS_PER_INVOCATION;
     let chosen = sizes.iter().rev().find(|&&size| size <= wanted).or(sizes.first()).copied()?;
     (chosen < invocations).then_some(chosen)
-}
-
-/// Whether `lp` is a loop whose body holds a planned product.
-fn is_gemm_loop(func: &Function, lp: IrOp, gemms: &Gemms) -> bool {
-    let body = &func.body;
-    body.opcode(lp) == Opcode::For
-        && body
-            .op(lp)
-            .regions
-            .iter()
-            .any(|&block| body.walk(block).into_iter().any(|op| gemms.roles.get(&op) == Some(&Role::Product)))
 }
 
 /// Whether matrix `m`'s sides are multiples of granule `g`'s for its use.

@@ -146,6 +146,12 @@ pub fn with_bf16(mut options: Options) -> Options {
     options
 }
 
+/// How many times `what` occurs in `text`.
+#[allow(dead_code)]
+pub fn count(text: &str, what: &str) -> usize {
+    text.matches(what).count()
+}
+
 /// The bodies of the loops in disassembly `text`, in order: each from its `OpLoopMerge` to its
 /// merge block's label.
 #[allow(dead_code)]

@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::elementwise::LowerElementwise;
 use super::error::Result;
-use crate::ir::{DType, Op, Value};
+use crate::ir::{Body, DType, Op, Value};
 use crate::layout::registers::LayoutInfo;
 
 /// The target's rules for `tt.dot` (its `dot.rs`).
@@ -49,13 +49,20 @@ pub struct DotOp {
     pub batch: i64,
 }
 
+/// Whether dot `op` multiplies f32 operands at tf32 precision: `input_precision` tf32 (Triton's
+/// default for f32), not `ieee` or `tf32x3`. Its operands are then rounded to tf32 first.
+pub fn is_tf32(body: &Body, op: Op) -> bool {
+    let data = body.op(op);
+    data.attrs.str("input_precision").unwrap_or("tf32") == "tf32"
+        && body.ty(data.operands[0]).dtype() == DType::F32
+}
+
 impl DotOp {
     /// Reads a `tt.dot`; refuses float accumulators other than f32.
     pub fn read<'a, B: LowerDot<'a>>(e: &mut B, op: Op) -> Result<DotOp> {
         let data = e.func.body.op(op);
         let (a, b, c) = (data.operands[0], data.operands[1], data.operands[2]);
         let result = data.results[0];
-        let precision = data.attrs.str("input_precision").unwrap_or("tf32");
         let (a_type, b_type) = (e.ty(a).dtype(), e.ty(b).dtype());
         let out_type = e.ty(result).dtype();
         let integer = a_type.is_int();
@@ -67,7 +74,7 @@ impl DotOp {
         let (m, k) = (a_layout.shape[rank - 2] as i64, a_layout.shape[rank - 1] as i64);
         let n = b_layout.shape[rank - 1] as i64;
         let batch = if rank == 3 { a_layout.shape[0] as i64 } else { 1 };
-        let tf32 = precision == "tf32" && a_type == DType::F32;
+        let tf32 = is_tf32(&e.func.body, op);
         Ok(DotOp {
             a,
             b,

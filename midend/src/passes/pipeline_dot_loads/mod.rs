@@ -166,7 +166,7 @@ fn has_whole_operand_dot(body: &Body, lp: Op, tf32: bool) -> bool {
         let data = body.op(op);
         let takes = |v: Value| match body.ty(v).dtype() {
             DType::F16 | DType::BF16 => true,
-            DType::F32 => tf32 && data.attrs.str("input_precision").unwrap_or("tf32") == "tf32",
+            DType::F32 => tf32 && crate::codegen::dot::is_tf32(body, op),
             _ => false,
         };
         body.opcode(op).is_dot()
