@@ -56,6 +56,16 @@
 //! from the backend's own staging in workgroup memory instead (the accumulator carried in them,
 //! A and B staged as today) ran the corpus matmul at 174.4: the gain is in loading them from the
 //! buffers, where the driver stages.
+//!
+//! Variables that change the kernel (2026-11-28, same driver; TFLOP/s with random operands,
+//! variant 0 then variant 3, 128x256x64 on 256): `TRIDENT_EXAMPLE_PRIVATE_LOADS=1` (A and B loaded
+//! without `NonPrivatePointer`) 281.2, 301.3; `TRIDENT_EXAMPLE_NON_WRITABLE=1` (A and B declared
+//! `NonWritable`) 280.4, 300.6; both 280.6, 299.8; against 280.7, 299.1 without: the driver's
+//! `LDG.E.128.STRONG.SM` stay. `TRIDENT_EXAMPLE_SAME_TILE=1` (every program reads the first
+//! program's tiles, so nothing comes from past L2): 325.1, 341.6. The driver's loop (its SASS
+//! through `scripts/vulkan_sass.py`) unrolls eight steps, each staging A and B from registers
+//! into one buffer of workgroup memory with four barriers; that staging, not the products
+//! (`cooperative_matrix_peak`: 635 TFLOP/s at this shape), bounds it.
 
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
@@ -72,6 +82,11 @@ const S: u32 = 4096;
 /// `TRIDENT_EXAMPLE_STAGE_ROWS`, else 32.
 fn stage_rows() -> u32 {
     std::env::var("TRIDENT_EXAMPLE_STAGE_ROWS").ok().and_then(|v| v.parse().ok()).unwrap_or(32)
+}
+
+/// Whether the variable `name` is set to 1 (the experiments of the module doc's last paragraph).
+fn knob(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| v == "1")
 }
 
 /// One kernel of the example: the command line's numbers (see the module doc).
@@ -188,6 +203,11 @@ fn module(config: Config) -> Vec<u32> {
     let (operand, operand_stride) = if tensor { (f16t, 2) } else { (uvec4, 16) };
     let va = binding(&mut b, operand, operand_stride, 0);
     let vb = binding(&mut b, operand, operand_stride, 1);
+    if knob("TRIDENT_EXAMPLE_NON_WRITABLE") {
+        for v in [va, vb] {
+            b.decorate(v, Decoration::NonWritable, []);
+        }
+    }
     let p_f16 = b.type_pointer(None, StorageClass::StorageBuffer, f16t);
     let vc = binding(&mut b, f32t, 4, 2);
     // `EXIT=5`: a global scratch buffer, a tile of f32 per program.
@@ -252,11 +272,23 @@ fn module(config: Config) -> Vec<u32> {
     let _ = tiles_n;
     let row0 = b.i_mul(u32t, None, pid_m, cbm).unwrap();
     let col0 = b.i_mul(u32t, None, pid_n, cbn).unwrap();
+    // Where the operands are read from: every program's own tiles, or (`TRIDENT_EXAMPLE_SAME_TILE`)
+    // the first program's (the whole grid then reads 48 KiB a step, from L2).
+    let (load_row0, load_col0) = if knob("TRIDENT_EXAMPLE_SAME_TILE") {
+        let zero = c(&mut b, 0);
+        (zero, zero)
+    } else {
+        (row0, col0)
+    };
     let s_c = c(&mut b, S);
     let eight = c(&mut b, 8);
     let stride_vec = c(&mut b, S / 8);
     let row_major = c(&mut b, 0);
     let non_private = spirv::MemoryAccess::NON_PRIVATE_POINTER;
+    // The operands' loads: `NonPrivatePointer` as the backend's, or private
+    // (`TRIDENT_EXAMPLE_PRIVATE_LOADS`: A and B are only read).
+    let operand_access =
+        if knob("TRIDENT_EXAMPLE_PRIVATE_LOADS") { spirv::MemoryAccess::NONE } else { non_private };
     // Tensor layouts of A and B (S x S, row-major), elements outside them read as 0.
     let (layout_ty, a_layout, b_layout, a_zero, b_zero) = if tensor {
         let (two, constant_clamp) = (c(&mut b, 2), c(&mut b, 1));
@@ -283,7 +315,7 @@ fn module(config: Config) -> Vec<u32> {
             let mut am = Vec::new();
             for i in 0..bands {
                 let first = c(b, i * band);
-                let row = b.i_add(u32t, None, row0, first).unwrap();
+                let row = b.i_add(u32t, None, load_row0, first).unwrap();
                 let a_slice =
                     b.tensor_layout_slice_nv(layout_ty, None, a_layout, [row, cband, k, cbk]).unwrap();
                 am.push(
@@ -293,24 +325,34 @@ fn module(config: Config) -> Vec<u32> {
                         a_base,
                         a_zero,
                         a_slice,
-                        non_private,
+                        operand_access,
                         none,
                         [],
                     )
                     .unwrap(),
                 );
             }
-            let b_slice = b.tensor_layout_slice_nv(layout_ty, None, b_layout, [k, cbk, col0, cbn]).unwrap();
+            let b_slice =
+                b.tensor_layout_slice_nv(layout_ty, None, b_layout, [k, cbk, load_col0, cbn]).unwrap();
             let bmat = b
-                .cooperative_matrix_load_tensor_nv(b_ty, None, b_base, b_zero, b_slice, non_private, none, [])
+                .cooperative_matrix_load_tensor_nv(
+                    b_ty,
+                    None,
+                    b_base,
+                    b_zero,
+                    b_slice,
+                    operand_access,
+                    none,
+                    [],
+                )
                 .unwrap();
             return (am, bmat);
         }
-        // A's bands at (row0 + i * band, k): halves (row0 + i * band) * S + k; uvec4 index / 8.
+        // A's bands at (load_row0 + i * band, k): halves (load_row0 + i * band) * S + k; uvec4 index / 8.
         let mut am = Vec::new();
         for i in 0..bands {
             let first = c(b, i * band);
-            let row = b.i_add(u32t, None, row0, first).unwrap();
+            let row = b.i_add(u32t, None, load_row0, first).unwrap();
             let a_row = b.i_mul(u32t, None, row, s_c).unwrap();
             let a_at = b.i_add(u32t, None, a_row, k).unwrap();
             let a_at = b.u_div(u32t, None, a_at, eight).unwrap();
@@ -322,14 +364,14 @@ fn module(config: Config) -> Vec<u32> {
                     a_ptr,
                     row_major,
                     Some(stride_vec),
-                    Some(non_private),
+                    Some(operand_access),
                     [],
                 )
                 .unwrap(),
             );
         }
         let b_row = b.i_mul(u32t, None, k, s_c).unwrap();
-        let b_at = b.i_add(u32t, None, b_row, col0).unwrap();
+        let b_at = b.i_add(u32t, None, b_row, load_col0).unwrap();
         let b_at = b.u_div(u32t, None, b_at, eight).unwrap();
         let b_ptr = b.access_chain(p_uvec4, None, vb, [zero, b_at]).unwrap();
         let bmat = b
@@ -339,7 +381,7 @@ fn module(config: Config) -> Vec<u32> {
                 b_ptr,
                 row_major,
                 Some(stride_vec),
-                Some(non_private),
+                Some(operand_access),
                 [],
             )
             .unwrap();
