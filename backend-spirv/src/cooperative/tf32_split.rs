@@ -28,9 +28,14 @@
 //! warps, run on four): 13.6 TFLOP/s on FMA; 41.8 with a first form of three products and no
 //! rounding to tf32 (`hi` the f32 truncated to bf16, `lo` the rest rounded, `a_lo b_lo` left
 //! out: closer to the f32 product than tf32, so farther from the other backends than the
-//! cross-checks allow; Triton 3.6 on CUDA: 82.2). The four-product form above is not measured
-//! yet. Tried and dropped: the tiles loaded as f32 A and B matrices and converted within their
-//! use (no use conversion), 21.0 (three products).
+//! cross-checks allow; Triton 3.6 on CUDA: 82.2). The four-product form above: 36.0 (2026-11-28,
+//! Triton 83.0 in the same command), and the ci corpus passes with it on that driver. Its loop's
+//! SASS (`scripts/vulkan_sass.py`; the driver unrolls eight steps) has, a step and a warp, the 256
+//! `HMMA.16816.F32.BF16` of the four products beside 36 `BAR.SYNC`, 64 `MOVM.16.MT88`, about 700
+//! register moves and 64 `LDS`/`LDS.128`: the four conversions of parts from accumulator use into
+//! operands go through workgroup memory, and they, not the products, take the time; the f32
+//! tiles are read 8 bytes a load (`LDG.E.64`). Tried and dropped: the tiles loaded as f32 A and
+//! B matrices and converted within their use (no use conversion), 21.0 (three products).
 
 use rspirv::spirv::Op;
 use trident_midend::codegen::{dot, LowerDot};
