@@ -24,10 +24,12 @@
 //! So the driver's matrices multiply at the tensor cores' `mma.sync` rate; its GEMMs (281-301
 //! TFLOP/s, `workgroup_matrix_gemm`) are bound by how their operands reach them.
 
+mod common;
+
+use common::storage_buffer;
 use rspirv::binary::Assemble;
-use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass};
-use trident_backend_spirv::{Artifact, Mode, ParamAbi};
+use rspirv::dr::Builder;
+use rspirv::spirv::{self, BuiltIn, StorageClass};
 use trident_midend::ir::DType;
 use trident_runtime::wgpu::{BenchLimits, WgpuDevice};
 use trident_runtime::{ArgValue, Buffer, Grid};
@@ -90,31 +92,11 @@ fn from_args() -> (Scope, u32, u32) {
 /// The kernel's SPIR-V: bindings 0 and 1 are A and B (f16; every matrix is loaded from their
 /// start), 2 is C (f32, each workgroup's accumulators one after another).
 fn module(scope: Scope, steps: u32) -> Vec<u32> {
-    let mut b = Builder::new();
-    b.set_version(1, 3);
-    for c in [
-        Capability::Shader,
-        Capability::Float16,
-        Capability::StorageBuffer16BitAccess,
-        Capability::CooperativeMatrixKHR,
-        Capability::VulkanMemoryModel,
-    ] {
-        b.capability(c);
-    }
-    let mut extensions = vec![
-        "SPV_KHR_cooperative_matrix",
-        "SPV_KHR_vulkan_memory_model",
-        "SPV_KHR_16bit_storage",
-        "SPV_KHR_storage_buffer_storage_class",
-    ];
-    if matches!(scope, Scope::Workgroup { .. }) {
-        extensions.push("SPV_NV_cooperative_matrix2");
-    }
-    for e in extensions {
-        b.extension(e);
-    }
-    b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::Vulkan);
-    let void = b.type_void();
+    let workgroup_scope: &[&str] = match scope {
+        Scope::Subgroup { .. } => &[],
+        Scope::Workgroup { .. } => &["SPV_NV_cooperative_matrix2"],
+    };
+    let mut b = common::matrix_module(workgroup_scope);
     let u32t = b.type_int(32, 0);
     let f32t = b.type_float(32, None);
     let f16t = b.type_float(16, None);
@@ -126,36 +108,16 @@ fn module(scope: Scope, steps: u32) -> Vec<u32> {
         Scope::Workgroup { .. } => spirv::Scope::Workgroup,
     };
     let matrix_scope = c(&mut b, matrix_scope as u32);
-    let (cm, ck, cn) = (c(&mut b, m), c(&mut b, k), c(&mut b, n));
-    let (use_a, use_b, use_c) = (c(&mut b, 0), c(&mut b, 1), c(&mut b, 2));
-    let a_ty = b.type_cooperative_matrix_khr(f16t, matrix_scope, cm, ck, use_a);
-    let b_ty = b.type_cooperative_matrix_khr(f16t, matrix_scope, ck, cn, use_b);
-    let c_ty = b.type_cooperative_matrix_khr(f32t, matrix_scope, cm, cn, use_c);
-    let binding = |b: &mut Builder, elem, stride, index| {
-        let arr = b.type_runtime_array(elem);
-        b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-        let st = b.type_struct([arr]);
-        b.decorate(st, Decoration::Block, []);
-        b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let p = b.type_pointer(None, StorageClass::StorageBuffer, st);
-        let v = b.variable(p, None, StorageClass::StorageBuffer, None);
-        b.decorate(v, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        b.decorate(v, Decoration::Binding, [Operand::LiteralBit32(index)]);
-        v
-    };
-    let va = binding(&mut b, f16t, 2, 0);
-    let vb = binding(&mut b, f16t, 2, 1);
-    let vc = binding(&mut b, f32t, 4, 2);
+    let (ck, cn) = (c(&mut b, k), c(&mut b, n));
+    let [a_ty, b_ty, c_ty] = common::gemm_matrix_types(&mut b, matrix_scope, (m, k, n));
+    let va = storage_buffer(&mut b, f16t, 2, 0);
+    let vb = storage_buffer(&mut b, f16t, 2, 1);
+    let vc = storage_buffer(&mut b, f32t, 4, 2);
     let p_f16 = b.type_pointer(None, StorageClass::StorageBuffer, f16t);
     let p_f32 = b.type_pointer(None, StorageClass::StorageBuffer, f32t);
-    let p_in = b.type_pointer(None, StorageClass::Input, uvec3);
-    let wid = b.variable(p_in, None, StorageClass::Input, None);
-    b.decorate(wid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
-    let lid = b.variable(p_in, None, StorageClass::Input, None);
-    b.decorate(lid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
-    let fnty = b.type_function(void, []);
-    let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fnty).unwrap();
-    b.begin_block(None).unwrap();
+    let wid = common::builtin_uvec3(&mut b, BuiltIn::WorkgroupId);
+    let lid = common::builtin_uvec3(&mut b, BuiltIn::LocalInvocationId);
+    let main = common::begin_main(&mut b);
     let (tm, tn) = match scope {
         Scope::Subgroup { tm, tn, .. } => (tm, tn),
         Scope::Workgroup { .. } => (1, 1),
@@ -189,19 +151,8 @@ fn module(scope: Scope, steps: u32) -> Vec<u32> {
                 .unwrap()
         })
         .collect();
-    let header = b.id();
-    let body = b.id();
-    let cont = b.id();
-    let merge = b.id();
-    b.branch(header).unwrap();
-    b.begin_block(Some(header)).unwrap();
-    b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).unwrap();
-    let step = b.load(u32t, None, step_var, None, []).unwrap();
-    let boolt = b.type_bool();
     let csteps = c(&mut b, steps);
-    let more = b.u_less_than(boolt, None, step, csteps).unwrap();
-    b.branch_conditional(more, body, merge, []).unwrap();
-    b.begin_block(Some(body)).unwrap();
+    let counted = common::CountedLoop::open(&mut b, step_var, csteps);
     for i in 0..tm {
         for j in 0..tn {
             let var = accumulators[(i * tn + j) as usize];
@@ -212,13 +163,8 @@ fn module(scope: Scope, steps: u32) -> Vec<u32> {
             b.store(var, acc, None, []).unwrap();
         }
     }
-    b.branch(cont).unwrap();
-    b.begin_block(Some(cont)).unwrap();
     let one = c(&mut b, 1);
-    let next = b.i_add(u32t, None, step, one).unwrap();
-    b.store(step_var, next, None, []).unwrap();
-    b.branch(header).unwrap();
-    b.begin_block(Some(merge)).unwrap();
+    counted.close(&mut b, one);
     // The workgroup's accumulators start at element `workgroup * per_workgroup`; a subgroup's
     // at `subgroup * tm * tn * 256` within them, each 16x16 matrix after the previous one.
     let w = b.load(uvec3, None, wid, None, []).unwrap();
@@ -272,21 +218,7 @@ fn main() {
         );
         return;
     }
-    let artifact = Artifact {
-        words: module(scope, steps),
-        entry_name: "peak".into(),
-        workgroup_size: [scope.threads(), 1, 1],
-        workgroup_memory_bytes: 0,
-        params: (0..3).map(|binding| ParamAbi::Buffer { binding, high: None }).collect(),
-        uniform_binding: 3,
-        uniform_words: 8,
-        mode: Mode::Vulkan,
-        assert_binding: None,
-        asserts: Vec::new(),
-        print_binding: None,
-        prints: Vec::new(),
-        specialized_words: Vec::new(),
-    };
+    let artifact = common::artifact(module(scope, steps), "peak", scope.threads(), 3, 0);
     let (m, k, n, products) = scope.product();
     let sixteenth = half::f16::from_f32(1.0 / 16.0).to_bits().to_le_bytes();
     let operand = |elements: u32| -> Vec<u8> { (0..elements).flat_map(|_| sixteenth).collect() };

@@ -24,16 +24,14 @@
 //! stages of small steps fit. The driver's own staging of workgroup-scope matrices
 //! (`workgroup_matrix_gemm`) does better: 281-301.
 
+mod common;
+
+use common::{storage_buffer, S};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
-use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass};
-use trident_backend_spirv::{Artifact, Mode, ParamAbi};
-use trident_midend::ir::DType;
-use trident_runtime::wgpu::{BenchLimits, WgpuDevice};
-use trident_runtime::{ArgValue, Buffer, Grid};
-
-/// M, N and K.
-const S: u32 = 4096;
+use rspirv::spirv::{self, BuiltIn, StorageClass};
+use trident_runtime::wgpu::WgpuDevice;
+use trident_runtime::Grid;
 /// Programs a group of rows of tiles (Triton's grouped order).
 const GROUP_M: u32 = 8;
 /// f16 elements a row of a stage is padded by (16 bytes: a matrix load's eight rows of 16 bytes
@@ -54,8 +52,7 @@ struct Config {
 impl Config {
     fn from_args() -> Config {
         let usage = "the arguments are BM BN BK WM WN [DEPTH], or none";
-        let args: Vec<u32> =
-            std::env::args().skip(1).map(|a| a.parse().unwrap_or_else(|_| panic!("{a}: {usage}"))).collect();
+        let args = common::numbers_from_args(usage);
         let config = match args.len() {
             0 => Config { bm: 128, bn: 128, bk: 32, wm: 2, wn: 4, depth: 1 },
             5 | 6 => Config {
@@ -116,55 +113,17 @@ fn module(config: Config) -> Vec<u32> {
     let stages = config.stages();
     let threads = config.threads();
     let (tm, tn) = (bm / wm / 16, bn / wn / 16);
-    let mut b = Builder::new();
-    b.set_version(1, 3);
-    for c in [
-        Capability::Shader,
-        Capability::Float16,
-        Capability::StorageBuffer16BitAccess,
-        Capability::CooperativeMatrixKHR,
-        Capability::VulkanMemoryModel,
-    ] {
-        b.capability(c);
-    }
-    for e in [
-        "SPV_KHR_cooperative_matrix",
-        "SPV_KHR_vulkan_memory_model",
-        "SPV_KHR_16bit_storage",
-        "SPV_KHR_storage_buffer_storage_class",
-    ] {
-        b.extension(e);
-    }
-    b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::Vulkan);
-    let void = b.type_void();
-    let boolt = b.type_bool();
+    let mut b = common::matrix_module(&[]);
     let u32t = b.type_int(32, 0);
     let f32t = b.type_float(32, None);
-    let f16t = b.type_float(16, None);
     let uvec4 = b.type_vector(u32t, 4);
     let uvec3 = b.type_vector(u32t, 3);
     let c = |b: &mut Builder, v: u32| b.constant_bit32(u32t, v);
     let subgroup = c(&mut b, spirv::Scope::Subgroup as u32);
-    let sixteen = c(&mut b, 16);
-    let (use_a, use_b, use_c) = (c(&mut b, 0), c(&mut b, 1), c(&mut b, 2));
-    let a_ty = b.type_cooperative_matrix_khr(f16t, subgroup, sixteen, sixteen, use_a);
-    let b_ty = b.type_cooperative_matrix_khr(f16t, subgroup, sixteen, sixteen, use_b);
-    let c_ty = b.type_cooperative_matrix_khr(f32t, subgroup, sixteen, sixteen, use_c);
-    let binding = |b: &mut Builder, elem, stride, index| {
-        let arr = b.type_runtime_array(elem);
-        b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-        let st = b.type_struct([arr]);
-        b.decorate(st, Decoration::Block, []);
-        b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let p = b.type_pointer(None, StorageClass::StorageBuffer, st);
-        let v = b.variable(p, None, StorageClass::StorageBuffer, None);
-        b.decorate(v, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        b.decorate(v, Decoration::Binding, [Operand::LiteralBit32(index)]);
-        v
-    };
-    let va = binding(&mut b, uvec4, 16, 0);
-    let vb = binding(&mut b, uvec4, 16, 1);
-    let vc = binding(&mut b, f32t, 4, 2);
+    let [a_ty, b_ty, c_ty] = common::gemm_matrix_types(&mut b, subgroup, (16, 16, 16));
+    let va = storage_buffer(&mut b, uvec4, 16, 0);
+    let vb = storage_buffer(&mut b, uvec4, 16, 1);
+    let vc = storage_buffer(&mut b, f32t, 4, 2);
     let p_uvec4 = b.type_pointer(None, StorageClass::StorageBuffer, uvec4);
     let p_f32 = b.type_pointer(None, StorageClass::StorageBuffer, f32t);
     let stage_len = c(&mut b, stages * config.stage_vectors());
@@ -172,14 +131,9 @@ fn module(config: Config) -> Vec<u32> {
     let p_stage = b.type_pointer(None, StorageClass::Workgroup, stage_array);
     let stage = b.variable(p_stage, None, StorageClass::Workgroup, None);
     let p_stage_uvec4 = b.type_pointer(None, StorageClass::Workgroup, uvec4);
-    let p_in = b.type_pointer(None, StorageClass::Input, uvec3);
-    let wid = b.variable(p_in, None, StorageClass::Input, None);
-    b.decorate(wid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
-    let lid = b.variable(p_in, None, StorageClass::Input, None);
-    b.decorate(lid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
-    let fnty = b.type_function(void, []);
-    let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fnty).unwrap();
-    b.begin_block(None).unwrap();
+    let wid = common::builtin_uvec3(&mut b, BuiltIn::WorkgroupId);
+    let lid = common::builtin_uvec3(&mut b, BuiltIn::LocalInvocationId);
+    let main = common::begin_main(&mut b);
     let p_fn_u = b.type_pointer(None, StorageClass::Function, u32t);
     let p_fn_c = b.type_pointer(None, StorageClass::Function, c_ty);
     let p_fn_v = b.type_pointer(None, StorageClass::Function, uvec4);
@@ -380,17 +334,8 @@ fn module(config: Config) -> Vec<u32> {
         barrier(&mut b);
     }
     b.store(step_var, zero, None, []).unwrap();
-    let header = b.id();
-    let body = b.id();
-    let cont = b.id();
-    let merge = b.id();
-    b.branch(header).unwrap();
-    b.begin_block(Some(header)).unwrap();
-    b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).unwrap();
-    let t = b.load(u32t, None, step_var, None, []).unwrap();
-    let more = b.u_less_than(boolt, None, t, csteps).unwrap();
-    b.branch_conditional(more, body, merge, []).unwrap();
-    b.begin_block(Some(body)).unwrap();
+    let counted = common::CountedLoop::open(&mut b, step_var, csteps);
+    let t = counted.value;
     if depth > 0 {
         for u in 0..depth {
             // Step `t + u`: multiply its stage, move step `t + u + 1` from its set to the other
@@ -419,13 +364,8 @@ fn module(config: Config) -> Vec<u32> {
         multiply(&mut b, zero);
         barrier(&mut b);
     }
-    b.branch(cont).unwrap();
-    b.begin_block(Some(cont)).unwrap();
     let advance = c(&mut b, depth.max(1));
-    let next = b.i_add(u32t, None, t, advance).unwrap();
-    b.store(step_var, next, None, []).unwrap();
-    b.branch(header).unwrap();
-    b.begin_block(Some(merge)).unwrap();
+    counted.close(&mut b, advance);
     let s_c = c(&mut b, S);
     let block_rows = c(&mut b, bm / wm);
     let block_cols = c(&mut b, bn / wn);
@@ -473,64 +413,12 @@ fn main() {
         );
         return;
     }
-    let artifact = Artifact {
-        words: module(config),
-        entry_name: "gemm".into(),
-        workgroup_size: [config.threads(), 1, 1],
-        workgroup_memory_bytes: config.workgroup_bytes(),
-        params: (0..3).map(|binding| ParamAbi::Buffer { binding, high: None }).collect(),
-        uniform_binding: 3,
-        uniform_words: 8,
-        mode: Mode::Vulkan,
-        assert_binding: None,
-        asserts: Vec::new(),
-        print_binding: None,
-        prints: Vec::new(),
-        specialized_words: Vec::new(),
-    };
-    let n = (S * S) as usize;
-    let half = |v: f32| half::f16::from_f32(v).to_bits();
-    let a: Vec<u8> = (0..n).flat_map(|_| half(1.0 / 64.0).to_le_bytes()).collect();
-    let bb: Vec<u8> = (0..n).flat_map(|_| half(1.0).to_le_bytes()).collect();
-    let mut buffers = vec![
-        Buffer { bytes: a, ..Buffer::zeros("a", DType::F16, 0) },
-        Buffer { bytes: bb, ..Buffer::zeros("b", DType::F16, 0) },
-        Buffer::zeros("c", DType::F32, n),
-    ];
+    let artifact = common::artifact(module(config), "gemm", config.threads(), 3, config.workgroup_bytes());
     let grid = Grid([(S / config.bm) * (S / config.bn), 1, 1]);
-    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2)];
-    device.launch(&artifact, grid, &args, &mut buffers).expect("launch");
-    let wrong = buffers[2]
-        .bytes
-        .chunks_exact(4)
-        .filter(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]) != 64.0)
-        .count();
-    assert_eq!(wrong, 0, "{wrong} elements of C are not 64");
-    let limits = BenchLimits { min_runs: 10, max_runs: 200, budget: std::time::Duration::from_secs(2) };
-    let constant = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut random = |scale: f32| -> Vec<u8> {
-        (0..n)
-            .flat_map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let unit = (state >> 40) as f32 / (1u64 << 24) as f32;
-                half((unit * 2.0 - 1.0) * scale).to_le_bytes()
-            })
-            .collect()
-    };
-    buffers[0].bytes = random(2.0 / 64.0);
-    buffers[1].bytes = random(1.7);
-    let random = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
-    let tflops = |ms: f64| 2.0 * f64::from(S).powi(3) / (ms * 1e-3) / 1e12;
+    let [(constant_ms, constant), (random_ms, random)] = common::gemm(&device, &artifact, grid, Vec::new());
     println!(
-        "subgroup_matrix_gemm {config:?} ({} bytes of workgroup memory): constant operands {:.4} ms, {:.1} TFLOP/s; \
-         random operands {:.4} ms, {:.1} TFLOP/s",
+        "subgroup_matrix_gemm {config:?} ({} bytes of workgroup memory): constant operands {constant_ms:.4} ms, \
+         {constant:.1} TFLOP/s; random operands {random_ms:.4} ms, {random:.1} TFLOP/s",
         config.workgroup_bytes(),
-        constant.median_ms,
-        tflops(constant.median_ms),
-        random.median_ms,
-        tflops(random.median_ms)
     );
 }

@@ -62,21 +62,22 @@
 //! without `NonPrivatePointer`) 281.2, 301.3; `TRIDENT_EXAMPLE_NON_WRITABLE=1` (A and B declared
 //! `NonWritable`) 280.4, 300.6; both 280.6, 299.8; against 280.7, 299.1 without: the driver's
 //! `LDG.E.128.STRONG.SM` stay. `TRIDENT_EXAMPLE_SAME_TILE=1` (every program reads the first
-//! program's tiles, so nothing comes from past L2): 325.1, 341.6. The driver's loop (its SASS
+//! program's tiles, so nothing comes from past L2): 325.1, 341.6 (in a later command variant 3
+//! ran 342.0 with the constant operands and 233.4 with the random ones: the clocks drop under
+//! the tensor cores' load). The driver's loop (its SASS
 //! through `scripts/vulkan_sass.py`) unrolls eight steps, each staging A and B from registers
 //! into one buffer of workgroup memory with four barriers; that staging, not the products
 //! (`cooperative_matrix_peak`: 635 TFLOP/s at this shape), bounds it.
 
+mod common;
+
+use common::{storage_buffer, S};
 use rspirv::binary::Assemble;
 use rspirv::dr::{Builder, Operand};
 use rspirv::spirv::{self, BuiltIn, Capability, Decoration, StorageClass};
-use trident_backend_spirv::{Artifact, Mode, ParamAbi};
 use trident_midend::ir::DType;
-use trident_runtime::wgpu::{BenchLimits, WgpuDevice};
-use trident_runtime::{ArgValue, Buffer, Grid};
-
-/// M, N and K.
-const S: u32 = 4096;
+use trident_runtime::wgpu::WgpuDevice;
+use trident_runtime::{Buffer, Grid};
 
 /// Rows of the workgroup stage the accumulator leaves through (`EXIT` 1 to 4):
 /// `TRIDENT_EXAMPLE_STAGE_ROWS`, else 32.
@@ -106,8 +107,7 @@ impl Config {
     /// The configuration the command line gives (the defaults without arguments).
     fn from_args() -> Config {
         let usage = "the arguments are BM BN BK THREADS GROUP_M VARIANT [BAND [EXIT]], or none";
-        let args: Vec<u32> =
-            std::env::args().skip(1).map(|a| a.parse().unwrap_or_else(|_| panic!("{a}: {usage}"))).collect();
+        let args = common::numbers_from_args(usage);
         let (band, exit) = match args.len() {
             0 => {
                 return Config {
@@ -144,35 +144,14 @@ fn module(config: Config) -> Vec<u32> {
     let (prefetch, tensor) = (variant == 1, variant == 2);
     assert!(bm.is_multiple_of(band) && (band == bm || !prefetch), "bands divide BM, and not with variant 1");
     let bands = bm / band;
-    let mut b = Builder::new();
-    b.set_version(1, 3);
-    for c in [
-        Capability::Shader,
-        Capability::Float16,
-        Capability::StorageBuffer16BitAccess,
-        Capability::CooperativeMatrixKHR,
-        Capability::VulkanMemoryModel,
-        Capability::VulkanMemoryModelDeviceScope,
-    ] {
-        b.capability(c);
-    }
+    let mut b = common::matrix_module(&["SPV_NV_cooperative_matrix2"]);
     if tensor || staged {
         b.capability(Capability::TensorAddressingNV);
         b.capability(Capability::CooperativeMatrixTensorAddressingNV);
         b.extension("SPV_NV_tensor_addressing");
     }
-    for e in [
-        "SPV_KHR_cooperative_matrix",
-        "SPV_KHR_vulkan_memory_model",
-        "SPV_NV_cooperative_matrix2",
-        "SPV_KHR_16bit_storage",
-        "SPV_KHR_storage_buffer_storage_class",
-    ] {
-        b.extension(e);
-    }
     let glsl = b.ext_inst_import("GLSL.std.450");
     b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::Vulkan);
-    let void = b.type_void();
     let u32t = b.type_int(32, 0);
     let f32t = b.type_float(32, None);
     let f16t = b.type_float(16, None);
@@ -181,42 +160,25 @@ fn module(config: Config) -> Vec<u32> {
     let c = |b: &mut Builder, v: u32| b.constant_bit32(u32t, v);
     let scope_wg = c(&mut b, spirv::Scope::Workgroup as u32);
     let (cbm, cbn, cbk) = (c(&mut b, bm), c(&mut b, bn), c(&mut b, bk));
-    let (use_a, use_b, use_c) = (c(&mut b, 0), c(&mut b, 1), c(&mut b, 2));
     let cband = c(&mut b, band);
-    let a_ty = b.type_cooperative_matrix_khr(f16t, scope_wg, cband, cbk, use_a);
-    let b_ty = b.type_cooperative_matrix_khr(f16t, scope_wg, cbk, cbn, use_b);
-    let c_ty = b.type_cooperative_matrix_khr(f32t, scope_wg, cband, cbn, use_c);
+    let [a_ty, b_ty, c_ty] = common::gemm_matrix_types(&mut b, scope_wg, (band, bk, bn));
     // Buffers: A and B as uvec4 arrays, C as f32 array.
-    let binding = |b: &mut Builder, elem, stride, index| {
-        let arr = b.type_runtime_array(elem);
-        b.decorate(arr, Decoration::ArrayStride, [Operand::LiteralBit32(stride)]);
-        let st = b.type_struct([arr]);
-        b.decorate(st, Decoration::Block, []);
-        b.member_decorate(st, 0, Decoration::Offset, [Operand::LiteralBit32(0)]);
-        let p = b.type_pointer(None, StorageClass::StorageBuffer, st);
-        let v = b.variable(p, None, StorageClass::StorageBuffer, None);
-        b.decorate(v, Decoration::DescriptorSet, [Operand::LiteralBit32(0)]);
-        b.decorate(v, Decoration::Binding, [Operand::LiteralBit32(index)]);
-        v
-    };
     // Tensor loads address f16 elements; strided ones eight at a time.
     let (operand, operand_stride) = if tensor { (f16t, 2) } else { (uvec4, 16) };
-    let va = binding(&mut b, operand, operand_stride, 0);
-    let vb = binding(&mut b, operand, operand_stride, 1);
+    let va = storage_buffer(&mut b, operand, operand_stride, 0);
+    let vb = storage_buffer(&mut b, operand, operand_stride, 1);
     if knob("TRIDENT_EXAMPLE_NON_WRITABLE") {
         for v in [va, vb] {
             b.decorate(v, Decoration::NonWritable, []);
         }
     }
     let p_f16 = b.type_pointer(None, StorageClass::StorageBuffer, f16t);
-    let vc = binding(&mut b, f32t, 4, 2);
+    let vc = storage_buffer(&mut b, f32t, 4, 2);
     // `EXIT=5`: a global scratch buffer, a tile of f32 per program.
-    let vs = binding(&mut b, f32t, 4, 3);
+    let vs = storage_buffer(&mut b, f32t, 4, 3);
     let p_uvec4 = b.type_pointer(None, StorageClass::StorageBuffer, uvec4);
     let p_f32 = b.type_pointer(None, StorageClass::StorageBuffer, f32t);
-    let p_in = b.type_pointer(None, StorageClass::Input, uvec3);
-    let wid = b.variable(p_in, None, StorageClass::Input, None);
-    b.decorate(wid, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::WorkgroupId)]);
+    let wid = common::builtin_uvec3(&mut b, BuiltIn::WorkgroupId);
     // The exit through a workgroup stage of `stage_rows()` rows (`EXIT` 1 to 3): per band, the
     // rows of the accumulator the band holds are stored to the stage, then every invocation copies
     // its share of the stage to C (as a backend would read them into registers).
@@ -231,16 +193,8 @@ fn module(config: Config) -> Vec<u32> {
         (0, 0)
     };
     // The invocation's index, for the exits that copy to C invocation by invocation.
-    let local_id = if exit != 0 {
-        let local_id = b.variable(p_in, None, StorageClass::Input, None);
-        b.decorate(local_id, Decoration::BuiltIn, [Operand::BuiltIn(BuiltIn::LocalInvocationId)]);
-        local_id
-    } else {
-        0
-    };
-    let fnty = b.type_function(void, []);
-    let main = b.begin_function(void, None, spirv::FunctionControl::NONE, fnty).unwrap();
-    b.begin_block(None).unwrap();
+    let local_id = if exit != 0 { common::builtin_uvec3(&mut b, BuiltIn::LocalInvocationId) } else { 0 };
+    let main = common::begin_main(&mut b);
     let p_fn_u = b.type_pointer(None, StorageClass::Function, u32t);
     let p_fn_c = b.type_pointer(None, StorageClass::Function, c_ty);
     let kvar = b.variable(p_fn_u, None, StorageClass::Function, None);
@@ -411,8 +365,8 @@ fn module(config: Config) -> Vec<u32> {
         let c_ptr = b.access_chain(p_f32, None, vc, [zero, c_at]).unwrap();
         b.store(c_ptr, value, None, []).unwrap();
     };
-    let finish = |mut b: Builder, merge: u32| -> Vec<u32> {
-        b.begin_block(Some(merge)).unwrap();
+    // After the loop.
+    let finish = |mut b: Builder| -> Vec<u32> {
         let local = (exit != 0).then(|| {
             let v = b.load(uvec3, None, local_id, None, []).unwrap();
             b.composite_extract(u32t, None, v, [0]).unwrap()
@@ -538,18 +492,8 @@ fn module(config: Config) -> Vec<u32> {
         b.execution_mode(main, spirv::ExecutionMode::LocalSize, [threads, 1, 1]);
         b.module().assemble()
     };
-    let header = b.id();
-    let body = b.id();
-    let cont = b.id();
-    let merge = b.id();
-    b.branch(header).unwrap();
-    b.begin_block(Some(header)).unwrap();
-    b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).unwrap();
-    let k = b.load(u32t, None, kvar, None, []).unwrap();
-    let boolt = b.type_bool();
-    let more = b.u_less_than(boolt, None, k, s_c).unwrap();
-    b.branch_conditional(more, body, merge, []).unwrap();
-    b.begin_block(Some(body)).unwrap();
+    let counted = common::CountedLoop::open(&mut b, kvar, s_c);
+    let k = counted.value;
     if variant >= 3 {
         // `variant - 1` steps a trip: every step's loads, then the products.
         let steps = variant - 1;
@@ -566,13 +510,9 @@ fn module(config: Config) -> Vec<u32> {
             }
             b.store(cvar, acc, None, []).unwrap();
         }
-        b.branch(cont).unwrap();
-        b.begin_block(Some(cont)).unwrap();
         let step = c(&mut b, steps * bk);
-        let next = b.i_add(u32t, None, k, step).unwrap();
-        b.store(kvar, next, None, []).unwrap();
-        b.branch(header).unwrap();
-        return finish(b, merge);
+        counted.close(&mut b, step);
+        return finish(b);
     }
     let (am, bmat) = if prefetch {
         let am = b.load(a_ty, None, avar, None, []).unwrap();
@@ -592,12 +532,8 @@ fn module(config: Config) -> Vec<u32> {
         let acc = b.cooperative_matrix_mul_add_khr(c_ty, None, am[i], bmat, acc, None).unwrap();
         b.store(cvar, acc, None, []).unwrap();
     }
-    b.branch(cont).unwrap();
-    b.begin_block(Some(cont)).unwrap();
-    let k2 = b.i_add(u32t, None, k, cbk).unwrap();
-    b.store(kvar, k2, None, []).unwrap();
-    b.branch(header).unwrap();
-    finish(b, merge)
+    counted.close(&mut b, cbk);
+    finish(b)
 }
 
 fn main() {
@@ -615,78 +551,17 @@ fn main() {
         Err(error) => panic!("{error}"),
     };
     let words = module(config);
-    let artifact = Artifact {
-        words,
-        entry_name: "gemm".into(),
-        workgroup_size: [threads, 1, 1],
-        workgroup_memory_bytes: if config.staged() { stage_rows() * (bn + 4) * 4 } else { 0 },
-        params: vec![
-            ParamAbi::Buffer { binding: 0, high: None },
-            ParamAbi::Buffer { binding: 1, high: None },
-            ParamAbi::Buffer { binding: 2, high: None },
-            ParamAbi::Buffer { binding: 3, high: None },
-        ],
-        uniform_binding: 4,
-        uniform_words: 8,
-        mode: Mode::Vulkan,
-        assert_binding: None,
-        asserts: Vec::new(),
-        print_binding: None,
-        prints: Vec::new(),
-        specialized_words: Vec::new(),
-    };
+    let workgroup_memory = if config.staged() { stage_rows() * (bn + 4) * 4 } else { 0 };
+    let artifact = common::artifact(words, "gemm", threads, 4, workgroup_memory);
     let n = (S * S) as usize;
-    // A = 1/64 everywhere, B = 1: C = S/64 = 64 everywhere.
-    let half = |v: f32| half::f16::from_f32(v).to_bits();
-    let a: Vec<u8> = (0..n).flat_map(|_| half(1.0 / 64.0).to_le_bytes()).collect();
-    let bb: Vec<u8> = (0..n).flat_map(|_| half(1.0).to_le_bytes()).collect();
-    let mut buffers = vec![
-        Buffer { bytes: a, ..Buffer::zeros("a", DType::F16, 0) },
-        Buffer { bytes: bb, ..Buffer::zeros("b", DType::F16, 0) },
-        Buffer::zeros("c", DType::F32, n),
-        // The scratch of `EXIT=5` (one word elsewhere).
-        Buffer::zeros("scratch", DType::F32, if exit == 5 { n } else { 1 }),
-    ];
+    // The scratch of `EXIT=5` (one word elsewhere).
+    let scratch = Buffer::zeros("scratch", DType::F32, if exit == 5 { n } else { 1 });
     let grid = Grid([(S / bm) * (S / bn), 1, 1]);
-    let args = [ArgValue::Buffer(0), ArgValue::Buffer(1), ArgValue::Buffer(2), ArgValue::Buffer(3)];
-    device.launch(&artifact, grid, &args, &mut buffers).expect("launch");
-    let c: Vec<f32> =
-        buffers[2].bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    let wrong: Vec<usize> = (0..c.len()).filter(|&i| c[i] != 64.0).collect();
-    if !wrong.is_empty() {
-        // Which rows of the first tile are wrong, and with what.
-        let rows: Vec<(usize, f32)> =
-            (0..bm as usize).filter(|r| c[r * S as usize] != 64.0).map(|r| (r, c[r * S as usize])).collect();
-        panic!("{} elements of C are not 64; in the first tile's first column, rows {rows:?}", wrong.len());
-    }
-    let limits = BenchLimits { min_runs: 10, max_runs: 200, budget: std::time::Duration::from_secs(2) };
-    let constant = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
-    // The same product of random operands (as the corpus' GEMMs have: the tensor cores draw more
-    // power, and the clocks may drop), timed after the check of the constant ones.
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut random = |scale: f32| {
-        let bytes: Vec<u8> = (0..n)
-            .flat_map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                let unit = (state >> 40) as f32 / (1u64 << 24) as f32;
-                half((unit * 2.0 - 1.0) * scale).to_le_bytes()
-            })
-            .collect();
-        bytes
-    };
-    buffers[0].bytes = random(2.0 / 64.0);
-    buffers[1].bytes = random(1.7);
-    let random = device.bench(&artifact, grid, &args, &mut buffers, limits).expect("bench");
-    let tflops = |ms: f64| 2.0 * f64::from(S).powi(3) / (ms * 1e-3) / 1e12;
+    let [(constant_ms, constant), (random_ms, random)] =
+        common::gemm(&device, &artifact, grid, vec![scratch]);
     println!(
         "workgroup_matrix_gemm {bm}x{bn}x{bk} on {threads} invocations, group {group}, variant {variant}, \
-         bands of {band} rows, exit {exit}: constant operands {:.4} ms, {:.1} TFLOP/s; random operands \
-         {:.4} ms, {:.1} TFLOP/s",
-        constant.median_ms,
-        tflops(constant.median_ms),
-        random.median_ms,
-        tflops(random.median_ms)
+         bands of {band} rows, exit {exit}: constant operands {constant_ms:.4} ms, {constant:.1} TFLOP/s; random \
+         operands {random_ms:.4} ms, {random:.1} TFLOP/s"
     );
 }
