@@ -102,6 +102,38 @@ fn compile_emits_ttir() {
     assert!(text.contains("add_kernel"), "no add_kernel in:\n{text}");
 }
 
+/// The split precisions (`tf32x3`, `bf16x3`, `bf16x6`: Triton's f32-accurate forms) are taken
+/// as `ieee` everywhere: `tests/kernels/fma_dot.py` with each of them compiles to the TTGIR of
+/// its `ieee` form but for the attribute (the same FMA layouts, the same pipelined rings) and to
+/// the same PTX for sm_90a.
+#[test]
+fn split_precisions_compile_as_ieee_dots() {
+    let source = std::fs::read_to_string("tests/kernels/fma_dot.py").unwrap();
+    let header = source.lines().next().unwrap().strip_prefix("# compile: ").unwrap();
+    let dir = scratch_dir("split_precisions");
+    let compile = |precision: &str, emit: &str| -> String {
+        let path = dir.join(format!("fma_dot_{precision}.py"));
+        let text = source.replace("input_precision=\"ieee\"", &format!("input_precision=\"{precision}\""));
+        std::fs::write(&path, text).unwrap();
+        let mut args = vec!["compile", path.to_str().unwrap(), "--emit", emit, "--target", "sm_90a"];
+        args.extend(header.split_whitespace());
+        let output = trident(&args);
+        assert!(output.status.success(), "{precision} --emit {emit}:\n{}", stderr(&output));
+        stdout(&output)
+            .replace(&format!("\"{precision}\""), "\"PRECISION\"")
+            .replace(&*path.to_string_lossy(), "FILE")
+    };
+    let (ieee_ttgir, ieee_ptx) = (compile("ieee", "ttgir"), compile("ieee", "ptx"));
+    assert!(
+        ieee_ttgir.contains("ttg.async_copy_global_to_local"),
+        "the ieee loop is not pipelined:\n{ieee_ttgir}"
+    );
+    for precision in ["tf32x3", "bf16x3", "bf16x6"] {
+        assert_eq!(compile(precision, "ttgir"), ieee_ttgir, "{precision}: TTGIR");
+        assert_eq!(compile(precision, "ptx"), ieee_ptx, "{precision}: PTX");
+    }
+}
+
 #[test]
 fn compile_reads_only_headers_and_writes_to_o() {
     let dir = scratch_dir("cli-compile-o");

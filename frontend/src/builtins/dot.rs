@@ -76,7 +76,8 @@ pub fn call(l: &mut FnLowerer, a: &mut CallArgs) -> LResult<FValue> {
         }
     }
     if !matches!(precision.as_str(), "tf32" | "tf32x3" | "ieee" | "bf16x3" | "bf16x6") {
-        return l.error(format!("unknown input_precision {precision:?} (tf32, tf32x3, ieee)"));
+        return l
+            .error(format!("unknown input_precision {precision:?} (tf32, tf32x3, bf16x3, bf16x6, ieee)"));
     }
     let imprecise = match imprecise {
         None | Some(FValue::Const(Const::None)) => 0,

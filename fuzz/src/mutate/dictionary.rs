@@ -88,6 +88,7 @@ pub const INTERESTING_STRINGS: &[&str] = &[
     "\"ieee\"",
     "\"tf32\"",
     "\"tf32x3\"",
+    "\"bf16x6\"",
     "\"evict_last\"",
     "\"evict_first\"",
     "\".cg\"",

@@ -72,7 +72,10 @@ fn const_value(rng: &mut StdRng, old: &ConstValue) -> ConstValue {
             2 => ConstValue::Bool(rng.gen()),
             3 => ConstValue::DType(*DType::ALL.choose(rng).unwrap_or(&DType::F32)),
             4 => ConstValue::Str(
-                ["ieee", "tf32", "tf32x3", "", "evict_last", "x y"].choose(rng).unwrap().to_string(),
+                ["ieee", "tf32", "tf32x3", "bf16x3", "", "evict_last", "x y"]
+                    .choose(rng)
+                    .unwrap()
+                    .to_string(),
             ),
             _ => ConstValue::None,
         },

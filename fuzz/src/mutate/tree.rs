@@ -126,6 +126,7 @@ const KEYWORDS: &[&str] = &[
     "acc=None",
     "input_precision=\"ieee\"",
     "input_precision=\"tf32x3\"",
+    "input_precision=\"bf16x3\"",
     "input_precision=\"bogus\"",
     "allow_tf32=False",
     "max_num_imprecise_acc=0",

@@ -50,7 +50,8 @@ pub struct DotOp {
 }
 
 /// Whether dot `op` multiplies f32 operands at tf32 precision: `input_precision` tf32 (Triton's
-/// default for f32), not `ieee` or `tf32x3`. Its operands are then rounded to tf32 first.
+/// default for f32), not `ieee` or a split form (`tf32x3`, `bf16x3`, `bf16x6`: every backend
+/// takes those as `ieee`). Its operands are then rounded to tf32 first.
 pub fn is_tf32(body: &Body, op: Op) -> bool {
     let data = body.op(op);
     data.attrs.str("input_precision").unwrap_or("tf32") == "tf32"

@@ -219,7 +219,7 @@ define_ops! {
 
     // ---- linear algebra, reductions, scans ------------------------------------------------------
     Dot = "tt.dot", ops Exactly(3), res Exactly(1), regions 0, Pure, false,
-        "d = a @ b + c over the two minor dims (batched over a leading one); `input_precision` tf32/tf32x3/ieee, `max_num_imprecise_acc`.";
+        "d = a @ b + c over the two minor dims (batched over a leading one); `input_precision` tf32/tf32x3/bf16x3/bf16x6/ieee, `max_num_imprecise_acc`.";
     Reduce = "tt.reduce", ops AtLeast(1), res AtLeast(1), regions 1, Pure, false,
         "Reduce operands along `axis` with the combine region (2n scalar args -> n via tt.reduce.return).";
     ReduceReturn = "tt.reduce.return", ops AtLeast(1), res Exactly(0), regions 0, Pure, true, "Terminator of a reduce combine region.";

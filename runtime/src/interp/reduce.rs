@@ -10,7 +10,8 @@
 //!
 //! `tt.dot` accumulates one product at a time in k order into the result dtype; for f32 results
 //! each step is a fused multiply-add rounded once to f32. f32 inputs are rounded to tf32 (ties
-//! away from zero) unless `input_precision` is `ieee` (or `tf32x3`, taken as ieee).
+//! away from zero) unless `input_precision` is `ieee` (or a split form, `tf32x3`, `bf16x3` or
+//! `bf16x6`, which approximate f32 products: taken as ieee).
 
 use std::rc::Rc;
 

@@ -833,15 +833,16 @@ fn ring_tile(
         }),
     };
     let operand = operand_of(body, users, load);
-    // Tensor-core dots of 16- and 8-bit operands, or FMA dots of f32 operands in IEEE precision
-    // (which the backend reads in place: no widening, no rounding to tf32).
+    // Tensor-core dots of 16- and 8-bit operands, or FMA dots of f32 operands at full precision
+    // (`ieee`, or a split form the backends take as `ieee`), which the backend reads in place:
+    // no widening, no rounding to tf32.
     let f32_fma = ty.dtype() == DType::F32;
     let to_dots = users.get(&operand).is_some_and(|uses| {
         uses.iter().all(|&(user, slot)| match body.opcode(user) {
             Opcode::Dot | Opcode::WarpGroupDot => {
                 let mma = on_tensor_cores(body, user);
-                let ieee = body.op(user).attrs.str("input_precision") == Some("ieee");
-                slot < 2 && if f32_fma { !mma && ieee } else { mma }
+                let full_precision = !crate::codegen::dot::is_tf32(body, user);
+                slot < 2 && if f32_fma { !mma && full_precision } else { mma }
             }
             // A conversion left unused for DCE.
             Opcode::ConvertLayout => !users.contains_key(&body.op(user).results[0]),
