@@ -7,10 +7,10 @@
 //! one thread needs sit side by side, the pad keeping lanes along K off one bank), B row-major.
 //! Each thread then walks K in groups of four steps (one after the other where K is at most 64
 //! and the thread holds at most 32 accumulators, else in a loop): it loads the A values of its
-//! distinct rows
-//! and the B values of its distinct columns for the group, as 16-byte vectors where they are
-//! consecutive and aligned (along K for a row-major A ring, along M for staged A, along N for
-//! B), and updates every accumulator register with one FMA per step (an outer product per k).
+//! distinct rows and the B values of its distinct columns for the group, as 16-byte vectors
+//! where they are consecutive and aligned (along K for a row-major A ring, along M for staged
+//! A, along N for B), and updates every accumulator register with one FMA per step (an outer
+//! product per k).
 //! The accumulator layout decides the ratio of loads to FMAs; accelerate-matmul gives FMA dots
 //! 4 x 4 register blocks.
 //!
@@ -153,7 +153,10 @@ fn fma_dot(e: &mut Emitter, dot: DotOp) -> EResult<()> {
     let groups = k / unroll;
     let straight = groups <= MAX_STRAIGHT_GROUPS && cl.reg_coords.len() <= MAX_STRAIGHT_ACCUMULATORS;
     let k_loop = (!straight).then(|| CountedLoop::open(e, "dot_k", groups, 1));
-    for group in 0..if straight { groups } else { 1 } {
+    // Straight: every group, each at its constant offset; else the loop's one body, at its
+    // induction variable.
+    let bodies = if straight { groups } else { 1 };
+    for group in 0..bodies {
         let at = match &k_loop {
             Some(lp) => GroupAt::Register(lp.iv),
             None => GroupAt::Constant(group),

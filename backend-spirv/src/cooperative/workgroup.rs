@@ -240,10 +240,14 @@ pub fn find(
             // ones at tf32 precision split into bf16 parts (`super::tf32_split`), whose tiles are
             // loaded as f32 accumulator-use matrices and which K must then fit as columns.
             let accumulates_f32 = body.ty(data.results[0]).dtype() == DType::F32;
+            let (a_matrix, b_matrix) = operand_matrices((m, k, n), DType::F32);
             let split = operand == super::tf32_split::PARTS
                 && options.splits_tf32_dots()
                 && super::tf32_split::is_tf32_dot(func, dot)
-                && offered.granules.iter().any(|g| fits(g) && k.is_multiple_of(g.m) && k.is_multiple_of(g.n));
+                && offered
+                    .granules
+                    .iter()
+                    .any(|g| fits(g) && granule_holds(g, &a_matrix) && granule_holds(g, &b_matrix));
             let operands_right = body.ty(a).dtype() == operand && body.ty(b).dtype() == operand;
             if !(operands_right || split) || !accumulates_f32 {
                 return None;
@@ -290,12 +294,8 @@ pub fn find(
             {
                 return None;
             }
-            let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
-            let matrix = shape(m, n, ACCUMULATOR_USE, DType::F32);
-            let (a_matrix, b_matrix) = match split {
-                true => (shape(m, k, ACCUMULATOR_USE, DType::F32), shape(k, n, ACCUMULATOR_USE, DType::F32)),
-                false => (shape(m, k, MATRIX_A_USE, operand), shape(k, n, MATRIX_B_USE, operand)),
-            };
+            let matrix = WorkgroupMatrix { rows: m, cols: n, usage: ACCUMULATOR_USE, component: DType::F32 };
+            let (a_matrix, b_matrix) = operand_matrices((m, k, n), if split { DType::F32 } else { operand });
             let mut roles = vec![
                 (a_load, Role::Operand(a_matrix)),
                 (b_load, Role::Operand(b_matrix)),
@@ -303,7 +303,7 @@ pub fn find(
                 (reader, Role::Store),
             ];
             if let Some(convert) = convert {
-                roles.push((convert, Role::Convert(shape(m, n, ACCUMULATOR_USE, c))));
+                roles.push((convert, Role::Convert(WorkgroupMatrix { component: c, ..matrix })));
             }
             Some((matrix, roles))
         };
@@ -420,6 +420,20 @@ fn narrowed_invocations(
     let wanted = smallest / ACCUMULATOR_ELEMENTS_PER_INVOCATION;
     let chosen = sizes.iter().rev().find(|&&size| size <= wanted).or(sizes.first()).copied()?;
     (chosen < invocations).then_some(chosen)
+}
+
+/// The matrices a planned product's A (`m x k`) and B (`k x n`) tiles are loaded as: operands of
+/// `component`, or, for f32 (a tf32 product split into bf16 parts: `super::tf32_split`), f32
+/// accumulator-use matrices.
+fn operand_matrices((m, k, n): (u32, u32, u32), component: DType) -> (WorkgroupMatrix, WorkgroupMatrix) {
+    let (a_use, b_use) = match component {
+        DType::F32 => (ACCUMULATOR_USE, ACCUMULATOR_USE),
+        _ => (MATRIX_A_USE, MATRIX_B_USE),
+    };
+    (
+        WorkgroupMatrix { rows: m, cols: k, usage: a_use, component },
+        WorkgroupMatrix { rows: k, cols: n, usage: b_use, component },
+    )
 }
 
 /// Whether matrix `m`'s sides are multiples of granule `g`'s for its use.
@@ -625,32 +639,23 @@ pub fn lower(e: &mut Emitter, op: IrOp) -> EResult<bool> {
                 return e.invalid("a workgroup-matrix product of operands that are not matrices");
             };
             let component = e.func.body.ty(operands[0]).dtype();
-            let shape = |rows, cols, usage, component| WorkgroupMatrix { rows, cols, usage, component };
-            let accumulator = shape(m, n, ACCUMULATOR_USE, DType::F32);
-            let class = Class::WorkgroupMatrix(accumulator);
+            let accumulator =
+                WorkgroupMatrix { rows: m, cols: n, usage: ACCUMULATOR_USE, component: DType::F32 };
+            let (a_matrix, b_matrix) = operand_matrices((m, k, n), component);
+            let a = super::workgroup_region::matrix_of(e, operands[0], a_matrix)?;
+            let b = super::workgroup_region::matrix_of(e, operands[1], b_matrix)?;
             let c = super::workgroup_region::matrix_of(e, operands[2], accumulator)?;
-            if component == DType::F32 {
-                // tf32: the operands' tiles are f32 accumulator-use matrices, split into bf16.
-                let a = super::workgroup_region::matrix_of(
-                    e,
-                    operands[0],
-                    shape(m, k, ACCUMULATOR_USE, component),
-                )?;
-                let b = super::workgroup_region::matrix_of(
-                    e,
-                    operands[1],
-                    shape(k, n, ACCUMULATOR_USE, component),
-                )?;
-                let product = super::tf32_split::product(e, a, b, c)?;
-                e.set(result.expect("a dot's result"), vec![product]);
-                return Ok(true);
-            }
-            let a = super::workgroup_region::matrix_of(e, operands[0], shape(m, k, MATRIX_A_USE, component))?;
-            let b = super::workgroup_region::matrix_of(e, operands[1], shape(k, n, MATRIX_B_USE, component))?;
-            let ty = e.s.ty(class);
-            let id =
-                e.s.build(|builder| builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None));
-            e.set(result.expect("a dot's result"), vec![Reg { id, class }]);
+            let product = if component == DType::F32 {
+                super::tf32_split::product(e, a, b, c)?
+            } else {
+                let class = Class::WorkgroupMatrix(accumulator);
+                let ty = e.s.ty(class);
+                let id = e.s.build(|builder| {
+                    builder.cooperative_matrix_mul_add_khr(ty, None, a.id, b.id, c.id, None)
+                });
+                Reg { id, class }
+            };
+            e.set(result.expect("a dot's result"), vec![product]);
         }
         Role::Convert(matrix) => {
             // `arith.truncf` of an f32 matrix (or of a leaf, made one first).
