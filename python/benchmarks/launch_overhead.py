@@ -13,12 +13,15 @@ Each implementation runs in its own process: trident under ``python -m trident``
 for ``triton``), Triton (when ``import triton`` works without trident) as a plain script. Lines
 that start with ``BENCH`` are for scripts:
 
-    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=5.10 us_with_sync=5.11 floor_us=3.62
+    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=4.10 us_with_sync=4.11 floor_us=3.62 replay_us=1.95
 
 On nvptx, trident also measures the CUDA driver's own cost of a launch on the machine (an empty
-kernel launched the same way from Rust, ``floor_us``), which no launch from Python can go under:
-it was 3.1 to 4.3 microseconds on the H100 hosts measured so far, so compare hosts by the share above
-it, and implementations within one run.
+kernel launched from Rust in the same process): with ``cuLaunchKernel`` (``floor_us``, which no
+launch that calls it can go under: 3.1 to 4.9 microseconds on the H100 hosts measured so far) and
+replayed from a one-node graph (``replay_us``: 1.9 to 2.1), as trident replays a kernel launched
+again and again over one grid on one stream (``TRIDENT_CUDA_GRAPHS=0`` turns that off). The floor
+varies from host to host, so compare hosts by the share above it, and implementations within one
+run.
 """
 
 import argparse
@@ -102,22 +105,25 @@ def measure(backend, launches):
     floor = driver_floor(launches) if chosen == "nvptx" else None
     floor_field = ""
     if floor is not None:
-        print(f"  the CUDA driver's own launch on this machine (an empty kernel, same process): {floor:.2f} us; "
-              f"{impl}'s share above it: {us - floor:.2f} us")
-        floor_field = f" floor_us={floor:.3f}"
+        direct, replayed = floor
+        print(f"  the CUDA driver on this machine (an empty kernel, same process): {direct:.2f} us a cuLaunchKernel, "
+              f"{replayed:.2f} us a graph replay; {impl}'s share above the replay: {us - replayed:.2f} us")
+        floor_field = f" floor_us={direct:.3f} replay_us={replayed:.3f}"
     print(f"BENCH impl={impl} backend={chosen} args={kind} launches={launches} us_per_launch={us:.3f} "
           f"us_with_sync={us_sync:.3f}{floor_field}")
 
 
 def driver_floor(launches):
-    """Host time per ``cuLaunchKernel`` of an empty kernel of four parameters on this machine
-    (trident's runtime, without Python): the floor under any launch from Python, which varies
-    from host to host. ``None`` where trident cannot measure it (real Triton, no GPU)."""
+    """Host time per launch of an empty kernel of four parameters on this machine (trident's
+    runtime, without Python), ``(cuLaunchKernel, graph replay)``: the floor under a launch that
+    calls ``cuLaunchKernel`` (Triton's), and under trident's repeat launches, which are replayed
+    from one-node graphs; it varies from host to host. ``None`` where trident cannot measure it
+    (real Triton, no GPU)."""
     native = getattr(triton, "_native", None)
     if native is None or not hasattr(native, "launch_floor"):
         return None
     floor = native.launch_floor(launches)
-    return None if floor is None else floor[0]
+    return None if floor is None else floor[:2]
 
 
 def real_triton_runs():

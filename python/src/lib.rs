@@ -78,11 +78,13 @@ fn backends() -> Vec<(&'static str, bool, String)> {
 
 /// The CUDA driver's own cost of a launch on this machine, the floor under `kernel[grid](...)` on
 /// nvptx: microseconds per launch of an empty kernel of four parameters, `launches` times without
-/// synchronizing, then with the final synchronization (`CudaDevice::launch_floor`); `None`
-/// without a CUDA GPU. `python/benchmarks/launch_overhead.py` prints it beside its launches.
+/// synchronizing, with `cuLaunchKernel` (what a launch costs Triton), then replayed from a graph
+/// (as trident's hot launches are), then the replays with the final synchronization
+/// (`CudaDevice::launch_floor`); `None` without a CUDA GPU.
+/// `python/benchmarks/launch_overhead.py` prints them beside its launches.
 #[pyfunction]
 #[pyo3(signature = (launches = 20000))]
-fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64)>> {
+fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64, f64)>> {
     let failed = |error: trident_runtime::cuda::CudaError| {
         pyo3::exceptions::PyRuntimeError::new_err(error.to_string())
     };
@@ -90,7 +92,11 @@ fn launch_floor(launches: usize) -> PyResult<Option<(f64, f64)>> {
         return Ok(None);
     };
     let floor = device.launch_floor(launches).map_err(failed)?;
-    Ok(Some((floor.per_launch_us(floor.enqueued), floor.per_launch_us(floor.synchronized))))
+    Ok(Some((
+        floor.per_launch_us(floor.direct),
+        floor.per_launch_us(floor.replayed),
+        floor.per_launch_us(floor.synchronized),
+    )))
 }
 
 /// The CUDA GPUs, each a dict of the properties Triton's

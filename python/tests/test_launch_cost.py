@@ -137,10 +137,12 @@ def test_the_benchmark_script_runs_on_interp():
 
 def test_the_drivers_launch_floor_is_measured_on_a_cuda_gpu_only():
     # The benchmark prints it beside trident's launches on nvptx: an empty kernel's launches
-    # through the runtime, host time per launch, then with the final synchronization.
+    # through the runtime, host time per launch with cuLaunchKernel, then replayed from a graph,
+    # then the replays with the final synchronization.
     floor = trident._native.launch_floor(200)
     if not any(name == "nvptx" and available for name, available, _ in trident.backends()):
         assert floor is None
         return
-    enqueued, synchronized = floor
-    assert 0 < enqueued <= synchronized < 1000
+    direct, replayed, synchronized = floor
+    assert 0 < direct < 1000
+    assert 0 < replayed <= synchronized < 1000

@@ -4,10 +4,12 @@
 //!
 //!     cargo run --release -p trident-runtime --example launch_floor [LAUNCHES]
 //!
-//! It prints the microseconds per launch (host time, without synchronizing between launches) and
-//! with the final synchronization. Whatever `kernel[grid](...)` costs beyond this is trident's
-//! Python-side work (binding, classifying, the specialization lookup); `launch_overhead.py`
-//! measures both in one process. Without a CUDA GPU it says so and exits 0.
+//! It prints the microseconds per launch (host time, without synchronizing between launches) with
+//! `cuLaunchKernel` and replayed from a one-node graph (as `launch_async` replays hot launches),
+//! and the replays with the final synchronization. Whatever a repeat `kernel[grid](...)` costs
+//! beyond the replay is trident's Python-side work (binding, classifying, the specialization
+//! lookup); `launch_overhead.py` measures both in one process. Without a CUDA GPU it says so and
+//! exits 0.
 
 use trident_runtime::cuda::CudaDevice;
 
@@ -22,11 +24,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let floor = device.launch_floor(launches)?;
     println!(
-        "launch_floor: {} on driver {:?}: {launches} launches, {:.2} us per launch, {:.2} us with the final \
-         synchronization",
+        "launch_floor: {} on driver {:?}: {launches} launches, {:.2} us per cuLaunchKernel, {:.2} us per graph \
+         replay, {:.2} us per replay with the final synchronization",
         device.name(),
         device.driver_version(),
-        floor.per_launch_us(floor.enqueued),
+        floor.per_launch_us(floor.direct),
+        floor.per_launch_us(floor.replayed),
         floor.per_launch_us(floor.synchronized)
     );
     Ok(())

@@ -7,7 +7,8 @@
 //! and every result code is checked and turned into a [`DriverError`] that names the call.
 //!
 //! Handles are RAII types: [`Context`] (a retained primary context), [`Memory`] (a `cuMemAlloc`
-//! allocation; never managed memory), [`Module`] and [`Event`]. Each holds an `Rc<Context>`, so
+//! allocation; never managed memory), [`Module`], [`KernelGraph`] (a launch as an instantiated
+//! one-node graph) and [`Event`]. Each holds an `Rc<Context>`, so
 //! the context outlives everything created in it; each makes the context current before it
 //! touches the driver, so the types work whatever thread last used the driver.
 //!
@@ -476,6 +477,132 @@ impl Function {
             )
         })
     }
+}
+
+/// One kernel launch as an instantiated one-node graph: replayed by [`KernelGraph::launch`],
+/// its parameters replaced by [`KernelGraph::set_params`]. Destroyed on drop (a replay still in
+/// flight is freed by the driver once it completes).
+#[derive(Debug)]
+pub struct KernelGraph {
+    context: Rc<Context>,
+    graph: sys::CUgraph,
+    /// The kernel node, as `cuGraphExecKernelNodeSetParams_v2` names it (a node of `graph`).
+    node: sys::CUgraphNode,
+    exec: sys::CUgraphExec,
+}
+
+impl KernelGraph {
+    /// Instantiates a graph of one launch of `function` (the arguments as
+    /// [`Function::launch_on`]'s; the driver copies the parameter values).
+    ///
+    /// # Safety
+    /// As [`Function::launch`]: every pointer in `params` points to a live value of its
+    /// parameter's size; `function`'s module outlives the graph.
+    pub unsafe fn new(
+        context: &Rc<Context>,
+        function: Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<KernelGraph, DriverError> {
+        context.make_current()?;
+        let mut graph: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: writes one graph handle.
+        check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut graph, 0) })?;
+        let mut made = KernelGraph {
+            context: context.clone(),
+            graph,
+            node: std::ptr::null_mut(),
+            exec: std::ptr::null_mut(),
+        };
+        let node_params = kernel_node(function, grid, block, shared_bytes, params);
+        // SAFETY: a live graph, no dependencies; the parameters as the caller promised.
+        check("cuGraphAddKernelNode_v2", unsafe {
+            sys::cuGraphAddKernelNode_v2(&mut made.node, graph, std::ptr::null(), 0, &node_params)
+        })?;
+        // SAFETY: writes one executable graph handle of a live graph.
+        check("cuGraphInstantiateWithFlags", unsafe {
+            sys::cuGraphInstantiateWithFlags(&mut made.exec, graph, 0)
+        })?;
+        Ok(made)
+    }
+
+    /// Replaces the parameters of the next replays (replays already enqueued keep theirs).
+    ///
+    /// # Safety
+    /// As [`KernelGraph::new`], with the function, grid, block and shared memory it was made with.
+    pub unsafe fn set_params(
+        &self,
+        function: Function,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared_bytes: u32,
+        params: &mut [*mut c_void],
+    ) -> Result<(), DriverError> {
+        let node_params = kernel_node(function, grid, block, shared_bytes, params);
+        // SAFETY: the node belongs to the graph `exec` was instantiated from.
+        check("cuGraphExecKernelNodeSetParams_v2", unsafe {
+            sys::cuGraphExecKernelNodeSetParams_v2(self.exec, self.node, &node_params)
+        })
+    }
+
+    /// Enqueues one replay on `stream`.
+    ///
+    /// # Safety
+    /// `stream` must be 0 or a live stream of the graph's context, and the device addresses among
+    /// the parameters last set must be live allocations.
+    pub unsafe fn launch(&self, stream: u64) -> Result<(), DriverError> {
+        // SAFETY: the caller's promises; the executable graph lives as long as `self`.
+        check("cuGraphLaunch", unsafe { sys::cuGraphLaunch(self.exec, stream as sys::CUstream) })
+    }
+}
+
+impl Drop for KernelGraph {
+    fn drop(&mut self) {
+        if may_release() && self.context.make_current().is_ok() {
+            // SAFETY: each handle was made here and is destroyed once (null ones were never made).
+            unsafe {
+                if !self.exec.is_null() {
+                    let _ = sys::cuGraphExecDestroy(self.exec);
+                }
+                let _ = sys::cuGraphDestroy(self.graph);
+            }
+        }
+    }
+}
+
+/// The node parameters of one launch (the driver reads `function`, not a library kernel).
+fn kernel_node(
+    function: Function,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+    params: &mut [*mut c_void],
+) -> sys::CUDA_KERNEL_NODE_PARAMS {
+    sys::CUDA_KERNEL_NODE_PARAMS {
+        func: function.function,
+        gridDimX: grid[0],
+        gridDimY: grid[1],
+        gridDimZ: grid[2],
+        blockDimX: block[0],
+        blockDimY: block[1],
+        blockDimZ: block[2],
+        sharedMemBytes: shared_bytes,
+        kernelParams: params.as_mut_ptr(),
+        extra: std::ptr::null_mut(),
+        kern: std::ptr::null_mut(),
+        ctx: std::ptr::null_mut(),
+    }
+}
+
+/// Whether `stream` is being captured into a graph (a capture takes launches, not graphs); an
+/// error (the legacy stream while another thread captures globally) counts as capturing.
+pub fn stream_is_capturing(stream: u64) -> bool {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: writes one status; an invalid stream is an error code, not undefined behaviour.
+    let code = unsafe { sys::cuStreamIsCapturing(stream as sys::CUstream, &mut status) };
+    code != CUresult::CUDA_SUCCESS || status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE
 }
 
 /// A tensor map (`CUtensorMap`, 128 bytes), encoded on the host for a kernel parameter.

@@ -23,10 +23,13 @@
 //! (CUDA contexts are bound to threads; every call makes the context current first).
 //!
 //! Module map: `driver.rs` holds every `unsafe` driver call; `params.rs` packs kernel
-//! parameters; `selftest.rs` runs a hand-written PTX fixture to prove the path on a GPU.
+//! parameters; `graphs.rs` replays [`CudaDevice::launch_async`]'s repeat launches as one-node
+//! graphs (cheaper for the host than `cuLaunchKernel`); `floor.rs` measures the host's cost of a
+//! launch both ways; `selftest.rs` runs a hand-written PTX fixture to prove the path on a GPU.
 
 mod driver;
 mod floor;
+mod graphs;
 mod params;
 pub mod selftest;
 
@@ -49,6 +52,9 @@ pub use params::Params;
 pub const DEVICE_ENV: &str = "TRIDENT_CUDA_DEVICE";
 /// The environment variable that bounds one launch, in seconds (default 300).
 pub const TIMEOUT_ENV: &str = "TRIDENT_CUDA_TIMEOUT";
+/// The environment variable that, set to 0, makes [`CudaDevice::launch_async`] launch every
+/// time with `cuLaunchKernel` instead of replaying hot launches from graphs (`graphs.rs`).
+pub const GRAPHS_ENV: &str = "TRIDENT_CUDA_GRAPHS";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Dynamic shared memory a kernel gets without opting in (`cuFuncSetAttribute`).
@@ -188,6 +194,9 @@ fn launch_timeout() -> Duration {
 /// A kernel loaded on a device, ready to launch.
 #[derive(Debug)]
 pub struct LoadedKernel {
+    /// The graphs [`CudaDevice::launch_async`] replays. Declared before `module`, so that they
+    /// are destroyed before it can be unloaded.
+    graphs: RefCell<graphs::LaunchGraphs>,
     /// Keeps the module (and so `function`) alive.
     module: Rc<Module>,
     function: driver::Function,
@@ -269,6 +278,8 @@ pub struct CudaDevice {
     /// The global scratch of [`CudaDevice::launch_async`], per stream (launches on one stream
     /// run in order, so they can share it); grown when a launch needs more.
     scratch: RefCell<HashMap<u64, Memory>>,
+    /// Whether [`CudaDevice::launch_async`] replays hot launches from graphs ([`GRAPHS_ENV`]).
+    graph_launches: bool,
 }
 
 impl fmt::Debug for CudaDevice {
@@ -299,6 +310,7 @@ impl CudaDevice {
             context,
             modules: RefCell::new(HashMap::new()),
             scratch: RefCell::new(HashMap::new()),
+            graph_launches: std::env::var(GRAPHS_ENV).map_or(true, |value| value.trim() != "0"),
         }))
     }
 
@@ -385,6 +397,7 @@ impl CudaDevice {
             None
         };
         Ok(LoadedKernel {
+            graphs: RefCell::default(),
             module,
             function,
             name: name.clone(),
@@ -465,6 +478,10 @@ impl CudaDevice {
     ///
     /// A kernel with global scratch gets this device's scratch for `stream`, allocated on first
     /// use and grown (after a synchronization) when a launch needs more.
+    ///
+    /// A kernel launched again and again over one grid on one stream is replayed from a one-node
+    /// graph once that pair is hot (`graphs.rs`: half the host time of `cuLaunchKernel` on the
+    /// H100 hosts measured), unless [`GRAPHS_ENV`] is 0 or the stream is being captured.
     pub fn launch_async(
         &self,
         kernel: &LoadedKernel,
@@ -472,6 +489,19 @@ impl CudaDevice {
         args: &[ArgValue],
         addresses: &[u64],
         stream: u64,
+    ) -> Result<(), CudaError> {
+        self.launch_async_as(kernel, grid, args, addresses, stream, self.graph_launches)
+    }
+
+    /// [`CudaDevice::launch_async`], replaying hot launches from graphs or not (`replays`).
+    fn launch_async_as(
+        &self,
+        kernel: &LoadedKernel,
+        grid: Grid,
+        args: &[ArgValue],
+        addresses: &[u64],
+        stream: u64,
+        replays: bool,
     ) -> Result<(), CudaError> {
         check_grid(kernel, grid)?;
         if grid.programs() == 0 {
@@ -508,6 +538,22 @@ impl CudaDevice {
         self.context.make_current().map_err(CudaError::driver)?;
         let mut pointers = params.pointers();
         let block = [kernel.threads_per_block, 1, 1];
+        if replays {
+            let launch = graphs::Launch {
+                function: kernel.function,
+                target: graphs::Target { grid: launched.0, stream },
+                block,
+                shared_bytes: kernel.shared_bytes,
+                params: &params,
+                pointers: &mut pointers,
+            };
+            // SAFETY: as for the direct launch below; the graphs live in `kernel`, which keeps
+            // the function's module alive and destroys them first.
+            let replayed = unsafe { kernel.graphs.borrow_mut().launch(&self.context, launch) };
+            if replayed.map_err(|error| launch_error(kernel, launched, error))? {
+                return Ok(());
+            }
+        }
         // SAFETY: `pointers` point into `params`, which outlives the call and holds one 8-byte
         // slot per parameter of `kernel` (packed against its ABI); the device addresses among
         // them are the caller's live allocations (its promise) or this device's scratch; the

@@ -26,7 +26,7 @@ use crate::buffer::ArgValue;
 /// The packed parameters of one launch. The pointers handed to the driver point into `slots`
 /// and `maps`, so a `Params` must not move between [`Params::pointers`] and the launch (it is
 /// only borrowed).
-#[derive(Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     slots: SmallVec<[u64; INLINE_PARAMS]>,
     /// The encoded tensor maps, passed after every slot.

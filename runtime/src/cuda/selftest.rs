@@ -12,6 +12,8 @@ use std::time::Duration;
 use trident_backend_nvptx::{Artifact, ParamAbi};
 use trident_midend::ir::DType;
 
+use super::driver::Memory;
+use super::graphs::{HOT_AFTER, MAX_GRAPHS};
 use super::{probe, selected_ordinal, BenchOptions, CudaDevice, ErrorKind, Probe};
 use crate::buffer::{ArgValue, Buffer, Grid};
 
@@ -56,6 +58,7 @@ pub fn run(fault: Fault) -> Result<Outcome, String> {
     lines.push(module_cache(&device)?);
     lines.push(shared_memory(&device)?);
     lines.push(timing(&device)?);
+    lines.push(replayed_launches(&device)?);
     lines.push(jit_error(&device)?);
     lines.push(argument_error(&device)?);
     if fault == Fault::Check {
@@ -192,6 +195,73 @@ fn timing(device: &CudaDevice) -> Result<String, String> {
     Ok(format!(
         "ok timing: vector_add of {n} elements, median {:.4} ms over {} runs ({gbps:.0} GB/s)",
         stats.median_ms, stats.runs
+    ))
+}
+
+/// `launch_async` over memory on the device, as the Python package launches: every launch's
+/// scale, output and grid change, on two streams, so that hot (grid, stream) pairs are replayed
+/// from graphs with their parameters set again, and one more grid than the graphs a kernel keeps
+/// evicts one. Each output must hold what the last launch that wrote it computed.
+fn replayed_launches(device: &CudaDevice) -> Result<String, String> {
+    let kernel = device.load(&vector_add_artifact()).map_err(|e| format!("load vector_add: {e}"))?;
+    let n = 1000;
+    let (buffers, mut args) = vector_add_launch(n);
+    fn failed(what: &'static str) -> impl Fn(super::driver::DriverError) -> String {
+        move |error| format!("replayed launches: {what}: {error}")
+    }
+    let upload = |buffer: &Buffer| -> Result<Memory, String> {
+        let memory = Memory::alloc(&device.context, buffer.bytes.len()).map_err(failed("allocate"))?;
+        memory.copy_from_host(&buffer.bytes).map_err(failed("copy in"))?;
+        Ok(memory)
+    };
+    let outputs = 3;
+    let memory: Vec<Memory> = [&buffers[0], &buffers[1]]
+        .into_iter()
+        .chain(std::iter::repeat_n(&buffers[2], outputs))
+        .map(upload)
+        .collect::<Result<_, _>>()?;
+    // The null stream and the thread's default stream (CU_STREAM_PER_THREAD), which need no
+    // creating; each orders itself after the other's work.
+    let streams = [0u64, 2];
+    let grids = MAX_GRAPHS as u32 + 1;
+    let launches = 2 * streams.len() * grids as usize * (HOT_AFTER as usize + 8);
+    let mut last_scale = vec![None; outputs];
+    for launch in 0..launches {
+        let output = launch % outputs;
+        let scale = launch as f32 * 0.25;
+        args[3] = ArgValue::Float(f64::from(scale));
+        let grid = Grid([n.div_ceil(128) as u32 + launch as u32 % grids, 1, 1]);
+        let stream = streams[launch / (launches / 4) % streams.len()];
+        let addresses = [memory[0].address(), memory[1].address(), memory[2 + output].address()];
+        device
+            .launch_async(&kernel, grid, &args, &addresses, stream)
+            .map_err(|e| format!("replayed launches: launch {launch}: {e}"))?;
+        last_scale[output] = Some(scale);
+    }
+    device.context.synchronize().map_err(failed("synchronize"))?;
+    let (x, y) = (f32_values(&buffers[0]), f32_values(&buffers[1]));
+    for (output, scale) in last_scale.iter().enumerate() {
+        let scale = scale.ok_or("replayed launches: an output was never written")?;
+        let mut bytes = vec![0u8; buffers[2].bytes.len()];
+        memory[2 + output].copy_to_host(&mut bytes).map_err(failed("copy out"))?;
+        let out = f32_values(&Buffer { bytes, ..buffers[2].clone() });
+        for i in 0..n {
+            let want = ((scale * x[i] + y[i]) + 0.125f32) + -2.0f32;
+            if out[i].to_bits() != want.to_bits() {
+                return Err(format!(
+                    "replayed launches: output {output}[{i}] = {} but {want} was expected (scale {scale})",
+                    out[i]
+                ));
+            }
+        }
+    }
+    let graphs = kernel.graphs.borrow().count();
+    if device.graph_launches && graphs != MAX_GRAPHS {
+        return Err(format!("replayed launches: {graphs} graphs kept, {MAX_GRAPHS} expected"));
+    }
+    Ok(format!(
+        "ok replayed launches: {launches} launches over {grids} grids on {} streams, {graphs} graphs kept",
+        streams.len()
     ))
 }
 
