@@ -112,6 +112,49 @@ def test_cuda_tensors_in_place_on_the_current_stream(nvptx):
     assert out.data_ptr() == address and torch.equal(out, 0.5 * x)
 
 
+def test_hot_launches_keep_their_order_and_arguments(nvptx):
+    """A kernel launched again and again over one grid on one stream is replayed from a CUDA
+    graph (the runtime's graphs.rs): every launch still runs after the one before it on the
+    stream, with its own arguments, whether they changed or not."""
+    torch = nvptx
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    outs = [torch.zeros(1000, device="cuda") for _ in range(3)]
+    acc = torch.zeros(1000, device="cuda")
+    for launch in range(60):
+        out = outs[launch % 3]
+        k.scale_kernel[(8, )](x, out, 1000, float(launch), NEGATE=launch % 2 == 1, BLOCK=128)
+        # Reads the launch's output on the same stream: ordered after it.
+        acc += out
+    torch.cuda.synchronize()
+    for index, out in enumerate(outs):
+        last = max(launch for launch in range(60) if launch % 3 == index)
+        sign = -1.0 if last % 2 else 1.0
+        assert torch.equal(out, sign * last * x), index
+    want = sum((-1.0 if launch % 2 else 1.0) * launch for launch in range(60))
+    assert torch.allclose(acc, want * x), (acc[:4], want)
+
+
+def test_hot_launches_are_captured_into_a_torch_cuda_graph(nvptx):
+    """A launch that would be replayed from trident's graph is launched directly while its stream
+    is captured (a capture takes kernels, not graph launches), so torch.cuda.graph records it."""
+    torch = nvptx
+    x = torch.arange(1000, dtype=torch.float32, device="cuda")
+    out = torch.zeros(1000, device="cuda")
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        for _ in range(20):  # hot on the capture's stream
+            k.scale_kernel[(8, )](x, out, 1000, 2.0, NEGATE=False, BLOCK=128)
+    stream.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        k.scale_kernel[(8, )](x, out, 1000, 3.0, NEGATE=False, BLOCK=128)
+    out.zero_()
+    torch.cuda.synchronize()
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, 3 * x)
+
+
 def test_cuda_views_in_place(nvptx):
     """A view's data_ptr() is where the kernel starts: 16-byte aligned or not, each its own
     specialization."""
