@@ -13,12 +13,12 @@ Each implementation runs in its own process: trident under ``python -m trident``
 for ``triton``), Triton (when ``import triton`` works without trident) as a plain script. Lines
 that start with ``BENCH`` are for scripts:
 
-    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=4.10 us_with_sync=4.11 floor_us=3.62 replay_us=1.95
+    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=3.14 us_with_sync=3.14 floor_us=3.30 replay_us=1.68
 
 On nvptx, trident also measures the CUDA driver's own cost of a launch on the machine (an empty
 kernel launched from Rust in the same process): with ``cuLaunchKernel`` (``floor_us``, which no
-launch that calls it can go under: 3.1 to 4.9 microseconds on the H100 hosts measured so far) and
-replayed from a one-node graph (``replay_us``: 1.9 to 2.1), as trident replays a kernel launched
+launch that calls it can go under: 2.8 to 4.9 microseconds on the H100 hosts measured so far) and
+replayed from a one-node graph (``replay_us``: 1.5 to 2.8), as trident replays a kernel launched
 again and again over one grid on one stream (``TRIDENT_CUDA_GRAPHS=0`` turns that off). The floor
 varies from host to host, so compare hosts by the share above it, and implementations within one
 run.

@@ -1,14 +1,15 @@
 //! Repeat launches replayed as one-node CUDA graphs.
 //!
 //! Why: on the H100 hosts measured (Firecracker virtual machines, driver 580), `cuLaunchKernel`
-//! takes 3.5 to 4.5 microseconds of host time, whatever the stream, the parameters or the queue
+//! takes 2.8 to 4.9 microseconds of host time, whatever the stream, the parameters or the queue
 //! depth ([`super::floor`]), and that is most of a launch from Python. Replaying an
-//! instantiated graph of the same one launch takes 1.9 to 2.1 microseconds, and 2.5 when its
-//! parameters changed since the last replay (`cuGraphExecKernelNodeSetParams`); changing its grid
-//! costs as much as a launch. So [`super::CudaDevice::launch_async`] launches a kernel over one
-//! grid on one stream directly until that pair has been launched [`HOT_AFTER`] times, and from
-//! then on replays a graph instantiated for the pair (instantiating takes 50 to 100
-//! microseconds), setting its parameters again only when they differ from the last ones set.
+//! instantiated graph of the same one launch takes about half as long (from C, in one process:
+//! 3.5 to 3.8 microseconds a launch, 1.9 to 2.1 a replay, 2.5 when its parameters changed since
+//! the last replay (`cuGraphExecKernelNodeSetParams`), 3.7 to 4.4 when its grid changed). So
+//! [`super::CudaDevice::launch_async`] launches a kernel over one grid on one stream directly
+//! until that pair has been launched [`HOT_AFTER`] times, and from then on replays a graph
+//! instantiated for the pair (instantiating takes 50 to 100 microseconds), setting its parameters
+//! again only when they differ from the last ones set.
 //!
 //! What stays as it was: a replay is ordered on its stream as a launch is, and replays of one
 //! graph are ordered among themselves (they are on one stream anyway); the parameter values are
