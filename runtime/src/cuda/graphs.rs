@@ -111,7 +111,8 @@ impl Hotness {
 pub struct LaunchGraphs {
     hotness: Hotness,
     graphs: Vec<(KernelGraph, Params)>,
-    /// Set when the driver refused to make a graph of this kernel: it is launched directly.
+    /// Set when the driver refused to make a graph of this kernel or to set its parameters: it is
+    /// launched directly.
     refused: bool,
 }
 
@@ -133,7 +134,8 @@ impl LaunchGraphs {
     }
 
     /// Enqueues `launch` as a graph replay when its target is hot: `Ok(true)`; `Ok(false)` when
-    /// the caller is to launch it directly. An error is the driver's refusal of a replay.
+    /// the caller is to launch it directly (also from now on, where the driver would not make a
+    /// graph or set its parameters). An error is the driver's refusal of the replay itself.
     ///
     /// # Safety
     /// As [`Function::launch_on`] for `launch`; `launch.function`'s module outlives `self`.
@@ -154,15 +156,20 @@ impl LaunchGraphs {
                 if *params != *launch.params {
                     // SAFETY: the caller's promises; the graph was made for this function, grid,
                     // block and shared memory.
-                    unsafe {
+                    let set = unsafe {
                         graph.set_params(
                             launch.function,
                             launch.target.grid,
                             launch.block,
                             launch.shared_bytes,
                             launch.pointers,
-                        )?
+                        )
                     };
+                    // As where a graph cannot be made: launch directly from now on.
+                    if set.is_err() {
+                        self.refused = true;
+                        return Ok(false);
+                    }
                     params.clone_from(launch.params);
                 }
                 index
