@@ -1,17 +1,16 @@
-//! The floor under a launch: the host time of the CUDA driver's own `cuLaunchKernel`, measured
-//! with an empty kernel of the four parameters of `python/benchmarks/launch_overhead.py`'s
-//! vector add (three pointers and an `i32`), enqueued back to back on the null stream as
-//! `kernel[grid](...)` enqueues on torch's default stream; and beside it the host time of the
-//! same launches replayed from a one-node graph, as [`CudaDevice::launch_async`] replays hot
-//! launches (`graphs.rs`). Whatever a launch from Python costs beyond the replay is trident's work
-//! and the interpreter's; the floor itself varies from machine to machine and from minute to
-//! minute (2.8 to 4.9 microseconds for `cuLaunchKernel` on the H100 hosts measured so far, 1.5 to
-//! 2.8 for a replay), so they are measured together. How the driver is called does not move the direct launch: on
-//! one H100 host, in one process, the null stream, the per-thread default stream, a created
-//! stream (blocking or not), `cuLaunchKernelEx`, the parameters as one buffer (`extra`) and a
-//! kernel without parameters all took 3.4 to 4.3 microseconds a launch, as did CUDA's runtime
-//! API from C, and 10 launches as long each as 100,000 (the GPU keeps up: the time is the
-//! host's).
+//! The floor under a launch: the host time of the CUDA driver's own `cuLaunchKernel`, measured with
+//! an empty kernel of the four parameters of `python/benchmarks/launch_overhead.py`'s vector add
+//! (three pointers and an `i32`), enqueued back to back on the null stream as `kernel[grid](...)`
+//! enqueues on torch's default stream; and beside it the host time of the same launches replayed
+//! from a one-node graph, as [`CudaDevice::launch_async`] replays hot launches (`graphs.rs`).
+//! Whatever a launch from Python costs beyond the replay is trident's work and the interpreter's;
+//! the floor itself varies from machine to machine and from minute to minute (2.8 to 4.9
+//! microseconds for `cuLaunchKernel` on the H100 hosts measured so far, 1.5 to 2.8 for a replay),
+//! so they are measured together. How the driver is called does not move the direct launch: on one
+//! H100 host, in one process, the null stream, the per-thread default stream, a created stream
+//! (blocking or not), `cuLaunchKernelEx`, the parameters as one buffer (`extra`) and a kernel
+//! without parameters all took 3.4 to 4.3 microseconds a launch, as did CUDA's runtime API from C,
+//! and 10 launches as long each as 100,000 (the GPU keeps up: the time is the host's).
 
 use std::time::{Duration, Instant};
 
