@@ -1,6 +1,7 @@
 """Host time per launch from Python: trident's ``kernel[grid](...)``, and real Triton's beside it.
 
     python python/benchmarks/launch_overhead.py [--backend auto|nvptx|spirv|interp] [--launches N]
+                                                [--rounds R]
 
 launches a 4-argument kernel (``x``, ``y``, ``out``, ``n``, plus the constexpr ``BLOCK``)
 ``N`` times (20000 by default) without synchronizing between launches, after a warm-up launch
@@ -10,8 +11,10 @@ nvptx), else numpy arrays (copied to the device and back on every launch, so tha
 too; on interp the launch includes running the kernel on the CPU, over a block of 16 elements).
 
 Each implementation runs in its own process: trident under ``python -m trident`` (its drop-in
-for ``triton``), Triton (when ``import triton`` works without trident) as a plain script. Lines
-that start with ``BENCH`` are for scripts:
+for ``triton``), Triton (when ``import triton`` works without trident) as a plain script; with
+``--rounds R``, R times each, alternating, and then each one's median, least and most over the
+rounds (a host's launch costs drift from minute to minute: on the H100 hosts measured, by up to
+a factor of 1.8 within one command). Lines that start with ``BENCH`` are for scripts:
 
     BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=3.14 us_with_sync=3.14 floor_us=3.30 replay_us=1.68
 
@@ -141,6 +144,8 @@ def main():
     parser.add_argument("--launches", type=int, default=20000)
     parser.add_argument("--impl", choices=["trident", "triton", "both"], default="both",
                         help="measure one implementation in this process, or both (each in its own)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --impl both: how many times to run each implementation")
     args = parser.parse_args()
     if args.impl != "both":
         if (args.impl == "trident") != is_trident():
@@ -155,8 +160,25 @@ def main():
     else:
         print("triton: not measured (it needs Triton and torch with a CUDA GPU)")
     failed = 0
-    for command in runs:
-        failed |= subprocess.run(command).returncode
+    per_launch = {}
+    for _ in range(max(args.rounds, 1)):
+        for command in runs:
+            done = subprocess.run(command, capture_output=True, text=True)
+            sys.stdout.write(done.stdout)
+            sys.stderr.write(done.stderr)
+            failed |= done.returncode
+            for fields in (line.split() for line in done.stdout.splitlines() if line.startswith("BENCH ")):
+                values = dict(field.split("=", 1) for field in fields[1:])
+                per_launch.setdefault(values["impl"], []).append(float(values["us_per_launch"]))
+    if args.rounds > 1:
+        for impl, times in per_launch.items():
+            times.sort()
+            middle = len(times) // 2
+            median = times[middle] if len(times) % 2 else (times[middle - 1] + times[middle]) / 2
+            print(f"{impl}: median {median:.2f} us/launch over {len(times)} rounds (least {times[0]:.2f}, "
+                  f"most {times[-1]:.2f})")
+            print(f"BENCH impl={impl} rounds={len(times)} median_us={median:.3f} min_us={times[0]:.3f} "
+                  f"max_us={times[-1]:.3f}")
     sys.exit(failed)
 
 

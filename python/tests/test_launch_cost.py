@@ -129,10 +129,11 @@ def test_launch_overhead_on_interp():
 
 def test_the_benchmark_script_runs_on_interp():
     script = Path(__file__).parents[1] / "benchmarks" / "launch_overhead.py"
-    done = subprocess.run([sys.executable, str(script), "--backend", "interp", "--launches", "200"],
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, str(script), "--backend", "interp", "--launches", "200",
+                           "--rounds", "2"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert "BENCH impl=trident backend=interp" in done.stdout, done.stdout
+    assert done.stdout.count("BENCH impl=trident backend=interp") == 2, done.stdout
+    assert "BENCH impl=trident rounds=2 median_us=" in done.stdout, done.stdout
 
 
 def test_the_drivers_launch_floor_is_measured_on_a_cuda_gpu_only():
