@@ -53,7 +53,8 @@ pub const DEVICE_ENV: &str = "TRIDENT_CUDA_DEVICE";
 /// The environment variable that bounds one launch, in seconds (default 300).
 pub const TIMEOUT_ENV: &str = "TRIDENT_CUDA_TIMEOUT";
 /// The environment variable that, set to 0, makes [`CudaDevice::launch_async`] launch every
-/// time with `cuLaunchKernel` instead of replaying hot launches from graphs (`graphs.rs`).
+/// time with `cuLaunchKernel` instead of replaying hot launches from graphs (`graphs.rs`); read
+/// when the device is opened.
 pub const GRAPHS_ENV: &str = "TRIDENT_CUDA_GRAPHS";
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
