@@ -376,6 +376,76 @@ fn nan_max_min_agree_with_interp() {
     spirv_agrees_exactly("spirv NaN max and min", &launch, &args, &[], &compared);
 }
 
+/// `tl.swizzle2d` renumbers a grid's positions so that it is walked in bands of `size_g` rows,
+/// each band column by column (Triton's docstring example; a last band of fewer rows), on tensors
+/// with runtime sizes and on scalars with compile-time ones. Each matrix holds, where a position
+/// is sent, that position's row-major index.
+#[test]
+fn swizzle2d_walks_bands_column_by_column() {
+    let on_tensors = |rows: usize, cols: usize, group: usize| {
+        let flags = [
+            format!("--arg=size_i={rows}"),
+            format!("--arg=size_j={cols}"),
+            format!("--arg=size_g={group}"),
+            format!("--const=BLOCK_I={rows}"),
+            format!("--const=BLOCK_J={cols}"),
+        ];
+        swizzled("swizzle2d_kernel", 1, (rows, cols), &flags)
+    };
+    assert_eq!(
+        on_tensors(4, 4, 2),
+        [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14], [9, 11, 13, 15]].map(Vec::from).to_vec()
+    );
+    let bands_of_three = [
+        [0, 3, 6, 9],
+        [1, 4, 7, 10],
+        [2, 5, 8, 11],
+        [12, 15, 18, 21],
+        [13, 16, 19, 22],
+        [14, 17, 20, 23],
+        [24, 26, 28, 30],
+        [25, 27, 29, 31],
+    ];
+    assert_eq!(on_tensors(8, 4, 3), bands_of_three.map(Vec::from).to_vec());
+    let flags = ["--const=SIZE_I=5", "--const=SIZE_J=4", "--const=SIZE_G=2"].map(String::from);
+    assert_eq!(
+        swizzled("swizzle2d_program_kernel", 20, (5, 4), &flags),
+        [[0, 2, 4, 6], [1, 3, 5, 7], [8, 10, 12, 14], [9, 11, 13, 15], [16, 17, 18, 19]]
+            .map(Vec::from)
+            .to_vec()
+    );
+}
+
+/// Runs `kernel` of `tests/kernels/swizzle2d.py` on interp over `programs` programs for a grid of
+/// `rows x cols` positions, and returns the matrix that holds, at each position's new place, its
+/// row-major index (-1 where none lands).
+fn swizzled(kernel: &str, programs: usize, (rows, cols): (usize, usize), flags: &[String]) -> Vec<Vec<i32>> {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir(&format!("cli-swizzle2d-{kernel}-{rows}x{cols}"));
+    let args =
+        ["new_i_ptr", "new_j_ptr"].map(|name| write_npy(&dir, name, DType::I32, vec![0; rows * cols * 4]));
+    let (grid, out) = (programs.to_string(), dir.join("out"));
+    let mut command = vec!["run", "tests/kernels/swizzle2d.py", "--kernel", kernel, "--backend", "interp"];
+    command.extend(["--grid", &grid, "--out", out.to_str().unwrap()]);
+    for arg in &args {
+        command.extend(["--arg", arg.as_str()]);
+    }
+    command.extend(flags.iter().map(String::as_str));
+    let output = trident(&command);
+    assert!(output.status.success(), "{kernel}: {}", stderr(&output));
+    let read = |name: &str| -> Vec<i32> {
+        let buffer =
+            npy::read(&out.join(format!("{name}.npy")), name, None).unwrap_or_else(|e| panic!("{e}"));
+        buffer.bytes.chunks_exact(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    };
+    let (new_i, new_j) = (read("new_i_ptr"), read("new_j_ptr"));
+    let mut matrix = vec![vec![-1; cols]; rows];
+    for n in 0..rows * cols {
+        matrix[new_i[n] as usize][new_j[n] as usize] = n as i32;
+    }
+    matrix
+}
+
 /// Runs `trident check --backend spirv` on `launch` plus the buffer `args` with zero tolerance
 /// (and `env`): every output must match interp exactly, and each buffer of `compared` must have
 /// been compared. Without a Vulkan adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES`

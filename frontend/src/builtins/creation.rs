@@ -91,6 +91,13 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let sum = l.binary(BinOp::Sub, sum, FValue::int(1))?;
             l.binary(BinOp::FloorDiv, sum, div)
         }
+        "swizzle2d" => {
+            let mut take = |index, name| l.arg(a, index, name, "tl.swizzle2d");
+            let (i, j) = (take(0, "i")?, take(1, "j")?);
+            let (size_i, size_j, size_g) = (take(2, "size_i")?, take(3, "size_j")?, take(4, "size_g")?);
+            l.no_more(a, "tl.swizzle2d")?;
+            swizzle2d(l, i, j, size_i, size_j, size_g)
+        }
         "next_power_of_2" => {
             let n = l.arg(a, 0, "n", "next_power_of_2")?;
             let n = l.const_int(&n, "next_power_of_2's argument")?;
@@ -304,4 +311,32 @@ fn hint(l: &mut FnLowerer, name: &str, x: FValue, values: FValue) -> LResult<FVa
         },
     }
     Ok(FValue::Tensor(v))
+}
+
+/// `tl.swizzle2d(i, j, size_i, size_j, size_g)`: the row-major position `(i, j)` of a
+/// `size_i x size_j` grid renumbered so that the grid is walked in bands of `size_g` rows (the
+/// last band may have fewer), each band column by column: the `n`-th position in row-major order
+/// becomes the `n`-th in that order. (The grouped program order of Triton's matmul tutorial.)
+fn swizzle2d(
+    l: &mut FnLowerer,
+    i: FValue,
+    j: FValue,
+    size_i: FValue,
+    size_j: FValue,
+    size_g: FValue,
+) -> LResult<FValue> {
+    // n, the row-major index; the band it falls in and that band's first row and height.
+    let n = l.binary(BinOp::Mul, i, size_j.clone())?;
+    let n = l.binary(BinOp::Add, n, j)?;
+    let band_size = l.binary(BinOp::Mul, size_g.clone(), size_j)?;
+    let band = l.binary(BinOp::FloorDiv, n.clone(), band_size.clone())?;
+    let first_row = l.binary(BinOp::Mul, band, size_g.clone())?;
+    let rows_left = l.binary(BinOp::Sub, size_i, first_row.clone())?;
+    let height = super::call(l, "minimum", CallArgs::positional(vec![rows_left, size_g]))?;
+    // Within the band, column by column.
+    let within = l.binary(BinOp::Mod, n, band_size)?;
+    let row = l.binary(BinOp::Mod, within.clone(), height.clone())?;
+    let new_i = l.binary(BinOp::Add, first_row, row)?;
+    let new_j = l.binary(BinOp::FloorDiv, within, height)?;
+    Ok(FValue::Tuple(vec![new_i, new_j]))
 }

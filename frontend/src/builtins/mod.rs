@@ -245,9 +245,9 @@ pub fn call(l: &mut FnLowerer, name: &str, mut a: CallArgs) -> LResult<FValue> {
     match name {
         // compile-time helpers and program geometry
         "constexpr" | "program_id" | "num_programs" | "arange" | "zeros" | "zeros_like" | "full"
-        | "full_like" | "cdiv" | "next_power_of_2" | "multiple_of" | "max_contiguous" | "max_constancy"
-        | "static_assert" | "static_print" | "device_print" | "device_assert" | "debug_barrier"
-        | "assume" | "pointer_type" | "cast" | "to_tensor" => creation::call(l, name, a),
+        | "full_like" | "cdiv" | "next_power_of_2" | "swizzle2d" | "multiple_of" | "max_contiguous"
+        | "max_constancy" | "static_assert" | "static_print" | "device_print" | "device_assert"
+        | "debug_barrier" | "assume" | "pointer_type" | "cast" | "to_tensor" => creation::call(l, name, a),
         "load"
         | "store"
         | "atomic_add"
