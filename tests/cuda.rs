@@ -296,6 +296,58 @@ fn descriptors_agree_with_interp(kernel: &str) {
     assert_nvptx_agrees(&output);
 }
 
+/// tests/kernels/gather.py on the GPU agrees exactly with interp: `tl.gather` along either axis
+/// (through shared memory, each element read at its own index), f32 with i32 indices and f16
+/// with i64 ones.
+#[test]
+fn gather_agrees_with_interp_on_the_gpu() {
+    if !require_gpu("gather_agrees_with_interp_on_the_gpu") {
+        return;
+    }
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cuda-gather");
+    for (axis, rows, cols, element, index_dtype) in
+        [(0usize, 4usize, 16usize, DType::F32, DType::I32), (1, 8, 32, DType::F16, DType::I64)]
+    {
+        let along = if axis == 0 { 8 } else { 16 };
+        let src: Vec<u8> = (0..128u32)
+            .flat_map(|i| match element {
+                DType::F16 => half::f16::from_f32(i as f32 * 0.25).to_le_bytes().to_vec(),
+                _ => (i as f32 * 0.25).to_le_bytes().to_vec(),
+            })
+            .collect();
+        let index: Vec<u8> = (0..rows * cols)
+            .flat_map(|n| {
+                (((n * 7919 + 3) % along) as i64).to_le_bytes()[..index_dtype.size_bytes()].to_vec()
+            })
+            .collect();
+        let case = dir.join(format!("axis{axis}"));
+        std::fs::create_dir_all(&case).unwrap();
+        let args = [
+            write_npy(&case, "src_ptr", element, src),
+            write_npy(&case, "index_ptr", index_dtype, index),
+            write_npy(&case, "out_ptr", element, vec![0; rows * cols * element.size_bytes()]),
+        ];
+        let consts = [
+            "SRC_ROWS=8".to_string(),
+            "SRC_COLS=16".to_string(),
+            format!("ROWS={rows}"),
+            format!("COLS={cols}"),
+            format!("AXIS={axis}"),
+        ];
+        let mut command =
+            vec!["check", "tests/kernels/gather.py", "--kernel", "gather_kernel", "--grid", "1"];
+        command.extend(["--backend", "nvptx", "--atol", "0", "--rtol", "0"]);
+        for c in &consts {
+            command.extend(["--const", c.as_str()]);
+        }
+        for arg in &args {
+            command.extend(["--arg", arg.as_str()]);
+        }
+        assert_nvptx_agrees(&trident(&command));
+    }
+}
+
 /// That a `trident check` run succeeded and found nvptx agreeing with interp.
 fn assert_nvptx_agrees(output: &std::process::Output) {
     let table = stdout(output);

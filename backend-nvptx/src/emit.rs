@@ -794,6 +794,39 @@ impl<'a> Isa<'a> for Emitter<'a> {
         Emitter::read_shared(self, dst_l, read, class)
     }
 
+    fn read_shared_at(
+        &mut self,
+        dst_l: &LayoutInfo,
+        read: &Affine,
+        index: &[Reg],
+        stride: i64,
+        class: Class,
+    ) -> Vec<Reg> {
+        let bytes = class.bytes() as i64;
+        let smem = self.smem_base();
+        let base = self.affine_base(dst_l, read);
+        let addr = self.reg(Class::B32);
+        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let mut out = Vec::with_capacity(index.len());
+        for (coordinate, &at) in dst_l.reg_coords.iter().zip(index) {
+            // The index as 32 bits: a 64-bit one truncated, a 16-bit one widened (an index
+            // outside the source is undefined, as in Triton).
+            let at = match at.class {
+                Class::B64 | Class::B16 => {
+                    let narrow = self.reg(Class::B32);
+                    let from = if at.class == Class::B64 { "u64" } else { "u16" };
+                    self.ins(format!("cvt.u32.{from} {narrow}, {at}"));
+                    narrow
+                }
+                _ => at,
+            };
+            let element = self.reg(Class::B32);
+            self.ins(format!("mad.lo.s32 {element}, {at}, {}, {addr}", stride * bytes));
+            out.push(self.ld_shared(class, element, read.eval(coordinate) * bytes));
+        }
+        out
+    }
+
     /// Rows padded by a vector against bank conflicts ([`padded_rows`]).
     fn conversion_scratch(&self, src: &LayoutInfo, dst: &LayoutInfo) -> Affine {
         padded_rows(src, dst)

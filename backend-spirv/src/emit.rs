@@ -1232,6 +1232,31 @@ impl<'a> Isa<'a> for Emitter<'a> {
         }
         out
     }
+
+    fn read_shared_at(
+        &mut self,
+        dst_l: &LayoutInfo,
+        read: &Affine,
+        index: &[Reg],
+        stride: i64,
+        class: Class,
+    ) -> Vec<Reg> {
+        let words = class.words() as i64;
+        let base = self.affine_base(dst_l, read);
+        let scale = self.u32c(words as u32);
+        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let step = self.u32c((stride * words) as u32);
+        let mut out = Vec::with_capacity(index.len());
+        for (coordinate, &at) in dst_l.reg_coords.iter().zip(index) {
+            // A 64-bit index truncated to 32 (an index outside the source is undefined, as in
+            // Triton).
+            let at = if at.class == Class::U64 { self.s.op(Op::UConvert, Class::U32, &[at]) } else { at };
+            let scaled = self.s.op(Op::IMul, Class::U32, &[at, step]);
+            let element = self.s.op(Op::IAdd, Class::U32, &[addr, scaled]);
+            out.push(self.ld_shared(class, element, read.eval(coordinate) * words));
+        }
+        out
+    }
 }
 
 impl<'a> LowerOps<'a> for Emitter<'a> {

@@ -271,7 +271,7 @@ pub fn call(l: &mut FnLowerer, name: &str, mut a: CallArgs) -> LResult<FValue> {
             reduce::call(l, name, a)
         }
         "reshape" | "view" | "trans" | "permute" | "join" | "split" | "interleave" | "expand_dims"
-        | "broadcast_to" | "broadcast" | "flip" | "cat" | "ravel" => shape::call(l, name, a),
+        | "broadcast_to" | "broadcast" | "flip" | "cat" | "ravel" | "gather" => shape::call(l, name, a),
         "dot" => dot::call(l, a),
         "rand" | "randn" | "randint" | "randint4x" | "rand4x" | "randn4x" | "philox" => {
             random::call(l, name, a)

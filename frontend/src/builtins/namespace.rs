@@ -206,7 +206,10 @@ mod tests {
 
     #[test]
     fn messages_tell_missing_support_from_names_triton_lacks() {
-        assert_eq!(unknown_call_message("gather"), "`gather` is not supported by trident yet");
+        assert_eq!(
+            unknown_call_message("inline_asm_elementwise"),
+            "`inline_asm_elementwise` is not supported by trident yet"
+        );
         assert_eq!(
             unknown_call_message("lod"),
             "`lod` is not part of `triton.language`; did you mean `load` or `log`?"

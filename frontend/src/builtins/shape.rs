@@ -2,7 +2,7 @@
 //! `interleave`, `expand_dims`, `broadcast_to` / `broadcast`, `cat`, and `flip` (built, as in
 //! Triton, from a reshape into a 2x2x...x2 view and a swap of each size-2 axis).
 
-use trident_midend::ir::{Attr, Attrs, Opcode, Value};
+use trident_midend::ir::{Attr, Attrs, DType, Opcode, Value};
 
 use super::CallArgs;
 use crate::lower::{FnLowerer, LResult};
@@ -169,6 +169,15 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
             let ty = l.ty(x).with_shape(&shape);
             Ok(FValue::Tensor(l.b().value(Opcode::Cat, vec![x, y], ty, Attrs::new())))
         }
+        "gather" => {
+            let src = l.arg(a, 0, "src", "tl.gather")?;
+            let index = l.arg(a, 1, "index", "tl.gather")?;
+            let axis = l.arg(a, 2, "axis", "tl.gather")?;
+            l.no_more(a, "tl.gather")?;
+            let (src, index) = (l.to_value(&src)?, l.to_value(&index)?);
+            let axis = l.const_int(&axis, "tl.gather's axis")?;
+            gather(l, src, index, axis)
+        }
         "flip" => {
             let x = l.arg(a, 0, "x", "tl.flip")?;
             let dim = a.take(1, "dim");
@@ -309,4 +318,38 @@ fn flip(l: &mut FnLowerer, x: Value, dim: usize) -> LResult<Value> {
         y = permute(l, swapped, &inverse)?;
     }
     reshape(l, y, &shape, false)
+}
+
+/// `tl.gather(src, index, axis)`: `result[c] = src[c with c[axis] = index[c]]`, of `index`'s shape
+/// and `src`'s dtype; `index` is an integer tensor of `src`'s rank and shape but along `axis`
+/// (negative axes count from the last). An index outside `src` is undefined in Triton; the
+/// interpreter reports it.
+fn gather(l: &mut FnLowerer, src: Value, index: Value, axis: i64) -> LResult<FValue> {
+    let (src_shape, index_shape) = (l.shape_of(src), l.shape_of(index));
+    if src_shape.is_empty() {
+        return l.error("tl.gather needs a tensor to gather from, not a scalar");
+    }
+    if !l.dtype_of(index).is_int() || l.dtype_of(index) == DType::I1 {
+        return l.error(format!("tl.gather needs an integer index, got {}", l.ty(index)));
+    }
+    if index_shape.len() != src_shape.len() {
+        return l.error(format!(
+            "tl.gather needs the source and the index of one rank: {:?} and {:?}",
+            src_shape, index_shape
+        ));
+    }
+    let rank = src_shape.len() as i64;
+    if !(-rank..rank).contains(&axis) {
+        return l.error(format!("tl.gather's axis {axis} is not a dimension of a rank-{rank} tensor"));
+    }
+    let axis = if axis < 0 { axis + rank } else { axis } as usize;
+    if let Some(d) = (0..src_shape.len()).find(|&d| d != axis && src_shape[d] != index_shape[d]) {
+        return l.error(format!(
+            "tl.gather needs the index to match the source but along axis {axis}: dim {d} is {} in the index and {} in the source",
+            index_shape[d], src_shape[d]
+        ));
+    }
+    let ty = l.ty(src).with_shape(&index_shape);
+    let attrs = Attrs::new().with("axis", Attr::Int(axis as i64));
+    Ok(FValue::Tensor(l.b().value(Opcode::Gather, vec![src, index], ty, attrs)))
 }

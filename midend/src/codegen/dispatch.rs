@@ -38,6 +38,7 @@ pub fn lower<'a, B: LowerOps<'a>>(e: &mut B, op: Op) -> Result<()> {
         Join => shape_ops::join(e, op),
         Split => shape_ops::split(e, op),
         Cat => shape_ops::cat(e, op),
+        Gather => shape_ops::gather(e, op),
         Reduce => reduce::lower(e, op),
         Scan => scan::lower(e, op),
         // Read by the op that owns their region.

@@ -75,6 +75,18 @@ pub trait Isa<'a>: DerefMut<Target = Lowering<'a, Self::Reg>> {
     /// scratch buffer.
     fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Self::Class) -> Vec<Self::Reg>;
 
+    /// Reads, for every register `i` of layout `dst_l`, the element at index
+    /// `read(coordinate) + index[i] * stride` of the scratch buffer: `index[i]` is the register's
+    /// own integer (a gather's position along its axis, which `read` leaves out), read as 32 bits.
+    fn read_shared_at(
+        &mut self,
+        dst_l: &LayoutInfo,
+        read: &Affine,
+        index: &[Self::Reg],
+        stride: i64,
+        class: Self::Class,
+    ) -> Vec<Self::Reg>;
+
     /// The scratch indices of a `convert_layout` from `src` to `dst` that goes through memory:
     /// row-major, unless the target pads rows against bank conflicts.
     fn conversion_scratch(&self, src: &LayoutInfo, _dst: &LayoutInfo) -> Affine {

@@ -1,6 +1,6 @@
 //! Tensor construction and shape ops: `arith.constant`, `tt.make_range`, `tt.splat`,
 //! `ttg.convert_layout`, `tt.broadcast`, `tt.expand_dims`, `tt.trans`, `tt.reshape`, `tt.join`,
-//! `tt.split`, `tt.cat`.
+//! `tt.split`, `tt.cat`, `tt.gather`.
 //!
 //! None of them computes anything: each says where every result element comes from. A move
 //! that keeps every element in its thread is a renaming of registers ([`Isa::relayout`]); any
@@ -140,6 +140,27 @@ fn two_into_one<'a, B: Isa<'a>>(e: &mut B, op: Op, place: impl Fn(&[u32]) -> (Af
     e.write_shared(&b, &sl, &write, elements)?;
     e.barrier();
     let r = e.read_shared(&dl, &Affine::row_major(&dl.shape), class);
+    e.set(data.results[0], r);
+    Ok(())
+}
+
+/// `tt.gather`: the source is written row-major to scratch memory, and each result register reads
+/// the element at its own coordinate with the coordinate along `axis` replaced by its index
+/// register's value (the index has the result's layout, which the verifier and the layout passes
+/// keep: the result is of the index's shape).
+pub fn gather<'a, B: Isa<'a>>(e: &mut B, op: Op) -> Result<()> {
+    let data = e.func.body.op(op);
+    let axis = data.attrs.int("axis").unwrap_or(0) as usize;
+    if e.ty(data.operands[1]).encoding() != e.ty(data.results[0]).encoding() {
+        return e.invalid("tt.gather's index and result have different layouts");
+    }
+    let (src, sl, dl) = source_and_layouts(e, op)?;
+    let index = e.get(data.operands[1])?;
+    let class = e.element_class(&src)?;
+    write_row_major(e, &src, &sl)?;
+    let mut read = Affine::row_major(&sl.shape);
+    let stride = std::mem::take(&mut read.coeffs[axis]);
+    let r = e.read_shared_at(&dl, &read, &index, stride, class);
     e.set(data.results[0], r);
     Ok(())
 }

@@ -199,6 +199,8 @@ define_ops! {
     Join = "tt.join", ops Exactly(2), res Exactly(1), regions 0, Pure, false, "Stack two equal-typed tensors along a new minor dimension of size 2.";
     Split = "tt.split", ops Exactly(1), res Exactly(2), regions 0, Pure, false, "Inverse of join: the minor dimension (size 2) into two tensors.";
     Cat = "tt.cat", ops Exactly(2), res Exactly(1), regions 0, Pure, false, "Concatenate along dim 0 (element order may be changed).";
+    Gather = "tt.gather", ops Exactly(2), res Exactly(1), regions 0, Pure, false,
+        "Elements of `src` along `axis` at the positions `index` holds: the result has `index`'s shape.";
 
     // ---- memory -----------------------------------------------------------------------------------
     AddPtr = "tt.addptr", ops Exactly(2), res Exactly(1), regions 0, Pure, false, "Pointer plus an element offset (scaled by the pointee size).";

@@ -481,6 +481,7 @@ impl<'a> FunctionVerifier<'a> {
             Join => join(&operands, results[0]),
             Split => split(operands[0], &results),
             Cat => cat(&operands, results[0]),
+            Gather => gather(&data.attrs, &operands, results[0]),
             AddPtr => add_ptr(&operands, results[0]),
             Load => load(&operands, results[0]),
             Store => store(&operands),
@@ -973,6 +974,30 @@ fn cat(operands: &[&Type], result: &Type) -> Check {
         None => return Err("cannot concatenate scalars".into()),
     }
     expect_same("the result", result, &operands[0].with_shape(&shape))
+}
+
+/// `tt.gather`: an integer index of the source's rank, of its shape but along `axis`; the result
+/// has the index's shape and the source's elements (any layout: the result's is the index's).
+fn gather(attrs: &Attrs, operands: &[&Type], result: &Type) -> Check {
+    let (src, index) = (operands[0], operands[1]);
+    let (src_shape, index_shape) = (shape_of(src)?, shape_of(index)?);
+    let axis = attrs.int("axis").ok_or("missing integer attribute `axis`")?;
+    if !(0..src_shape.len() as i64).contains(&axis) {
+        return Err(format!("axis {axis} is not a dimension of {src}"));
+    }
+    if !has_class(index, true) {
+        return Err(format!("the index {index} is not an integer tensor"));
+    }
+    let others_match = src_shape.len() == index_shape.len()
+        && src_shape.iter().zip(index_shape).enumerate().all(|(d, (s, i))| d as i64 == axis || s == i);
+    if !others_match {
+        return Err(format!("the index {index} does not match the source {src} but along axis {axis}"));
+    }
+    same_elem(src, result)?;
+    if result.shape() != index_shape {
+        return Err(format!("the result {result} does not have the index's shape {index}"));
+    }
+    Ok(())
 }
 
 /// `ptr + offset`: integer offsets of the pointer's shape; the result is the pointer type.

@@ -283,6 +283,9 @@ impl<'m, 'b> Machine<'m, 'b> {
                 return Ok(vec![a, b]);
             }
             Opcode::Cat => tensor::cat(arg(0)?, arg(1)?, rty)?,
+            Opcode::Gather => {
+                tensor::gather(arg(0)?, arg(1)?, attrs.int("axis").unwrap_or(0) as usize, arg_ty(1)?.dtype())?
+            }
             Opcode::AddPtr => add_ptr(arg(0)?, arg(1)?, rty.dtype().size_bytes() as i64)?,
             Opcode::Load | Opcode::AtomicRmw | Opcode::AtomicCas if rty.is_ptr() => {
                 return err(format!("{} of pointers is not supported", opcode.name()));

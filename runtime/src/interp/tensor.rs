@@ -133,6 +133,38 @@ pub fn cat(a: &Val, b: &Val, ty: &Type) -> Res<Val> {
     Val::new(shape_of(ty), concat(&a.data, &b.data)?)
 }
 
+/// `tt.gather`: `result[c] = src[c with c[axis] = index[c]]`, of the index's shape. An index
+/// outside the source along `axis` is an error here (Triton leaves it undefined).
+pub fn gather(src: &Val, index: &Val, axis: usize, index_dtype: DType) -> Res<Val> {
+    let rank = src.shape.len();
+    if axis >= rank || index.shape.len() != rank {
+        return err(format!(
+            "tt.gather along axis {axis} of {:?} with an index of {:?}",
+            src.shape, index.shape
+        ));
+    }
+    let (src_strides, index_strides) = (strides(&src.shape), strides(&index.shape));
+    let size = src.shape[axis];
+    let mut picks = Vec::with_capacity(index.numel());
+    for (n, &value) in index.ints()?.iter().enumerate() {
+        // Unsigned values are canonical non-negative; u64 is read as its unsigned value.
+        let value =
+            if index_dtype == DType::U64 { zext(64, value).min(i64::MAX as u64) as i64 } else { value };
+        if !(0..size as i64).contains(&value) {
+            return err(format!(
+                "tl.gather index {value} is outside the source's {size} elements along axis {axis}"
+            ));
+        }
+        let mut at = 0;
+        for d in 0..rank {
+            let coordinate = if d == axis { value as usize } else { n / index_strides[d] % index.shape[d] };
+            at += coordinate * src_strides[d];
+        }
+        picks.push(at);
+    }
+    Val::new(index.shape.clone(), src.data.gather(&picks))
+}
+
 /// `tt.histogram`: counts of the values 0..N-1 (N = result length) among the unmasked lanes.
 pub fn histogram(x: &Val, mask: Option<&Val>, x_dtype: DType, ty: &Type) -> Res<Val> {
     let bins = shape_of(ty).iter().product::<usize>();
