@@ -977,7 +977,7 @@ fn cat(operands: &[&Type], result: &Type) -> Check {
 }
 
 /// `tt.gather`: an integer index of the source's rank, of its shape but along `axis`; the result
-/// has the index's shape and the source's elements (any layout: the result's is the index's).
+/// has the index's shape, layout and the source's elements (the source may have any layout).
 fn gather(attrs: &Attrs, operands: &[&Type], result: &Type) -> Check {
     let (src, index) = (operands[0], operands[1]);
     let (src_shape, index_shape) = (shape_of(src)?, shape_of(index)?);
@@ -994,8 +994,8 @@ fn gather(attrs: &Attrs, operands: &[&Type], result: &Type) -> Check {
         return Err(format!("the index {index} does not match the source {src} but along axis {axis}"));
     }
     same_elem(src, result)?;
-    if result.shape() != index_shape {
-        return Err(format!("the result {result} does not have the index's shape {index}"));
+    if result.shape() != index_shape || result.encoding() != index.encoding() {
+        return Err(format!("the result {result} does not have the index's shape and layout {index}"));
     }
     Ok(())
 }
