@@ -530,6 +530,79 @@ fn gather_takes_elements_along_either_axis() {
     }
 }
 
+/// `tl.uint_to_uniform_float` (32- and 64-bit words, negative ones folded as Triton folds them)
+/// and `tl.pair_uniform_to_normal` (Box-Muller) called on a kernel's own words, on interp,
+/// against the formulas computed here; spirv agrees with interp.
+#[test]
+fn random_conversions_follow_tritons_formulas() {
+    use trident_midend::ir::DType;
+    let dir = scratch_dir("cli-random-conversions");
+    let block = 64usize;
+    let words: Vec<i32> =
+        (0..2 * block as i64).map(|i| (i * 2_654_435_761 % (1 << 32) - (1 << 31)) as i32).collect();
+    let wide: Vec<i64> = (0..block as i64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15u64 as i64)).collect();
+    let args = [
+        write_npy(&dir, "words_ptr", DType::I32, words.iter().flat_map(|w| w.to_le_bytes()).collect()),
+        write_npy(&dir, "wide_ptr", DType::I64, wide.iter().flat_map(|w| w.to_le_bytes()).collect()),
+        write_npy(&dir, "uniform_ptr", DType::F32, vec![0; 2 * block * 4]),
+        write_npy(&dir, "uniform64_ptr", DType::F32, vec![0; block * 4]),
+        write_npy(&dir, "normal_ptr", DType::F32, vec![0; 2 * block * 4]),
+    ];
+    let launch = [
+        "tests/kernels/random_conversions.py",
+        "--kernel",
+        "random_conversions_kernel",
+        "--grid",
+        "1",
+        "--const",
+        "BLOCK=64",
+    ];
+    let out = dir.join("out");
+    let mut run = vec!["run", "--backend", "interp", "--out", out.to_str().unwrap()];
+    run.extend(launch);
+    for arg in &args {
+        run.extend(["--arg", arg.as_str()]);
+    }
+    let output = trident(&run);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let uniform = read_f32(&out.join("uniform_ptr.npy"));
+    let uniform64 = read_f32(&out.join("uniform64_ptr.npy"));
+    let normal = read_f32(&out.join("normal_ptr.npy"));
+    for (i, &w) in words.iter().enumerate() {
+        let folded = if w < 0 { -(w as i64) - 1 } else { w as i64 };
+        assert_eq!(uniform[i], folded as f32 * 4.6566127342e-10_f64 as f32, "uniform[{i}] of {w}");
+        assert!((0.0..1.0).contains(&uniform[i]), "uniform[{i}] = {}", uniform[i]);
+    }
+    for (i, &w) in wide.iter().enumerate() {
+        let folded = if w < 0 { -(w as i128) - 1 } else { w as i128 };
+        assert_eq!(uniform64[i], folded as f32 * 1.0842020432385337e-19_f64 as f32, "uniform64[{i}] of {w}");
+    }
+    for i in 0..block {
+        let (u1, u2) = (f64::from(uniform[i].max(1.0e-7)), f64::from(uniform[block + i]));
+        let radius = (-2.0 * u1.ln()).sqrt();
+        let angle = std::f64::consts::TAU * u2;
+        for (got, want) in [(normal[i], radius * angle.cos()), (normal[block + i], radius * angle.sin())] {
+            assert!(
+                (f64::from(got) - want).abs() <= 1e-4 * want.abs().max(1.0),
+                "normal of pair {i}: {got} vs {want}"
+            );
+        }
+    }
+    // spirv within Vulkan's precision: sin and cos within 2^-11 absolute on [-pi, pi], times a
+    // radius of at most sqrt(-2 ln 1e-7) < 5.7 (lavapipe is 8.5e-5 off near a zero of cos).
+    let mut check = vec!["check", "--backend", "spirv", "--atol", "3e-3"];
+    check.extend(launch);
+    for arg in &args {
+        check.extend(["--arg", arg.as_str()]);
+    }
+    let output = trident(&check);
+    if stderr(&output).contains("needs a Vulkan adapter") {
+        skip_unless_required("spirv", "random_conversions_follow_tritons_formulas", "no Vulkan adapter here");
+        return;
+    }
+    assert!(output.status.success(), "{}\n{}", stdout(&output), stderr(&output));
+}
+
 /// Runs `trident check --backend spirv` on `launch` plus the buffer `args` with zero tolerance
 /// (and `env`): every output must match interp exactly, and each buffer of `compared` must have
 /// been compared. Without a Vulkan adapter this is a SKIP, unless `TRIDENT_REQUIRE_DEVICES`

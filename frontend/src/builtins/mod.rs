@@ -273,9 +273,15 @@ pub fn call(l: &mut FnLowerer, name: &str, mut a: CallArgs) -> LResult<FValue> {
         "reshape" | "view" | "trans" | "permute" | "join" | "split" | "interleave" | "expand_dims"
         | "broadcast_to" | "broadcast" | "flip" | "cat" | "ravel" | "gather" => shape::call(l, name, a),
         "dot" => dot::call(l, a),
-        "rand" | "randn" | "randint" | "randint4x" | "rand4x" | "randn4x" | "philox" => {
-            random::call(l, name, a)
-        }
+        "rand"
+        | "randn"
+        | "randint"
+        | "randint4x"
+        | "rand4x"
+        | "randn4x"
+        | "philox"
+        | "uint_to_uniform_float"
+        | "pair_uniform_to_normal" => random::call(l, name, a),
         "range" | "static_range" => {
             l.error(format!("tl.{name} can only be used as the iterable of a `for` loop"))
         }

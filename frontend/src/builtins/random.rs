@@ -16,6 +16,24 @@ const KEY_A: i128 = 0x9E3779B9;
 const KEY_B: i128 = 0xBB67AE85;
 
 pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> {
+    // The generator's conversions, which kernels may call on their own words.
+    if name == "uint_to_uniform_float" {
+        let x = l.arg(a, 0, "x", "tl.uint_to_uniform_float")?;
+        l.no_more(a, "tl.uint_to_uniform_float")?;
+        let x = l.to_value(&x)?;
+        return match l.dtype_of(x) {
+            DType::I32 | DType::U32 => uniform(l, x),
+            DType::I64 | DType::U64 => uniform64(l, x),
+            other => l.error(format!("tl.uint_to_uniform_float takes 32- or 64-bit integers, not {other}")),
+        };
+    }
+    if name == "pair_uniform_to_normal" {
+        let u1 = l.arg(a, 0, "u1", "tl.pair_uniform_to_normal")?;
+        let u2 = l.arg(a, 1, "u2", "tl.pair_uniform_to_normal")?;
+        l.no_more(a, "tl.pair_uniform_to_normal")?;
+        let (n1, n2) = box_muller(l, u1, u2)?;
+        return Ok(FValue::Tuple(vec![n1, n2]));
+    }
     let seed = l.arg(a, 0, "seed", name)?;
     if name == "philox" {
         let c: Vec<FValue> =
@@ -120,10 +138,25 @@ fn uniform(l: &mut FnLowerer, x: Value) -> LResult<FValue> {
     l.binary(BinOp::Mul, folded, FValue::Const(Const::Float(4.6566127342e-10)))
 }
 
-/// Box-Muller on two uniform words, as Triton's `pair_uniform_to_normal`.
+/// Triton's `uint_to_uniform_float` for 64-bit inputs: a float in [0, 1).
+fn uniform64(l: &mut FnLowerer, x: Value) -> LResult<FValue> {
+    let x = l.bitcast(x, DType::I64)?;
+    let neg = l.compare(CmpOp::Lt, FValue::Tensor(x), FValue::int(0))?;
+    let minus = l.negate(FValue::Tensor(x))?;
+    let minus = l.binary(BinOp::Sub, minus, FValue::int(1))?;
+    let folded = super::where_(l, neg, minus, FValue::Tensor(x))?;
+    l.binary(BinOp::Mul, folded, FValue::Const(Const::Float(1.0842020432385337e-19)))
+}
+
+/// Two uniform words as two normal samples ([`box_muller`]).
 fn normal_pair(l: &mut FnLowerer, i1: Value, i2: Value) -> LResult<(FValue, FValue)> {
     let u1 = uniform(l, i1)?;
     let u2 = uniform(l, i2)?;
+    box_muller(l, u1, u2)
+}
+
+/// Box-Muller on two uniform floats in [0, 1), as Triton's `pair_uniform_to_normal`.
+fn box_muller(l: &mut FnLowerer, u1: FValue, u2: FValue) -> LResult<(FValue, FValue)> {
     let u1 = super::call(l, "maximum", CallArgs::positional(vec![FValue::Const(Const::Float(1.0e-7)), u1]))?;
     let th = l.binary(BinOp::Mul, FValue::Const(Const::Float(std::f64::consts::TAU)), u2)?;
     let lg = super::call(l, "log", CallArgs::positional(vec![u1]))?;
