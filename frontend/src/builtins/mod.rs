@@ -155,10 +155,12 @@ impl FnLowerer<'_, '_> {
         }
         // Saturating: four dims of 65536 must not wrap around to 0 elements and pass.
         let numel: u64 = shape.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
-        if numel > 1 << 20 {
+        if numel > crate::limits::MAX_TENSOR_NUMEL {
             let count = if numel == u64::MAX { "2^64 or more".to_string() } else { numel.to_string() };
-            return self
-                .error(format!("shape {shape:?} has {count} elements; Triton allows at most 1048576"));
+            return self.error(format!(
+                "shape {shape:?} has {count} elements; Triton allows at most {}",
+                crate::limits::MAX_TENSOR_NUMEL
+            ));
         }
         Ok(())
     }
@@ -182,9 +184,18 @@ pub fn lookup_in_module(path: &str, name: &str) -> FValue {
                 "math" => FValue::Module("triton.language.math".into()),
                 "extra" => FValue::Module("triton.language.extra".into()),
                 "random" | "standard" => FValue::Module("triton.language".into()),
+                "PropagateNan" => FValue::Module("triton.language.PropagateNan".into()),
+                // The most elements a tensor may have (Triton's constant).
+                "TRITON_MAX_TENSOR_NUMEL" => FValue::int(crate::limits::MAX_TENSOR_NUMEL as i128),
                 _ => FValue::Builtin(name.into()),
             }
         }
+        // Triton's enum values: NONE and ALL (the NaN-propagating min/max).
+        "triton.language.PropagateNan" => match name {
+            "NONE" => FValue::int(0),
+            "ALL" => FValue::int(0xFFFF),
+            _ => FValue::Builtin(format!("PropagateNan.{name}")),
+        },
         "triton.language.extra" | "triton.language.extra.cuda" => match name {
             "libdevice" => FValue::Module("triton.language.extra.libdevice".into()),
             "cuda" => FValue::Module("triton.language.extra.cuda".into()),
