@@ -130,22 +130,22 @@ fn philox(l: &mut FnLowerer, seed: FValue, counters: [FValue; 4], rounds: i64) -
 
 /// Triton's `uint_to_uniform_float` for 32-bit inputs: a float in [0, 1).
 fn uniform(l: &mut FnLowerer, x: Value) -> LResult<FValue> {
-    let x = l.bitcast(x, DType::I32)?;
-    let neg = l.compare(CmpOp::Lt, FValue::Tensor(x), FValue::int(0))?;
-    let minus = l.negate(FValue::Tensor(x))?;
-    let minus = l.binary(BinOp::Sub, minus, FValue::int(1))?;
-    let folded = super::where_(l, neg, minus, FValue::Tensor(x))?;
-    l.binary(BinOp::Mul, folded, FValue::Const(Const::Float(4.6566127342e-10)))
+    uniform_of(l, x, DType::I32, 4.6566127342e-10)
 }
 
 /// Triton's `uint_to_uniform_float` for 64-bit inputs: a float in [0, 1).
 fn uniform64(l: &mut FnLowerer, x: Value) -> LResult<FValue> {
-    let x = l.bitcast(x, DType::I64)?;
+    uniform_of(l, x, DType::I64, 1.0842020432385337e-19)
+}
+
+/// `x` read as the signed integer `signed`, a negative value folded to `-x - 1`, times `scale`.
+fn uniform_of(l: &mut FnLowerer, x: Value, signed: DType, scale: f64) -> LResult<FValue> {
+    let x = l.bitcast(x, signed)?;
     let neg = l.compare(CmpOp::Lt, FValue::Tensor(x), FValue::int(0))?;
     let minus = l.negate(FValue::Tensor(x))?;
     let minus = l.binary(BinOp::Sub, minus, FValue::int(1))?;
     let folded = super::where_(l, neg, minus, FValue::Tensor(x))?;
-    l.binary(BinOp::Mul, folded, FValue::Const(Const::Float(1.0842020432385337e-19)))
+    l.binary(BinOp::Mul, folded, FValue::Const(Const::Float(scale)))
 }
 
 /// Two uniform words as two normal samples ([`box_muller`]).
