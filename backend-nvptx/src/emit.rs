@@ -487,10 +487,7 @@ impl<'a> Emitter<'a> {
     ) -> EResult<()> {
         let bytes = class.bytes() as i64;
         self.need_shared(elements * bytes as u64)?;
-        let smem = self.smem_base();
-        let base = self.affine_base(src_l, write);
-        let addr = self.reg(Class::B32);
-        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let addr = self.shared_address(src_l, write, bytes);
         let unique = src_l.unique_registers();
         let mut at: FxHashMap<i64, Reg> = FxHashMap::default();
         let mut order = Vec::new();
@@ -519,14 +516,22 @@ impl<'a> Emitter<'a> {
         Ok(())
     }
 
+    /// The shared-memory byte address `smem + affine_base(l, f) * bytes`, the runtime part of
+    /// `f(coordinate)` for this thread's registers of layout `l` (each register adds its own
+    /// constant byte offset, `f(its coordinate) * bytes`).
+    fn shared_address(&mut self, l: &LayoutInfo, f: &Affine, bytes: i64) -> Reg {
+        let smem = self.smem_base();
+        let base = self.affine_base(l, f);
+        let addr = self.reg(Class::B32);
+        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        addr
+    }
+
     /// Reads, for every register of layout `dst_l`, the element at index `read(coordinate)`;
     /// consecutive aligned elements come in with one vector load, like [`Emitter::write_shared`].
     pub fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
         let bytes = class.bytes() as i64;
-        let smem = self.smem_base();
-        let base = self.affine_base(dst_l, read);
-        let addr = self.reg(Class::B32);
-        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let addr = self.shared_address(dst_l, read, bytes);
         let offsets: Vec<i64> = dst_l.reg_coords.iter().map(|c| read.eval(c) * bytes).collect();
         let align = if class == Class::Pred { 1 } else { base_alignment(dst_l, read, bytes) };
         let mut cache: FxHashMap<i64, Reg> = FxHashMap::default();
@@ -803,10 +808,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
         class: Class,
     ) -> Vec<Reg> {
         let bytes = class.bytes() as i64;
-        let smem = self.smem_base();
-        let base = self.affine_base(dst_l, read);
-        let addr = self.reg(Class::B32);
-        self.ins(format!("mad.lo.s32 {addr}, {base}, {bytes}, {smem}"));
+        let addr = self.shared_address(dst_l, read, bytes);
         let mut out = Vec::with_capacity(index.len());
         for (coordinate, &at) in dst_l.reg_coords.iter().zip(index) {
             // The index as 32 bits: a 64-bit one truncated, a 16-bit one widened (an index

@@ -365,6 +365,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The workgroup-memory word index `affine_base(l, f) * words`, the runtime part of
+    /// `f(coordinate)` for this thread's registers of layout `l` (each register adds its own
+    /// constant word offset, `f(its coordinate) * words`).
+    fn shared_index(&mut self, l: &LayoutInfo, f: &Affine, words: i64) -> Reg {
+        let base = self.affine_base(l, f);
+        let scale = self.u32c(words as u32);
+        self.s.op(Op::IMul, Class::U32, &[base, scale])
+    }
+
     pub fn ld_shared(&mut self, class: Class, base: Reg, offset: i64) -> Reg {
         let idx = self.add_imm(base, offset);
         if class.words() == 2 {
@@ -1198,9 +1207,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
     fn write_shared(&mut self, src: &[Reg], l: &LayoutInfo, write: &Affine, elements: u64) -> EResult<()> {
         let words = self.element_class(src)?.words() as i64;
         self.need_shared_words(elements * words as u64)?;
-        let base = self.affine_base(l, write);
-        let scale = self.u32c(words as u32);
-        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let addr = self.shared_index(l, write, words);
         let unique = l.unique_registers();
         for (i, &r) in src.iter().enumerate() {
             if unique[i] {
@@ -1213,9 +1220,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
 
     fn read_shared(&mut self, dst_l: &LayoutInfo, read: &Affine, class: Class) -> Vec<Reg> {
         let words = class.words() as i64;
-        let base = self.affine_base(dst_l, read);
-        let scale = self.u32c(words as u32);
-        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let addr = self.shared_index(dst_l, read, words);
         let mut cache: FxHashMap<i64, Reg> = FxHashMap::default();
         let mut out = Vec::with_capacity(dst_l.num_regs());
         for c in &dst_l.reg_coords {
@@ -1242,9 +1247,7 @@ impl<'a> Isa<'a> for Emitter<'a> {
         class: Class,
     ) -> Vec<Reg> {
         let words = class.words() as i64;
-        let base = self.affine_base(dst_l, read);
-        let scale = self.u32c(words as u32);
-        let addr = self.s.op(Op::IMul, Class::U32, &[base, scale]);
+        let addr = self.shared_index(dst_l, read, words);
         let step = self.u32c((stride * words) as u32);
         let mut out = Vec::with_capacity(index.len());
         for (coordinate, &at) in dst_l.reg_coords.iter().zip(index) {
