@@ -256,6 +256,14 @@ fn module(config: Config) -> Vec<u32> {
         let first_row = b.i_mul(u32t, None, warp_m, block_rows).unwrap();
         let block_cols = c(b, bn / wn / 8);
         let first_col = b.i_mul(u32t, None, warp_n, block_cols).unwrap();
+        // A matrix of type `ty` whose first row starts at vector `at` of the stage, rows `stride`
+        // vectors apart.
+        let load_matrix = |b: &mut Builder, ty: u32, at: u32, stride: u32| {
+            let at = b.i_add(u32t, None, at, base).unwrap();
+            let p = b.access_chain(p_stage_uvec4, None, stage, [at]).unwrap();
+            b.cooperative_matrix_load_khr(ty, None, p, row_major, Some(stride), Some(non_private), [])
+                .unwrap()
+        };
         for kk in 0..bk / 16 {
             let a_mats: Vec<u32> = (0..tm)
                 .map(|i| {
@@ -264,18 +272,7 @@ fn module(config: Config) -> Vec<u32> {
                     let at = b.i_mul(u32t, None, row, a_row).unwrap();
                     let k_vec = c(b, kk * 2);
                     let at = b.i_add(u32t, None, at, k_vec).unwrap();
-                    let at = b.i_add(u32t, None, at, base).unwrap();
-                    let p = b.access_chain(p_stage_uvec4, None, stage, [at]).unwrap();
-                    b.cooperative_matrix_load_khr(
-                        a_ty,
-                        None,
-                        p,
-                        row_major,
-                        Some(a_row),
-                        Some(non_private),
-                        [],
-                    )
-                    .unwrap()
+                    load_matrix(b, a_ty, at, a_row)
                 })
                 .collect();
             let b_mats: Vec<u32> = (0..tn)
@@ -284,18 +281,7 @@ fn module(config: Config) -> Vec<u32> {
                     let col = c(b, j * 2);
                     let col = b.i_add(u32t, None, first_col, col).unwrap();
                     let at = b.i_add(u32t, None, k_row, col).unwrap();
-                    let at = b.i_add(u32t, None, at, base).unwrap();
-                    let p = b.access_chain(p_stage_uvec4, None, stage, [at]).unwrap();
-                    b.cooperative_matrix_load_khr(
-                        b_ty,
-                        None,
-                        p,
-                        row_major,
-                        Some(b_row),
-                        Some(non_private),
-                        [],
-                    )
-                    .unwrap()
+                    load_matrix(b, b_ty, at, b_row)
                 })
                 .collect();
             for i in 0..tm {
