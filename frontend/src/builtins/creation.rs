@@ -270,7 +270,10 @@ pub fn cast(l: &mut FnLowerer, x: FValue, dtype: FValue, bitcast: bool) -> LResu
             }
             l.error(format!("cannot cast {} to a pointer (only pointers and int64 addresses can)", ty))
         }
-        _ => l.error("the target of a cast must be a dtype such as tl.float16 or tl.pointer_type(...)"),
+        other => l.not_a_dtype(
+            &other,
+            "the target of a cast must be a dtype such as tl.float16 or tl.pointer_type(...)".to_string(),
+        ),
     }
 }
 

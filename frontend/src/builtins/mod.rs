@@ -125,7 +125,18 @@ impl FnLowerer<'_, '_> {
     pub fn const_dtype(&self, v: &FValue, what: &str) -> LResult<DType> {
         match v {
             FValue::Const(Const::DType(d)) => Ok(*d),
-            _ => self.error(format!("{what} must be a dtype such as tl.float32")),
+            _ => self.not_a_dtype(v, format!("{what} must be a dtype such as tl.float32")),
+        }
+    }
+
+    /// The error for `v` where a dtype belongs: a `triton.language` name trident lacks (the fp8
+    /// types `float8e4b15`, `float8e4b8`, `float8e5b16`) says so; anything else is `message`.
+    pub fn not_a_dtype<T>(&self, v: &FValue, message: String) -> LResult<T> {
+        match v {
+            FValue::Builtin(name) if namespace::is_triton_language(name) => {
+                self.error(namespace::unknown_call_message(name))
+            }
+            _ => self.error(message),
         }
     }
 
