@@ -13,10 +13,17 @@ too; on interp the launch includes running the kernel on the CPU, over a block o
 Each implementation runs in its own process: trident under ``python -m trident`` (its drop-in
 for ``triton``), Triton (when ``import triton`` works without trident) as a plain script; with
 ``--rounds R``, R times each, alternating, and then each one's median, least and most over the
-rounds (a host's launch costs drift from minute to minute: on the H100 hosts measured, by up to
-a factor of 1.8 within one command). Lines that start with ``BENCH`` are for scripts:
+rounds (a host's launch costs drift from process to process: on the H100 hosts measured, by up
+to a factor of 1.8 within one command), and each round's ratio of the two. Lines that start with
+``BENCH`` are for scripts:
 
-    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=3.14 us_with_sync=3.14 floor_us=3.30 replay_us=1.68
+    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=2.88 us_with_sync=2.88 gpu_us=2.88 floor_us=3.70 replay_us=1.73
+
+With torch CUDA tensors, ``gpu_us`` is the GPU's time from before the first launch to after the
+last, per launch (CUDA events): as long as the host's while the GPU keeps up with the launches,
+longer where they queue up faster than it runs them (the host's time then does not measure the
+launch alone). Queued behind a sleeping kernel, the GPU of the H100 host ran this kernel's
+launches 1.9 us apart, Triton's 2.1.
 
 On nvptx, trident also measures the CUDA driver's own cost of a launch on the machine (an empty
 kernel launched from Rust in the same process): with ``cuLaunchKernel`` (``floor_us``, which no
@@ -92,19 +99,31 @@ def measure(backend, launches):
     grid = (1, )
     add_kernel[grid](x, y, out, block, BLOCK=block)  # compiles (or loads from the cache)
     synchronize()
+    # CUDA events before and after the launches time the GPU's side of them: longer than the
+    # host's time where the launches queued up faster than the GPU ran them.
+    events = [torch.cuda.Event(enable_timing=True) for _ in range(2)] if torch is not None else None
+    if events:
+        events[0].record()
     started = time.perf_counter()
     for _ in range(launches):
         add_kernel[grid](x, y, out, block, BLOCK=block)
     host = time.perf_counter() - started
+    if events:
+        events[1].record()
     synchronize()
     total = time.perf_counter() - started
     us, us_sync = host / launches * 1e6, total / launches * 1e6
+    gpu_field = ""
+    if events:
+        gpu_us = events[0].elapsed_time(events[1]) * 1e3 / launches
+        gpu_field = f" gpu_us={gpu_us:.3f}"
     if torch is not None:
         assert torch.allclose(out, x + y), "wrong result"
     else:
         assert (out == x + y).all(), "wrong result"
     print(f"{impl} on {chosen} ({kind}): {launches} launches, {us:.2f} us/launch host time, "
-          f"{us_sync:.2f} us/launch with the final synchronization")
+          f"{us_sync:.2f} us/launch with the final synchronization"
+          + (f", {gpu_us:.2f} us/launch on the GPU (events)" if events else ""))
     floor = driver_floor(launches) if chosen == "nvptx" else None
     floor_field = ""
     if floor is not None:
@@ -113,7 +132,7 @@ def measure(backend, launches):
               f"{replayed:.2f} us a graph replay; {impl}'s share above the replay: {us - replayed:.2f} us")
         floor_field = f" floor_us={direct:.3f} replay_us={replayed:.3f}"
     print(f"BENCH impl={impl} backend={chosen} args={kind} launches={launches} us_per_launch={us:.3f} "
-          f"us_with_sync={us_sync:.3f}{floor_field}")
+          f"us_with_sync={us_sync:.3f}{gpu_field}{floor_field}")
 
 
 def driver_floor(launches):
@@ -171,6 +190,11 @@ def main():
                 values = dict(field.split("=", 1) for field in fields[1:])
                 per_launch.setdefault(values["impl"], []).append(float(values["us_per_launch"]))
     if args.rounds > 1:
+        # A round runs the implementations one after the other, a few seconds apart: their ratio
+        # in one round is steadier than either time across rounds.
+        pairs = list(zip(per_launch.get("trident", []), per_launch.get("triton", [])))
+        for number, (ours, theirs) in enumerate(pairs, 1):
+            print(f"round {number}: trident {ours:.2f} us, triton {theirs:.2f} us, ratio {ours / theirs:.3f}")
         for impl, times in per_launch.items():
             times.sort()
             middle = len(times) // 2
