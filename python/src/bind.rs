@@ -36,7 +36,7 @@ impl Default for Options {
 }
 
 /// The launch options Triton's `JITFunction.run` takes out of the keywords.
-const OPTIONS: [&str; 7] = [
+pub const OPTIONS: [&str; 7] = [
     "num_warps",
     "num_stages",
     "num_ctas",

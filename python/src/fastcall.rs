@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use crate::kernel::Launcher;
+use crate::key::PerParam;
 
 /// `METH_FASTCALL`: in the stable ABI from Python 3.10 on, so PyO3's bindings for 3.9 leave it out.
 const METH_FASTCALL: c_int = 0x0080;
@@ -72,7 +73,8 @@ fn fast_calls(py: Python<'_>) -> bool {
     *FAST.get_or_init(|| py.version_info() >= (3, 10))
 }
 
-/// The launch function: binds the call's arguments and launches, as `Launcher.__call__` does.
+/// The launch function: launches with the call's arguments as `Launcher.__call__` does, by the
+/// kernel's plan where the call fits it ([`Launcher::call_vectored`]).
 unsafe extern "C" fn launch(
     launcher: *mut ffi::PyObject,
     args: *const *mut ffi::PyObject,
@@ -96,11 +98,9 @@ unsafe extern "C" fn launch(
             let total = count + names.as_ref().map_or(0, |names| names.len());
             let values: &[*mut ffi::PyObject] =
                 if total == 0 { &[] } else { unsafe { std::slice::from_raw_parts(args, total) } };
-            let object = |pointer: &*mut ffi::PyObject| unsafe { Bound::from_borrowed_ptr(py, *pointer) };
-            let positional = values[..count].iter().map(object);
-            let keywords =
-                names.iter().flat_map(|names| names.iter()).zip(values[count..].iter().map(object));
-            launcher.get().call(py, positional, keywords)
+            let args: PerParam<Bound<'_, PyAny>> =
+                values.iter().map(|pointer| unsafe { Bound::from_borrowed_ptr(py, *pointer) }).collect();
+            launcher.get().call_vectored(py, &args, count, names.as_ref())
         }));
         let error = match outcome {
             Ok(Ok(())) => return py.None().into_ptr(),

@@ -16,6 +16,10 @@
 //!    autotune config, the grid, the TTIR, the backend and its compilation, through the on-disk
 //!    cache), keep the result under the key, and launch it as a hit would.
 //!
+//! A launch on nvptx with CUDA tensors in place, through vectorcall, also leaves a plan
+//! ([`crate::plan`]): the next call from the same site whose arguments are of the same kinds
+//! skips steps 1 and 2 and the binding of step 3.
+//!
 //! The table lives per thread ([`TABLES`]), under the kernel's id: a CUDA context and the
 //! modules loaded in it belong to a thread, so a kernel launched from two threads loads its
 //! kernels once per thread (from the on-disk cache, so without compiling twice).
@@ -46,6 +50,7 @@ use crate::fastcall;
 use crate::grid;
 use crate::key::{Backend, Key, PerParam};
 use crate::launch::{self, About, Loaded, Outcome};
+use crate::plan::{Plan, Site};
 use crate::values::{self, Value};
 
 /// The loaded kernels of every kernel object, by kernel id, on this thread (FxHash: a launch
@@ -59,6 +64,8 @@ struct Specializations {
     /// The last one looked up: a loop launching one kernel with arguments of the same kinds
     /// finds it by one comparison of keys, without hashing.
     last: Option<(Key, Rc<Loaded>)>,
+    /// The plan of the last launch that could have one ([`crate::plan`]).
+    plan: Option<Rc<Plan>>,
 }
 
 impl Specializations {
@@ -75,11 +82,13 @@ impl Specializations {
 
     fn insert(&mut self, key: Key, loaded: Rc<Loaded>) {
         self.last = None;
+        self.plan = None;
         self.by_key.insert(key, loaded);
     }
 
     fn remove(&mut self, key: &Key) {
         self.last = None;
+        self.plan = None;
         self.by_key.remove(key);
     }
 }
@@ -105,13 +114,15 @@ pub struct Kernel {
     path: String,
     name: String,
     source: String,
-    params: Vec<Param>,
+    pub(crate) params: Vec<Param>,
     /// The parameters' names as interned Python strings, in order (see [`bind::bind`]).
-    param_names: Vec<Py<PyString>>,
+    pub(crate) param_names: Vec<Py<PyString>>,
     /// The decorators, or the error reading them (raised at each launch).
     decorations: Result<Decorations, String>,
     /// Integers are keyed by value: the autotuner's key or the heuristics read them.
-    exact_ints: bool,
+    pub(crate) exact_ints: bool,
+    /// How many launches went by a plan ([`crate::plan`]), on every thread.
+    planned: AtomicU64,
 }
 
 #[pymethods]
@@ -142,7 +153,17 @@ impl Kernel {
         });
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let param_names = params.iter().map(|p| PyString::intern(py, &p.name).unbind()).collect();
-        Ok(Kernel { id, path, name, source, params, param_names, decorations, exact_ints })
+        Ok(Kernel {
+            id,
+            path,
+            name,
+            source,
+            params,
+            param_names,
+            decorations,
+            exact_ints,
+            planned: AtomicU64::new(0),
+        })
     }
 
     /// `kernel[grid]`: the launcher that `kernel[grid](*args, **kwargs)` calls.
@@ -178,6 +199,12 @@ impl Kernel {
         describe(py, &kernel.name, &loaded, &options)
     }
 
+    /// How many launches of this kernel went by its plan, without binding and keying their
+    /// arguments again (`crate::plan`; for tests and benchmarks).
+    fn planned_launches(&self) -> u64 {
+        self.planned.load(Ordering::Relaxed)
+    }
+
     /// How many specializations this kernel has loaded on the calling thread.
     fn loaded(&self) -> usize {
         TABLES.with(|tables| tables.borrow().0.get(&self.id).map_or(0, |table| table.by_key.len()))
@@ -196,18 +223,28 @@ impl Drop for Kernel {
 
 impl Kernel {
     /// One launch on `backend` of the arguments `bound`: classify, key, then the loaded kernel of
-    /// the key (or the first launch of a new specialization).
+    /// the key (or the first launch of a new specialization). A launch from a vectorcall `site`
+    /// leaves its plan where it can have one.
     fn launch_on<'py>(
         &self,
         py: Python<'py>,
         backend: Backend,
         grid: LaunchGrid<'_, 'py>,
         bound: bind::Bound<'py>,
+        site: Option<&Site<'_, 'py>>,
     ) -> PyResult<()> {
         let (values, key, options) = self.specialize(py, backend, bound)?;
         let names: PerParam<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         let Some(mode) = check::mode() else {
-            self.launch_values(py, key, grid, &names, &values, &options)?;
+            let (loaded, _) = self.launch_values(py, key, grid, &names, &values, &options)?;
+            if let Some(site) = site {
+                let plan = Plan::of(self, site, backend, &values, &loaded, grid.fixed.get().copied());
+                TABLES.with(|tables| {
+                    if let Some(table) = tables.borrow_mut().0.get_mut(&self.id) {
+                        table.plan = plan.map(Rc::new);
+                    }
+                });
+            }
             return Ok(());
         };
         let before = check::before(&names, &values)?;
@@ -265,6 +302,11 @@ impl Kernel {
 
     fn about(&self) -> About<'_> {
         About { name: &self.name, path: &self.path, source: &self.source }
+    }
+
+    /// The kernel's plan on this thread.
+    fn plan(&self) -> Option<Rc<Plan>> {
+        TABLES.with(|tables| tables.borrow().0.get(&self.id).and_then(|table| table.plan.clone()))
     }
 
     fn lookup(&self, key: &Key) -> Option<Rc<Loaded>> {
@@ -564,7 +606,42 @@ impl Launcher {
         let kernel = self.kernel.get();
         let bound = bind::bind(&kernel.name, &kernel.params, &kernel.param_names, positional, keywords)?;
         let grid = LaunchGrid { object: self.grid.bind(py), fixed: &self.fixed };
-        kernel.launch_on(py, backend, grid, bound)
+        kernel.launch_on(py, backend, grid, bound, None)
+    }
+
+    /// A launch with the arguments as vectorcall passes them ([`crate::fastcall`]): `args`
+    /// holds the `positional` values, then one value per name of `keywords`. A call that fits
+    /// the kernel's plan ([`crate::plan`]) launches by it; any other goes as [`Launcher::call`]
+    /// and leaves a plan for the next.
+    pub fn call_vectored<'py>(
+        &self,
+        py: Python<'py>,
+        args: &[Bound<'py, PyAny>],
+        positional: usize,
+        keywords: Option<&Bound<'py, PyTuple>>,
+    ) -> PyResult<()> {
+        let backend = current_backend()?;
+        let kernel = self.kernel.get();
+        let site = Site { grid: self.grid.bind(py), args, positional, keywords };
+        if check::mode().is_none() {
+            if let Some(plan) = kernel.plan() {
+                if let Some(planned) = plan.launch(&site, backend, kernel.exact_ints) {
+                    kernel.planned.fetch_add(1, Ordering::Relaxed);
+                    return launch::run_planned(py, &kernel.about(), planned);
+                }
+            }
+        }
+        let named =
+            keywords.into_iter().flat_map(|names| names.iter()).zip(args[positional..].iter().cloned());
+        let bound = bind::bind(
+            &kernel.name,
+            &kernel.params,
+            &kernel.param_names,
+            args[..positional].iter().cloned(),
+            named,
+        )?;
+        let grid = LaunchGrid { object: site.grid, fixed: &self.fixed };
+        kernel.launch_on(py, backend, grid, bound, Some(&site))
     }
 }
 

@@ -19,6 +19,7 @@ use trident_runtime::{ArgValue, Buffer, Grid};
 use crate::buffers::HostArray;
 use crate::errors;
 use crate::key::PerParam;
+use crate::plan::Planned;
 use crate::torch;
 use crate::values::Value;
 
@@ -221,9 +222,33 @@ fn run_in_place(
         }
     }
     let args = bind(about, loaded, values, &slots)?;
+    enqueue(py, gpu, grid, &args, &addresses, ordinal)
+}
+
+/// A repeat launch by the kernel's plan ([`crate::plan`]): on nvptx, with CUDA tensors in place.
+pub fn run_planned(py: Python<'_>, about: &About<'_>, planned: Planned<'_>) -> PyResult<()> {
+    let Chosen::Nvptx(gpu) = &planned.loaded.target else {
+        return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+            "internal error: the plan of {} is not of an nvptx kernel",
+            about.name
+        )));
+    };
+    enqueue(py, gpu, planned.dims, &planned.args, &planned.addresses, planned.ordinal)
+}
+
+/// Enqueues the kernel of `gpu` over `grid` with `args` (tensors by the device addresses
+/// `addresses`) on torch's current stream of device `ordinal`.
+fn enqueue(
+    py: Python<'_>,
+    gpu: &trident::cli::nvptx::GpuKernel,
+    grid: Grid,
+    args: &[ArgValue],
+    addresses: &[u64],
+    ordinal: i64,
+) -> PyResult<()> {
     let stream = torch::current_stream(py, ordinal)?;
     gpu.device
-        .launch_async(&gpu.kernel, grid, &args, &addresses, stream)
+        .launch_async(&gpu.kernel, grid, args, addresses, stream)
         .map_err(|error| errors::to_python(py, CliError::Failed(error.to_string())))
 }
 

@@ -43,6 +43,7 @@ mod grid;
 mod kernel;
 mod key;
 mod launch;
+mod plan;
 mod torch;
 mod values;
 

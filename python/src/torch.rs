@@ -134,8 +134,7 @@ pub fn tensor<'py>(
     })?;
     let dtype =
         npy::kernel_dtype(storage, wanted).map_err(|e| PyTypeError::new_err(format!("{name}: {e}")))?;
-    // `is_cuda` is a bool: compared with True, not converted.
-    if !value.getattr(intern!(py, "is_cuda"))?.is(PyBool::new(py, true)) {
+    if !is_cuda(value)? {
         let place = value.getattr("device")?.getattr("type")?;
         if place.to_string() != "cpu" {
             return Err(PyTypeError::new_err(format!(
@@ -145,13 +144,8 @@ pub fn tensor<'py>(
         let array = host_memory(value, dtype, storage)?;
         return Ok(Some(Found::Host(array)));
     }
-    // With one CUDA device, every CUDA tensor is on it: the method call is left out (it is a
-    // tenth of a repeat launch's time with three tensors).
-    let device: i64 = match cuda_device_count(py)? {
-        1 => 0,
-        _ => value.call_method0(intern!(py, "get_device"))?.extract()?,
-    };
-    let data_ptr: u64 = value.call_method0(intern!(py, "data_ptr"))?.extract()?;
+    let device = cuda_device(value)?;
+    let data_ptr = data_ptr(value)?;
     Ok(Some(Found::Cuda(Tensor {
         object: value.clone(),
         tensor: value.clone(),
@@ -162,10 +156,61 @@ pub fn tensor<'py>(
     })))
 }
 
+/// The address of the CUDA tensor `value` of exactly `torch.Tensor` on device `ordinal`, where
+/// its dtype is the object `dtype`; `None` where it is not such a tensor (a repeat launch's
+/// [`crate::plan`] reads no more of a tensor than this).
+pub fn planned_address(value: &Bound<'_, PyAny>, dtype: &Py<PyAny>, ordinal: i64) -> PyResult<Option<u64>> {
+    let fits = is_exact_tensor(value)
+        && value.getattr(intern!(value.py(), "dtype"))?.is(dtype)
+        && is_cuda(value)?
+        && cuda_device(value)? == ordinal;
+    Ok(if fits { Some(data_ptr(value)?) } else { None })
+}
+
+/// Whether the tensor `value` is on a CUDA device (`is_cuda` is a bool: compared with True, not
+/// converted).
+fn is_cuda(value: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let py = value.py();
+    Ok(value.getattr(intern!(py, "is_cuda"))?.is(PyBool::new(py, true)))
+}
+
+/// The ordinal of the CUDA device of the CUDA tensor `value`. With one CUDA device every CUDA
+/// tensor is on it: the method call is left out (it is a tenth of a repeat launch's time with
+/// three tensors).
+fn cuda_device(value: &Bound<'_, PyAny>) -> PyResult<i64> {
+    let py = value.py();
+    match cuda_device_count(py)? {
+        1 => Ok(0),
+        _ => value.call_method0(intern!(py, "get_device"))?.extract(),
+    }
+}
+
+/// The address of the tensor `value`'s first element.
+fn data_ptr(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    address(&value.call_method0(intern!(value.py(), "data_ptr"))?)
+}
+
+/// The address that torch gave as the int `value` (through `PyLong_FromVoidPtr`), read back by
+/// its inverse. An address above 2**30 is an int of several digits: where a C long holds an
+/// address (Linux), `PyLong_AsVoidPtr` reads them in a loop, while the conversion to an
+/// unsigned long long goes through a byte array (about 60 ns a launch with three tensors and
+/// the stream, in a profile on the H100 host, Python 3.12).
+fn address(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    // SAFETY: `value` is a live object; the function reads it, and sets an error where it is
+    // no int or out of range.
+    let pointer = unsafe { pyo3::ffi::PyLong_AsVoidPtr(value.as_ptr()) };
+    if pointer.is_null() {
+        if let Some(error) = PyErr::take(value.py()) {
+            return Err(error);
+        }
+    }
+    Ok(pointer as usize as u64)
+}
+
 /// The memory of the CPU tensor `host` (its span: [`span_elements`]), as an array of `dtype`
 /// over `storage`.
 fn host_memory<'py>(host: &Bound<'py, PyAny>, dtype: DType, storage: DType) -> PyResult<HostArray<'py>> {
-    let address: usize = host.call_method0("data_ptr")?.extract()?;
+    let address = data_ptr(host)? as usize;
     let elements = span_elements(host)?;
     let len = elements * storage.size_bytes();
     // SAFETY: a CPU tensor's storage holds its span of elements of its dtype from data_ptr() on,
@@ -184,8 +229,8 @@ pub fn current_stream(py: Python<'_>, ordinal: i64) -> PyResult<u64> {
     })?;
     let function = function.bind(py);
     match usize::try_from(ordinal).ok().and_then(|index| per_device.get(index)) {
-        Some(args) => function.call1(args.bind(py))?.extract(),
-        None => function.call1((ordinal,))?.extract(),
+        Some(args) => address(&function.call1(args.bind(py))?),
+        None => address(&function.call1((ordinal,))?),
     }
 }
 

@@ -225,7 +225,7 @@ fn dtype_of(value: &Bound<'_, PyAny>) -> PyResult<Option<DType>> {
 }
 
 /// A runtime scalar, typed as Triton types it; `None` when `value` is no Python scalar.
-fn scalar<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<Option<Value<'py>>> {
+pub fn scalar<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<Option<Value<'py>>> {
     if value.is_instance_of::<PyBool>() {
         let value = i64::from(value.extract::<bool>()?);
         return Ok(Some(Value::Int { value, dtype: DType::I1 }));

@@ -134,6 +134,52 @@ def test_hot_launches_keep_their_order_and_arguments(nvptx):
     assert torch.allclose(acc, want * x), (acc[:4], want)
 
 
+def test_repeat_launches_go_by_the_plan_only_while_their_arguments_keep_their_kinds(nvptx):
+    """After a launch with CUDA tensors on nvptx, a launch from the same call site whose arguments
+    are of the same kinds goes by the kernel's plan (python/src/plan.rs), without binding and
+    keying them again; one with an argument of another kind (dtype, alignment, integer class,
+    scalar type, constexpr value) goes the whole way, to its own specialization, and leaves the
+    plan of its kind. Every launch computes its own arguments' result, on the current stream."""
+    torch = nvptx
+    x32 = torch.arange(1040, dtype=torch.float32, device="cuda")
+    other = torch.cuda.Stream()
+    # (x, n, factor, BLOCK, stream, planned): whether the launch goes by the plan the launch
+    # before it left (None: the first, whatever an earlier test left).
+    launches = [
+        (x32, 1000, 2.0, 128, None, None),
+        (x32, 1000, 2.0, 128, None, True),
+        (x32, 1000, 3.0, 128, None, True),  # a float's value is not in the key
+        (x32, 1000, 3.0, 128, other, True),  # nor is the stream: read at every launch
+        (x32[1:], 1000, 2.0, 128, None, False),  # 4 bytes off a 16-byte boundary
+        (x32[1:], 1000, 2.0, 128, None, True),
+        (x32.half(), 1000, 2.0, 128, None, False),  # another dtype
+        (x32, 992, 2.0, 128, None, False),  # back to float32, n divisible by 16
+        (x32, 992, 2.0, 128, None, True),
+        (x32, 1, 2.0, 128, None, False),  # n == 1
+        (x32, 1000, 2, 128, None, False),  # an int factor
+        (x32, 1000, 2.0, 256, None, False),  # another BLOCK
+        (x32, 1000, 2.0, 256, None, True),
+    ]
+    native = k.scale_kernel._native
+    for number, (x, n, factor, block, stream, planned) in enumerate(launches):
+        with torch.cuda.stream(stream or torch.cuda.current_stream()):
+            # Written on the launch's stream just before it: a launch on another stream races.
+            out = torch.full((1040, ), -1.0, device="cuda")
+            before = k.scale_kernel._native.planned_launches() if native else 0
+            k.scale_kernel[(9, 1)](x, out, n, factor, NEGATE=False, BLOCK=block)
+            native = k.scale_kernel._native
+            went_by_plan = native.planned_launches() - before == 1
+        torch.cuda.synchronize()
+        if planned is not None:
+            assert went_by_plan == planned, (number, went_by_plan)
+        want = torch.full((1040, ), -1.0, device="cuda")
+        want[:n] = factor * x[:n].float()
+        assert torch.equal(out, want), number
+    # A host tensor where the plan has a CUDA one goes the whole way, and is refused there.
+    with pytest.raises(Exception, match="host array"):
+        k.scale_kernel[(9, 1)](x32, torch.zeros(1040), 1000, 2.0, NEGATE=False, BLOCK=256)
+
+
 def test_hot_launches_are_captured_into_a_torch_cuda_graph(nvptx):
     """A launch that would be replayed from trident's graph is launched directly while its stream
     is captured (a capture takes kernels, not graph launches), so torch.cuda.graph records it."""

@@ -1,0 +1,266 @@
+//! The plan of a repeat launch: a loop's `kernel[grid](x, y, out, n, BLOCK=1024)` launched
+//! again with arguments of the same kinds, without binding, classifying and keying them anew.
+//!
+//! A launch binds its arguments to the parameters ([`crate::bind`]), classifies each value
+//! ([`crate::values`]), makes the specialization key ([`crate::key`]), looks it up, and binds
+//! the loaded kernel's arguments ([`crate::launch`]). A loop launching one kernel from one call
+//! site passes arguments of the same kinds every time: tensors of the same dtypes on the same GPU,
+//! integers of the same classes, the same constexpr objects; so after a launch on nvptx with
+//! CUDA tensors used in place, the kernel keeps a [`Plan`] (per thread, beside its loaded
+//! kernels): per argument of the call, in the call's order (the positionals, then vectorcall's
+//! keyword values), what it must be for the launch to have the same key, and where it goes
+//! among the compiled kernel's arguments.
+//!
+//! A call from the same site (the same keyword names: the interpreter's constant tuple of the
+//! call, by identity; as many positionals; the same grid object and backend) is checked against
+//! the plan argument by argument, reading what a launch must read anyway:
+//! - a tensor: exactly `torch.Tensor`, the plan's dtype object, on the plan's CUDA device, and its
+//!   address (read at every launch, as every launch must) aligned to 16 bytes or not as before;
+//! - an integer or a float: typed and classed as before ([`crate::values::Value::key`]);
+//! - a constexpr or a launch option: the very object of the planned launch (an `int`, `float`,
+//!   `bool`, `str` or `None`, which cannot change).
+//!
+//! Where all hold, the key is the plan's, so the launch runs the plan's loaded kernel over the
+//! plan's grid; where any does not (another dtype, a host array, a new constexpr value, an
+//! error reading a tensor), nothing has been launched and the launch goes the whole way, which
+//! reports errors as ever and makes a new plan. `TRIDENT_CHECK` launches never take a plan.
+
+use std::rc::Rc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString, PyTuple};
+use trident::cli::devices::Chosen;
+use trident_frontend::DescriptorField;
+use trident_runtime::{ArgValue, Grid};
+
+use crate::bind;
+use crate::kernel::Kernel;
+use crate::key::{ArgKey, Backend, PerParam};
+use crate::launch::Loaded;
+use crate::torch;
+use crate::values::{self, Value};
+
+/// A planned repeat launch.
+pub struct Plan {
+    /// The call site: the grid object of `kernel[grid]`, vectorcall's keyword names (null for
+    /// none) and the count of positionals.
+    grid: Py<PyAny>,
+    keywords: Option<Py<PyTuple>>,
+    positional: usize,
+    backend: Backend,
+    /// Per argument of the call, in the call's order.
+    expected: PerParam<Expect>,
+    /// Per parameter of the compiled kernel, in its order, where its argument comes from.
+    sources: PerParam<Source>,
+    /// How many tensors the launch passes (the buffers of `Source::Buffer`).
+    buffers: usize,
+    /// The CUDA device's ordinal.
+    ordinal: i64,
+    dims: Grid,
+    loaded: Rc<Loaded>,
+}
+
+/// What one argument of a call must be for the launch to have the plan's key.
+enum Expect {
+    /// A CUDA tensor, buffer `buffer` of the launch, whose dtype is the object `dtype`, its
+    /// address aligned to 16 bytes or not (`aligned16`).
+    Tensor { buffer: usize, dtype: Py<PyAny>, aligned16: bool },
+    /// A Python scalar whose part of the key is `key`.
+    Scalar { key: ArgKey },
+    /// The very object of the planned launch (a constexpr, or a launch option).
+    Same(Py<PyAny>),
+}
+
+/// Where an argument of the compiled kernel comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Buffer `i`'s address.
+    Buffer(usize),
+    /// The scalar value of argument `i` of the call.
+    Scalar(usize),
+}
+
+/// A call site of a launch: `kernel[grid](...)`'s grid object, and its arguments as vectorcall
+/// passes them: the positionals, then one value per keyword name.
+pub struct Site<'a, 'py> {
+    pub grid: &'a Bound<'py, PyAny>,
+    pub args: &'a [Bound<'py, PyAny>],
+    pub positional: usize,
+    pub keywords: Option<&'a Bound<'py, PyTuple>>,
+}
+
+/// The launch a plan makes of a call: the loaded kernel, the grid, and the compiled kernel's
+/// arguments with the tensors' addresses.
+pub struct Planned<'a> {
+    pub loaded: &'a Loaded,
+    pub dims: Grid,
+    pub ordinal: i64,
+    pub args: PerParam<ArgValue>,
+    pub addresses: PerParam<u64>,
+}
+
+impl Plan {
+    /// The launch of `site` on `backend` by this plan, where it is of the plan's site and its
+    /// arguments are of the planned kinds (`exact_ints` as for the key); `None` otherwise.
+    pub fn launch(&self, site: &Site<'_, '_>, backend: Backend, exact_ints: bool) -> Option<Planned<'_>> {
+        let same_keywords = match (&self.keywords, site.keywords) {
+            (None, None) => true,
+            (Some(planned), Some(keywords)) => planned.is(keywords),
+            _ => false,
+        };
+        if !same_keywords
+            || site.positional != self.positional
+            || site.args.len() != self.expected.len()
+            || backend != self.backend
+            || !self.grid.is(site.grid)
+        {
+            return None;
+        }
+        let mut addresses: PerParam<u64> = smallvec::smallvec![0; self.buffers];
+        let mut scalars: PerParam<ArgValue> = smallvec::smallvec![ArgValue::Int(0); site.args.len()];
+        for (index, (expect, arg)) in self.expected.iter().zip(site.args).enumerate() {
+            match expect {
+                Expect::Tensor { buffer, dtype, aligned16 } => {
+                    let address = torch::planned_address(arg, dtype, self.ordinal).ok()??;
+                    if address.is_multiple_of(16) != *aligned16 {
+                        return None;
+                    }
+                    addresses[*buffer] = address;
+                }
+                Expect::Scalar { key } => {
+                    let value = values::scalar("", arg).ok()??;
+                    if value.key(exact_ints) != *key {
+                        return None;
+                    }
+                    scalars[index] = match value {
+                        Value::Int { value, .. } => ArgValue::Int(value),
+                        Value::Float(value) => ArgValue::Float(value),
+                        _ => return None,
+                    };
+                }
+                Expect::Same(object) => {
+                    if !object.is(arg) {
+                        return None;
+                    }
+                }
+            }
+        }
+        let args = self
+            .sources
+            .iter()
+            .map(|source| match *source {
+                Source::Buffer(buffer) => ArgValue::Buffer(buffer),
+                Source::Scalar(index) => scalars[index].clone(),
+            })
+            .collect();
+        Some(Planned { loaded: &self.loaded, dims: self.dims, ordinal: self.ordinal, args, addresses })
+    }
+
+    /// The plan of a launch of `kernel` from `site` on `backend` that ran `loaded` over `dims`
+    /// with `values` (by parameter); `None` where a plan cannot stand for such a launch: not
+    /// nvptx with CUDA tensors in place, a grid read at every launch, a host array, a descriptor,
+    /// a constexpr of another type, a keyword named at run time, `maxnreg` (warned about at
+    /// every launch).
+    pub fn of(
+        kernel: &Kernel,
+        site: &Site<'_, '_>,
+        backend: Backend,
+        values: &[Value<'_>],
+        loaded: &Rc<Loaded>,
+        dims: Option<Grid>,
+    ) -> Option<Plan> {
+        let Chosen::Nvptx(gpu) = &loaded.target else { return None };
+        let dims = dims?;
+        // The buffer of each tensor parameter, numbered in parameter order as the launch numbers them.
+        let mut buffers: PerParam<Option<usize>> = smallvec::smallvec![None; values.len()];
+        let mut count = 0;
+        for (buffer, value) in buffers.iter_mut().zip(values) {
+            match value {
+                Value::Torch(_) => {
+                    *buffer = Some(count);
+                    count += 1;
+                }
+                Value::Host(_) | Value::Descriptor(_) => return None,
+                Value::Missing | Value::Const(_) | Value::Int { .. } | Value::Float(_) => {}
+            }
+        }
+        if count == 0 {
+            return None;
+        }
+        let mut expected = PerParam::with_capacity(site.args.len());
+        // Per parameter, the call's argument that gives it.
+        let mut given: PerParam<Option<usize>> = smallvec::smallvec![None; values.len()];
+        for (index, arg) in site.args.iter().enumerate() {
+            let param = match index.checked_sub(site.positional) {
+                None => Some(index),
+                Some(keyword) => {
+                    let name = site.keywords?.get_item(keyword).ok()?;
+                    match kernel.param_names.iter().position(|n| n.as_ptr() == name.as_ptr()) {
+                        Some(param) => Some(param),
+                        None => {
+                            // A launch option, as the launch took it; a parameter named by a
+                            // string made at run time, or maxnreg (warned about at every
+                            // launch), leaves the launch unplanned.
+                            let name = name.cast::<PyString>().ok()?.to_cow().ok()?;
+                            let option = bind::OPTIONS.contains(&name.as_ref()) && name != "maxnreg";
+                            if !option || kernel.params.iter().any(|p| p.name == name) {
+                                return None;
+                            }
+                            None
+                        }
+                    }
+                }
+            };
+            let Some(param) = param else {
+                expected.push(Expect::Same(unchanging(arg)?));
+                continue;
+            };
+            given[param] = Some(index);
+            expected.push(match &values[param] {
+                Value::Torch(tensor) if torch::is_exact_tensor(arg) => Expect::Tensor {
+                    buffer: buffers[param]?,
+                    dtype: arg.getattr("dtype").ok()?.unbind(),
+                    aligned16: tensor.data_ptr.is_multiple_of(16),
+                },
+                value @ (Value::Int { .. } | Value::Float(_)) => {
+                    Expect::Scalar { key: value.key(kernel.exact_ints) }
+                }
+                Value::Const(_) => Expect::Same(unchanging(arg)?),
+                _ => return None,
+            });
+        }
+        let mut sources = PerParam::with_capacity(loaded.params.len());
+        for &(param, field) in &loaded.params {
+            if field != DescriptorField::Base {
+                return None;
+            }
+            sources.push(match buffers[param] {
+                Some(buffer) => Source::Buffer(buffer),
+                None => Source::Scalar(given[param]?),
+            });
+        }
+        Some(Plan {
+            grid: site.grid.clone().unbind(),
+            keywords: site.keywords.map(|keywords| keywords.clone().unbind()),
+            positional: site.positional,
+            backend,
+            expected,
+            sources,
+            buffers: count,
+            ordinal: i64::from(gpu.device.info().ordinal),
+            dims,
+            loaded: loaded.clone(),
+        })
+    }
+}
+
+/// `object`, where it is of a type whose values cannot change (`int`, `float`, `bool`, `str`,
+/// `None`): the same object is then the same value.
+fn unchanging(object: &Bound<'_, PyAny>) -> Option<Py<PyAny>> {
+    let fixed = object.is_none()
+        || object.is_exact_instance_of::<PyInt>()
+        || object.is_exact_instance_of::<PyFloat>()
+        || object.is_exact_instance_of::<PyBool>()
+        || object.is_exact_instance_of::<PyString>();
+    fixed.then(|| object.clone().unbind())
+}
