@@ -112,7 +112,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 pub struct Kernel {
     id: u64,
     path: String,
-    name: String,
+    pub(crate) name: String,
     source: String,
     pub(crate) params: Vec<Param>,
     /// The parameters' names as interned Python strings, in order (see [`bind::bind`]).
@@ -627,7 +627,11 @@ impl Launcher {
             if let Some(plan) = kernel.plan() {
                 if let Some(planned) = plan.launch(&site, backend, kernel.exact_ints) {
                     kernel.planned.fetch_add(1, Ordering::Relaxed);
-                    return launch::run_planned(py, &kernel.about(), planned);
+                    let dims = match planned.dims {
+                        Some(dims) => dims,
+                        None => plan.grid(kernel, &site)?,
+                    };
+                    return launch::run_planned(py, &kernel.about(), planned, dims);
                 }
             }
         }

@@ -225,15 +225,16 @@ fn run_in_place(
     enqueue(py, gpu, grid, &args, &addresses, ordinal)
 }
 
-/// A repeat launch by the kernel's plan ([`crate::plan`]): on nvptx, with CUDA tensors in place.
-pub fn run_planned(py: Python<'_>, about: &About<'_>, planned: Planned<'_>) -> PyResult<()> {
+/// A repeat launch by the kernel's plan ([`crate::plan`]) over `grid`: on nvptx, with CUDA
+/// tensors in place.
+pub fn run_planned(py: Python<'_>, about: &About<'_>, planned: Planned<'_>, grid: Grid) -> PyResult<()> {
     let Chosen::Nvptx(gpu) = &planned.loaded.target else {
         return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
             "internal error: the plan of {} is not of an nvptx kernel",
             about.name
         )));
     };
-    enqueue(py, gpu, planned.dims, &planned.args, &planned.addresses, planned.ordinal)
+    enqueue(py, gpu, grid, &planned.args, &planned.addresses, planned.ordinal)
 }
 
 /// Enqueues the kernel of `gpu` over `grid` with `args` (tensors by the device addresses

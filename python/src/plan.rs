@@ -34,6 +34,7 @@ use trident_frontend::DescriptorField;
 use trident_runtime::{ArgValue, Grid};
 
 use crate::bind;
+use crate::grid;
 use crate::kernel::Kernel;
 use crate::key::{ArgKey, Backend, PerParam};
 use crate::launch::Loaded;
@@ -56,17 +57,19 @@ pub struct Plan {
     buffers: usize,
     /// The CUDA device's ordinal.
     ordinal: i64,
-    dims: Grid,
+    /// The grid's dimensions where they cannot change (a tuple of ints); else the grid is read,
+    /// or its function called, at every launch ([`Plan::grid`]).
+    dims: Option<Grid>,
     loaded: Rc<Loaded>,
 }
 
 /// What one argument of a call must be for the launch to have the plan's key.
 enum Expect {
-    /// A CUDA tensor, buffer `buffer` of the launch, whose dtype is the object `dtype`, its
-    /// address aligned to 16 bytes or not (`aligned16`).
-    Tensor { buffer: usize, dtype: Py<PyAny>, aligned16: bool },
-    /// A Python scalar whose part of the key is `key`.
-    Scalar { key: ArgKey },
+    /// A CUDA tensor for parameter `param`, buffer `buffer` of the launch, whose dtype is the
+    /// object `dtype`, its address aligned to 16 bytes or not (`aligned16`).
+    Tensor { param: usize, buffer: usize, dtype: Py<PyAny>, aligned16: bool },
+    /// A Python scalar for parameter `param`, whose part of the key is `key`.
+    Scalar { param: usize, key: ArgKey },
     /// The very object of the planned launch (a constexpr, or a launch option).
     Same(Py<PyAny>),
 }
@@ -89,11 +92,12 @@ pub struct Site<'a, 'py> {
     pub keywords: Option<&'a Bound<'py, PyTuple>>,
 }
 
-/// The launch a plan makes of a call: the loaded kernel, the grid, and the compiled kernel's
-/// arguments with the tensors' addresses.
+/// The launch a plan makes of a call: the loaded kernel, the grid's dimensions where the plan
+/// holds them (else [`Plan::grid`]), and the compiled kernel's arguments with the tensors'
+/// addresses.
 pub struct Planned<'a> {
     pub loaded: &'a Loaded,
-    pub dims: Grid,
+    pub dims: Option<Grid>,
     pub ordinal: i64,
     pub args: PerParam<ArgValue>,
     pub addresses: PerParam<u64>,
@@ -120,14 +124,14 @@ impl Plan {
         let mut scalars: PerParam<ArgValue> = smallvec::smallvec![ArgValue::Int(0); site.args.len()];
         for (index, (expect, arg)) in self.expected.iter().zip(site.args).enumerate() {
             match expect {
-                Expect::Tensor { buffer, dtype, aligned16 } => {
+                Expect::Tensor { buffer, dtype, aligned16, .. } => {
                     let address = torch::planned_address(arg, dtype, self.ordinal).ok()??;
                     if address.is_multiple_of(16) != *aligned16 {
                         return None;
                     }
                     addresses[*buffer] = address;
                 }
-                Expect::Scalar { key } => {
+                Expect::Scalar { key, .. } => {
                     let value = values::scalar("", arg).ok()??;
                     if value.key(exact_ints) != *key {
                         return None;
@@ -156,11 +160,32 @@ impl Plan {
         Some(Planned { loaded: &self.loaded, dims: self.dims, ordinal: self.ordinal, args, addresses })
     }
 
-    /// The plan of a launch of `kernel` from `site` on `backend` that ran `loaded` over `dims`
-    /// with `values` (by parameter); `None` where a plan cannot stand for such a launch: not
-    /// nvptx with CUDA tensors in place, a grid read at every launch, a host array, a descriptor,
-    /// a constexpr of another type, a keyword named at run time, `maxnreg` (warned about at
-    /// every launch).
+    /// The grid of a launch of `kernel` from `site` that this plan launches, where the plan does
+    /// not hold it: read from the grid object, or its function called with the call's arguments
+    /// (the runtime ones, by parameter name, in parameter order) and the loaded kernel's
+    /// meta-parameters, as the whole way calls it.
+    pub fn grid(&self, kernel: &Kernel, site: &Site<'_, '_>) -> PyResult<Grid> {
+        let mut by_param: PerParam<Option<&Bound<'_, PyAny>>> =
+            smallvec::smallvec![None; kernel.params.len()];
+        for (expect, arg) in self.expected.iter().zip(site.args) {
+            if let Expect::Tensor { param, .. } | Expect::Scalar { param, .. } = expect {
+                by_param[*param] = Some(arg);
+            }
+        }
+        let values: PerParam<(&str, &Bound<'_, PyAny>)> = kernel
+            .params
+            .iter()
+            .zip(by_param)
+            .filter_map(|(param, arg)| Some((param.name.as_str(), arg?)))
+            .collect();
+        grid::compute(site.grid.py(), &kernel.name, site.grid, &values, &self.loaded.meta)
+    }
+
+    /// The plan of a launch of `kernel` from `site` on `backend` that ran `loaded` with `values`
+    /// (by parameter), over `dims` where they cannot change (else the grid is read, or called,
+    /// at every launch); `None` where a plan cannot stand for such a launch: not nvptx with CUDA
+    /// tensors in place, a host array, a descriptor, a constexpr of another type, a keyword
+    /// named at run time, `maxnreg` (warned about at every launch).
     pub fn of(
         kernel: &Kernel,
         site: &Site<'_, '_>,
@@ -170,7 +195,6 @@ impl Plan {
         dims: Option<Grid>,
     ) -> Option<Plan> {
         let Chosen::Nvptx(gpu) = &loaded.target else { return None };
-        let dims = dims?;
         // The buffer of each tensor parameter, numbered in parameter order as the launch numbers them.
         let mut buffers: PerParam<Option<usize>> = smallvec::smallvec![None; values.len()];
         let mut count = 0;
@@ -218,12 +242,13 @@ impl Plan {
             given[param] = Some(index);
             expected.push(match &values[param] {
                 Value::Torch(tensor) if torch::is_exact_tensor(arg) => Expect::Tensor {
+                    param,
                     buffer: buffers[param]?,
                     dtype: arg.getattr("dtype").ok()?.unbind(),
                     aligned16: tensor.data_ptr.is_multiple_of(16),
                 },
                 value @ (Value::Int { .. } | Value::Float(_)) => {
-                    Expect::Scalar { key: value.key(kernel.exact_ints) }
+                    Expect::Scalar { param, key: value.key(kernel.exact_ints) }
                 }
                 Value::Const(_) => Expect::Same(unchanging(arg)?),
                 _ => return None,

@@ -180,6 +180,33 @@ def test_repeat_launches_go_by_the_plan_only_while_their_arguments_keep_their_ki
         k.scale_kernel[(9, 1)](x32, torch.zeros(1040), 1000, 2.0, NEGATE=False, BLOCK=256)
 
 
+def test_planned_launches_call_the_grid_function_every_time(nvptx):
+    """A plan keeps no grid that a function gives: every launch by the plan calls it with that
+    launch's arguments and meta-parameters, as the whole way (and Triton) does."""
+    torch = nvptx
+    x = torch.arange(4000, dtype=torch.float32, device="cuda")
+    calls = []
+
+    def grid(meta):
+        calls.append((meta["n"], meta["BLOCK"], meta["NEGATE"]))
+        return (trident.cdiv(meta["n"], meta["BLOCK"]), )
+
+    sizes = [1000, 1000, 1992, 3000]  # one integer class (not 1, not a multiple of 16)
+    planned = []
+    for n in sizes:
+        out = torch.full((4000, ), -1.0, device="cuda")
+        native = k.scale_kernel._native
+        before = native.planned_launches() if native else 0
+        k.scale_kernel[grid](x, out, n, 2.0, NEGATE=False, BLOCK=128)
+        planned.append(k.scale_kernel._native.planned_launches() - before)
+        torch.cuda.synchronize()
+        want = torch.full((4000, ), -1.0, device="cuda")
+        want[:n] = 2.0 * x[:n]
+        assert torch.equal(out, want), n
+    assert planned[1:] == [1, 1, 1], planned
+    assert calls == [(n, 128, False) for n in sizes], calls
+
+
 def test_hot_launches_are_captured_into_a_torch_cuda_graph(nvptx):
     """A launch that would be replayed from trident's graph is launched directly while its stream
     is captured (a capture takes kernels, not graph launches), so torch.cuda.graph records it."""
