@@ -1,12 +1,13 @@
 """Host time per launch from Python: trident's ``kernel[grid](...)``, and real Triton's beside it.
 
     python python/benchmarks/launch_overhead.py [--backend auto|nvptx|spirv|interp] [--launches N]
-                                                [--rounds R]
+                                                [--grid tuple|function] [--rounds R]
 
 launches a 4-argument kernel (``x``, ``y``, ``out``, ``n``, plus the constexpr ``BLOCK``)
 ``N`` times (20000 by default) without synchronizing between launches, after a warm-up launch
 that compiles it, and prints the host time per launch, then the time with the final
-synchronization. The arguments are torch CUDA tensors where torch has CUDA (used in place on
+synchronization. The grid is the tuple ``(1,)``, or with ``--grid function`` a function of the
+meta-parameters as the tutorials write it (called at every launch, in Triton as in trident). The arguments are torch CUDA tensors where torch has CUDA (used in place on
 nvptx), else numpy arrays (copied to the device and back on every launch, so that time counts
 too; on interp the launch includes running the kernel on the CPU, over a block of 16 elements).
 
@@ -17,7 +18,7 @@ rounds (a host's launch costs drift from process to process: on the H100 hosts m
 to a factor of 1.8 within one command), and each round's ratio of the two. Lines that start with
 ``BENCH`` are for scripts:
 
-    BENCH impl=trident backend=nvptx args=torch-cuda launches=20000 us_per_launch=2.88 us_with_sync=2.88 gpu_us=2.88 floor_us=3.70 replay_us=1.73
+    BENCH impl=trident backend=nvptx args=torch-cuda grid=tuple launches=20000 us_per_launch=2.88 us_with_sync=2.88 gpu_us=2.88 floor_us=3.70 replay_us=1.73
 
 With torch CUDA tensors, ``gpu_us`` is the GPU's time from before the first launch to after the
 last, per launch (CUDA events): as long as the host's while the GPU keeps up with the launches,
@@ -70,7 +71,7 @@ def cuda_torch():
     return torch if torch.cuda.is_available() else None
 
 
-def measure(backend, launches):
+def measure(backend, launches, grid_kind):
     """Times the launches in this process; prints one line for people and one BENCH line."""
     impl = "trident" if is_trident() else "triton"
     if is_trident():
@@ -96,7 +97,12 @@ def measure(backend, launches):
         def synchronize():
             pass
 
-    grid = (1, )
+    if grid_kind == "function":
+        # As the tutorials write it: called at every launch with the arguments and constexprs.
+        def grid(meta):
+            return (triton.cdiv(meta["n"], meta["BLOCK"]), )
+    else:
+        grid = (1, )
     add_kernel[grid](x, y, out, block, BLOCK=block)  # compiles (or loads from the cache)
     synchronize()
     # CUDA events before and after the launches time the GPU's side of them: longer than the
@@ -131,7 +137,8 @@ def measure(backend, launches):
         print(f"  the CUDA driver on this machine (an empty kernel, same process): {direct:.2f} us a cuLaunchKernel, "
               f"{replayed:.2f} us a graph replay; {impl}'s share above the replay: {us - replayed:.2f} us")
         floor_field = f" floor_us={direct:.3f} replay_us={replayed:.3f}"
-    print(f"BENCH impl={impl} backend={chosen} args={kind} launches={launches} us_per_launch={us:.3f} "
+    print(f"BENCH impl={impl} backend={chosen} args={kind} grid={grid_kind} launches={launches} "
+          f"us_per_launch={us:.3f} "
           f"us_with_sync={us_sync:.3f}{gpu_field}{floor_field}")
 
 
@@ -161,6 +168,8 @@ def main():
     parser.add_argument("--backend", default=os.environ.get("TRIDENT_BACKEND") or "auto",
                         choices=["auto", "nvptx", "spirv", "interp"], help="trident's backend")
     parser.add_argument("--launches", type=int, default=20000)
+    parser.add_argument("--grid", choices=["tuple", "function"], default="tuple",
+                        help="the grid as a tuple, or as a function of the meta-parameters")
     parser.add_argument("--impl", choices=["trident", "triton", "both"], default="both",
                         help="measure one implementation in this process, or both (each in its own)")
     parser.add_argument("--rounds", type=int, default=1,
@@ -169,10 +178,10 @@ def main():
     if args.impl != "both":
         if (args.impl == "trident") != is_trident():
             sys.exit(f"--impl {args.impl}: this process imports {triton.__name__} as triton")
-        measure(args.backend, args.launches)
+        measure(args.backend, args.launches, args.grid)
         return
     script = os.path.abspath(__file__)
-    common = ["--backend", args.backend, "--launches", str(args.launches)]
+    common = ["--backend", args.backend, "--launches", str(args.launches), "--grid", args.grid]
     runs = [[sys.executable, "-m", "trident", script, "--impl", "trident", *common]]
     if real_triton_runs():
         runs.append([sys.executable, script, "--impl", "triton", *common])
