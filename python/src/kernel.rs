@@ -16,9 +16,9 @@
 //!    autotune config, the grid, the TTIR, the backend and its compilation, through the on-disk
 //!    cache), keep the result under the key, and launch it as a hit would.
 //!
-//! A launch on nvptx with CUDA tensors in place, through vectorcall, also leaves a plan
-//! ([`crate::plan`]): the next call from the same site whose arguments are of the same kinds
-//! skips steps 1 and 2 and the binding of step 3.
+//! A launch on nvptx with CUDA tensors in place, through vectorcall, also leaves a plan for its
+//! call site ([`crate::plan`]): the next call from that site whose arguments are of the same
+//! kinds skips steps 1 and 2 and the binding of step 3.
 //!
 //! The table lives per thread ([`TABLES`]), under the kernel's id: a CUDA context and the
 //! modules loaded in it belong to a thread, so a kernel launched from two threads loads its
@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use trident::cli::args::{Binding, GridFn};
 use trident::cli::error::CliError;
 use trident::cli::inputs::{self, Front, Inputs};
@@ -64,9 +65,14 @@ struct Specializations {
     /// The last one looked up: a loop launching one kernel with arguments of the same kinds
     /// finds it by one comparison of keys, without hashing.
     last: Option<(Key, Rc<Loaded>)>,
-    /// The plan of the last launch that could have one ([`crate::plan`]).
-    plan: Option<Rc<Plan>>,
+    /// The plans of the last launches that could have one ([`crate::plan`]), the latest
+    /// first, at most [`MAX_PLANS`].
+    plans: SmallVec<[Rc<Plan>; MAX_PLANS]>,
 }
+
+/// How many plans one kernel keeps: a loop may launch a kernel from a few places, or from one
+/// place with arguments of a few kinds (a float32 and a float16 tensor, by turns).
+const MAX_PLANS: usize = 4;
 
 impl Specializations {
     fn get(&mut self, key: &Key) -> Option<Rc<Loaded>> {
@@ -81,14 +87,20 @@ impl Specializations {
     }
 
     fn insert(&mut self, key: Key, loaded: Rc<Loaded>) {
+        // The plans stay: each holds its own loaded kernel, which a new key does not replace.
         self.last = None;
-        self.plan = None;
         self.by_key.insert(key, loaded);
+    }
+
+    /// Keeps `plan` as the latest, forgetting the oldest beyond [`MAX_PLANS`].
+    fn keep_plan(&mut self, plan: Plan) {
+        self.plans.insert(0, Rc::new(plan));
+        self.plans.truncate(MAX_PLANS);
     }
 
     fn remove(&mut self, key: &Key) {
         self.last = None;
-        self.plan = None;
+        self.plans.clear();
         self.by_key.remove(key);
     }
 }
@@ -238,12 +250,14 @@ impl Kernel {
         let Some(mode) = check::mode() else {
             let (loaded, _) = self.launch_values(py, key, grid, &names, &values, &options)?;
             if let Some(site) = site {
-                let plan = Plan::of(self, site, backend, &values, &loaded, grid.fixed.get().copied());
-                TABLES.with(|tables| {
-                    if let Some(table) = tables.borrow_mut().0.get_mut(&self.id) {
-                        table.plan = plan.map(Rc::new);
-                    }
-                });
+                if let Some(plan) = Plan::of(self, site, backend, &values, &loaded, grid.fixed.get().copied())
+                {
+                    TABLES.with(|tables| {
+                        if let Some(table) = tables.borrow_mut().0.get_mut(&self.id) {
+                            table.keep_plan(plan);
+                        }
+                    });
+                }
             }
             return Ok(());
         };
@@ -304,9 +318,13 @@ impl Kernel {
         About { name: &self.name, path: &self.path, source: &self.source }
     }
 
-    /// The kernel's plan on this thread.
-    fn plan(&self) -> Option<Rc<Plan>> {
-        TABLES.with(|tables| tables.borrow().0.get(&self.id).and_then(|table| table.plan.clone()))
+    /// The kernel's plans for call site `site` on `backend`, on this thread, the latest first.
+    fn plans(&self, site: &Site<'_, '_>, backend: Backend) -> SmallVec<[Rc<Plan>; MAX_PLANS]> {
+        TABLES.with(|tables| {
+            let tables = tables.borrow();
+            let Some(table) = tables.0.get(&self.id) else { return SmallVec::new() };
+            table.plans.iter().filter(|plan| plan.is_for(site, backend)).cloned().collect()
+        })
     }
 
     fn lookup(&self, key: &Key) -> Option<Rc<Loaded>> {
@@ -624,8 +642,8 @@ impl Launcher {
         let kernel = self.kernel.get();
         let site = Site { grid: self.grid.bind(py), args, positional, keywords };
         if check::mode().is_none() {
-            if let Some(plan) = kernel.plan() {
-                if let Some(planned) = plan.launch(&site, backend, kernel.exact_ints) {
+            for plan in kernel.plans(&site, backend) {
+                if let Some(planned) = plan.launch(&site, kernel.exact_ints) {
                     kernel.planned.fetch_add(1, Ordering::Relaxed);
                     let dims = match planned.dims {
                         Some(dims) => dims,

@@ -6,14 +6,15 @@
 //! the loaded kernel's arguments ([`crate::launch`]). A loop launching one kernel from one call
 //! site passes arguments of the same kinds every time: tensors of the same dtypes on the same GPU,
 //! integers of the same classes, the same constexpr objects; so after a launch on nvptx with
-//! CUDA tensors used in place, the kernel keeps a [`Plan`] (per thread, beside its loaded
-//! kernels): per argument of the call, in the call's order (the positionals, then vectorcall's
-//! keyword values), what it must be for the launch to have the same key, and where it goes
-//! among the compiled kernel's arguments.
+//! CUDA tensors used in place, the kernel keeps a [`Plan`] for that call site (per thread,
+//! beside its loaded kernels; for the last few sites it was launched from): per argument of the
+//! call, in the call's order (the positionals, then vectorcall's keyword values), what it must
+//! be for the launch to have the same key, and where it goes among the compiled kernel's
+//! arguments.
 //!
 //! A call from the same site (the same keyword names: the interpreter's constant tuple of the
 //! call, by identity; as many positionals; the same grid object and backend) is checked against
-//! the plan argument by argument, reading what a launch must read anyway:
+//! its plan argument by argument, reading what a launch must read anyway:
 //! - a tensor: exactly `torch.Tensor`, the plan's dtype object, on the plan's CUDA device, and its
 //!   address (read at every launch, as every launch must) aligned to 16 bytes or not as before;
 //! - an integer or a float: typed and classed as before ([`crate::values::Value::key`]);
@@ -21,7 +22,7 @@
 //!   `bool`, `str` or `None`, which cannot change).
 //!
 //! Where all hold, the key is the plan's, so the launch runs the plan's loaded kernel over the
-//! plan's grid; where any does not (another dtype, a host array, a new constexpr value, an
+//! grid (kept where it is a tuple of ints, else read or called again); where any does not (another dtype, a host array, a new constexpr value, an
 //! error reading a tensor), nothing has been launched and the launch goes the whole way, which
 //! reports errors as ever and makes a new plan. `TRIDENT_CHECK` launches never take a plan.
 
@@ -104,33 +105,31 @@ pub struct Planned<'a> {
 }
 
 impl Plan {
-    /// The launch of `site` on `backend` by this plan, where it is of the plan's site and its
-    /// arguments are of the planned kinds (`exact_ints` as for the key); `None` otherwise.
-    pub fn launch(&self, site: &Site<'_, '_>, backend: Backend, exact_ints: bool) -> Option<Planned<'_>> {
+    /// Whether this is the plan of call site `site` on `backend`: the same keyword names (the
+    /// very tuple), as many arguments and positionals, the same grid object.
+    pub fn is_for(&self, site: &Site<'_, '_>, backend: Backend) -> bool {
         let same_keywords = match (&self.keywords, site.keywords) {
             (None, None) => true,
             (Some(planned), Some(keywords)) => planned.is(keywords),
             _ => false,
         };
-        if !same_keywords
-            || site.positional != self.positional
-            || site.args.len() != self.expected.len()
-            || backend != self.backend
-            || !self.grid.is(site.grid)
-        {
-            return None;
-        }
+        same_keywords
+            && site.positional == self.positional
+            && site.args.len() == self.expected.len()
+            && backend == self.backend
+            && self.grid.is(site.grid)
+    }
+
+    /// The launch by this plan of a call from its site ([`Plan::is_for`]), where the call's
+    /// arguments are of the planned kinds (`exact_ints` as for the key); `None` otherwise.
+    pub fn launch(&self, site: &Site<'_, '_>, exact_ints: bool) -> Option<Planned<'_>> {
         let mut addresses: PerParam<u64> = smallvec::smallvec![0; self.buffers];
         let mut scalars: PerParam<ArgValue> = smallvec::smallvec![ArgValue::Int(0); site.args.len()];
-        for (index, (expect, arg)) in self.expected.iter().zip(site.args).enumerate() {
+        // The scalars and constexprs first: they are checked without calling into torch, so a
+        // plan of the same site for other kinds of arguments is passed over cheaply.
+        let arguments = || self.expected.iter().zip(site.args).enumerate();
+        for (index, (expect, arg)) in arguments() {
             match expect {
-                Expect::Tensor { buffer, dtype, aligned16, .. } => {
-                    let address = torch::planned_address(arg, dtype, self.ordinal).ok()??;
-                    if address.is_multiple_of(16) != *aligned16 {
-                        return None;
-                    }
-                    addresses[*buffer] = address;
-                }
                 Expect::Scalar { key, .. } => {
                     let value = values::scalar("", arg).ok()??;
                     if value.key(exact_ints) != *key {
@@ -142,11 +141,17 @@ impl Plan {
                         _ => return None,
                     };
                 }
-                Expect::Same(object) => {
-                    if !object.is(arg) {
-                        return None;
-                    }
+                Expect::Same(object) if !object.is(arg) => return None,
+                Expect::Same(_) | Expect::Tensor { .. } => {}
+            }
+        }
+        for (_, (expect, arg)) in arguments() {
+            if let Expect::Tensor { buffer, dtype, aligned16, .. } = expect {
+                let address = torch::planned_address(arg, dtype, self.ordinal).ok()??;
+                if address.is_multiple_of(16) != *aligned16 {
+                    return None;
                 }
+                addresses[*buffer] = address;
             }
         }
         let args = self

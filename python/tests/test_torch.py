@@ -180,6 +180,29 @@ def test_repeat_launches_go_by_the_plan_only_while_their_arguments_keep_their_ki
         k.scale_kernel[(9, 1)](x32, torch.zeros(1040), 1000, 2.0, NEGATE=False, BLOCK=256)
 
 
+def test_launches_of_two_kinds_by_turns_keep_a_plan_each(nvptx):
+    """A kernel launched by turns with arguments of two kinds (here a float32 and a float16
+    tensor, each launch with its own `NEGATE`), from one line or two, keeps a plan for each
+    kind: after the first round every launch goes by a plan, each to its own specialization."""
+    torch = nvptx
+    x32 = torch.arange(1000, dtype=torch.float32, device="cuda")
+    x16 = x32.half()
+    out_a = torch.zeros(1000, device="cuda")
+    out_b = torch.zeros(1000, device="cuda")
+    grid = (8, 3)
+    planned = []
+    for turn in range(4):
+        native = k.scale_kernel._native
+        before = native.planned_launches() if native else 0
+        for x, out, negate in ((x32, out_a, False), (x16, out_b, True)):
+            k.scale_kernel[grid](x, out, 1000, float(turn), NEGATE=negate, BLOCK=128)
+        k.scale_kernel[grid](x16, out_b, 1000, float(turn), NEGATE=True, BLOCK=128)
+        planned.append(k.scale_kernel._native.planned_launches() - before)
+        torch.cuda.synchronize()
+        assert torch.equal(out_a, turn * x32) and torch.equal(out_b, -turn * x32), turn
+    assert planned[1:] == [3, 3, 3], planned
+
+
 def test_planned_launches_call_the_grid_function_every_time(nvptx):
     """A plan keeps no grid that a function gives: every launch by the plan calls it with that
     launch's arguments and meta-parameters, as the whole way (and Triton) does."""
