@@ -329,7 +329,8 @@ fn gather(l: &mut FnLowerer, src: Value, index: Value, axis: i64) -> LResult<FVa
     if src_shape.is_empty() {
         return l.error("tl.gather needs a tensor to gather from, not a scalar");
     }
-    if !l.dtype_of(index).is_int() || l.dtype_of(index) == DType::I1 {
+    // A tensor of pointers has its pointee's dtype: `number_dtype` leaves pointers out.
+    if !l.number_dtype(index).is_some_and(|d| d.is_int() && d != DType::I1) {
         return l.error(format!("tl.gather needs an integer index, got {}", l.ty(index)));
     }
     if index_shape.len() != src_shape.len() {
