@@ -21,10 +21,13 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         let x = l.arg(a, 0, "x", "tl.uint_to_uniform_float")?;
         l.no_more(a, "tl.uint_to_uniform_float")?;
         let x = l.to_value(&x)?;
-        return match l.dtype_of(x) {
-            DType::I32 | DType::U32 => uniform(l, x),
-            DType::I64 | DType::U64 => uniform64(l, x),
-            other => l.error(format!("tl.uint_to_uniform_float takes 32- or 64-bit integers, not {other}")),
+        return match l.number_dtype(x) {
+            Some(DType::I32 | DType::U32) => uniform(l, x),
+            Some(DType::I64 | DType::U64) => uniform64(l, x),
+            _ => l.error(format!(
+                "tl.uint_to_uniform_float takes 32- or 64-bit integers, not {}",
+                l.elem_name(x)
+            )),
         };
     }
     if name == "pair_uniform_to_normal" {
