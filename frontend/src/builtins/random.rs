@@ -34,6 +34,9 @@ pub fn call(l: &mut FnLowerer, name: &str, a: &mut CallArgs) -> LResult<FValue> 
         let u1 = l.arg(a, 0, "u1", "tl.pair_uniform_to_normal")?;
         let u2 = l.arg(a, 1, "u2", "tl.pair_uniform_to_normal")?;
         l.no_more(a, "tl.pair_uniform_to_normal")?;
+        // Checked here, so that an error names this function rather than the ones it is made of.
+        let u1 = FValue::Tensor(l.number(&u1, "tl.pair_uniform_to_normal")?);
+        let u2 = FValue::Tensor(l.number(&u2, "tl.pair_uniform_to_normal")?);
         let (n1, n2) = box_muller(l, u1, u2)?;
         return Ok(FValue::Tuple(vec![n1, n2]));
     }
