@@ -250,8 +250,7 @@ impl Kernel {
         let Some(mode) = check::mode() else {
             let (loaded, _) = self.launch_values(py, key, grid, &names, &values, &options)?;
             if let Some(site) = site {
-                if let Some(plan) = Plan::of(self, site, backend, &values, &loaded, grid.fixed.get().copied())
-                {
+                if let Some(plan) = Plan::of(self, site, backend, &values, &loaded) {
                     TABLES.with(|tables| {
                         if let Some(table) = tables.borrow_mut().0.get_mut(&self.id) {
                             table.keep_plan(plan);
@@ -645,10 +644,8 @@ impl Launcher {
             for plan in kernel.plans(&site, backend) {
                 if let Some(planned) = plan.launch(&site, kernel.exact_ints) {
                     kernel.planned.fetch_add(1, Ordering::Relaxed);
-                    let dims = match planned.dims {
-                        Some(dims) => dims,
-                        None => plan.grid(kernel, &site)?,
-                    };
+                    let grid = LaunchGrid { object: site.grid, fixed: &self.fixed };
+                    let dims = grid.dims(|_| plan.grid(kernel, &site))?;
                     return launch::run_planned(py, &kernel.about(), planned, dims);
                 }
             }

@@ -13,18 +13,21 @@
 //! arguments.
 //!
 //! A call from the same site (the same keyword names: the interpreter's constant tuple of the
-//! call, by identity; as many positionals; the same grid object and backend) is checked against
-//! its plan argument by argument, reading what a launch must read anyway:
+//! call, by identity; as many positionals; the same backend) is checked against its plans
+//! argument by argument, reading what a launch must read anyway:
 //! - a tensor: exactly `torch.Tensor`, the plan's dtype object, on the plan's CUDA device, and its
 //!   address (read at every launch, as every launch must) aligned to 16 bytes or not as before;
 //! - an integer or a float: typed and classed as before ([`crate::values::Value::key`]);
-//! - a constexpr or a launch option: the very object of the planned launch (an `int`, `float`,
-//!   `bool`, `str` or `None`, which cannot change).
+//! - a constexpr or a launch option: the planned launch's object (an `int`, `float`, `bool`,
+//!   `str` or `None`, which cannot change), or an `int` or `str` equal to it (a wrapper function
+//!   computing `BLOCK` at every call makes a new int each time).
 //!
-//! Where all hold, the key is the plan's, so the launch runs the plan's loaded kernel over the
-//! grid (kept where it is a tuple of ints, else read or called again); where any does not (another dtype, a host array, a new constexpr value, an
-//! error reading a tensor), nothing has been launched and the launch goes the whole way, which
-//! reports errors as ever and makes a new plan. `TRIDENT_CHECK` launches never take a plan.
+//! Where all hold, the key is the plan's, so the launch runs the plan's loaded kernel; the grid
+//! is the launch's own, as the whole way takes it (a tuple of ints read once per `kernel[grid]`,
+//! a function called every time). Where any does not (another dtype, a host array, a new
+//! constexpr value, an error reading a tensor), nothing has been launched and the launch goes
+//! the whole way, which reports errors as ever and makes a new plan. `TRIDENT_CHECK` launches
+//! never take a plan.
 
 use std::rc::Rc;
 
@@ -44,9 +47,7 @@ use crate::values::{self, Value};
 
 /// A planned repeat launch.
 pub struct Plan {
-    /// The call site: the grid object of `kernel[grid]`, vectorcall's keyword names (null for
-    /// none) and the count of positionals.
-    grid: Py<PyAny>,
+    /// The call site: vectorcall's keyword names (null for none) and the count of positionals.
     keywords: Option<Py<PyTuple>>,
     positional: usize,
     backend: Backend,
@@ -58,9 +59,6 @@ pub struct Plan {
     buffers: usize,
     /// The CUDA device's ordinal.
     ordinal: i64,
-    /// The grid's dimensions where they cannot change (a tuple of ints); else the grid is read,
-    /// or its function called, at every launch ([`Plan::grid`]).
-    dims: Option<Grid>,
     loaded: Rc<Loaded>,
 }
 
@@ -71,7 +69,8 @@ enum Expect {
     Tensor { param: usize, buffer: usize, dtype: Py<PyAny>, aligned16: bool },
     /// A Python scalar for parameter `param`, whose part of the key is `key`.
     Scalar { param: usize, key: ArgKey },
-    /// The very object of the planned launch (a constexpr, or a launch option).
+    /// The planned launch's object, or one equal to it ([`same_value`]): a constexpr, or a
+    /// launch option.
     Same(Py<PyAny>),
 }
 
@@ -93,20 +92,18 @@ pub struct Site<'a, 'py> {
     pub keywords: Option<&'a Bound<'py, PyTuple>>,
 }
 
-/// The launch a plan makes of a call: the loaded kernel, the grid's dimensions where the plan
-/// holds them (else [`Plan::grid`]), and the compiled kernel's arguments with the tensors'
-/// addresses.
+/// The launch a plan makes of a call: the loaded kernel, and the compiled kernel's arguments
+/// with the tensors' addresses.
 pub struct Planned<'a> {
     pub loaded: &'a Loaded,
-    pub dims: Option<Grid>,
     pub ordinal: i64,
     pub args: PerParam<ArgValue>,
     pub addresses: PerParam<u64>,
 }
 
 impl Plan {
-    /// Whether this is the plan of call site `site` on `backend`: the same keyword names (the
-    /// very tuple), as many arguments and positionals, the same grid object.
+    /// Whether this is a plan of call site `site` on `backend`: the same keyword names (the
+    /// very tuple), as many arguments and positionals.
     pub fn is_for(&self, site: &Site<'_, '_>, backend: Backend) -> bool {
         let same_keywords = match (&self.keywords, site.keywords) {
             (None, None) => true,
@@ -117,7 +114,6 @@ impl Plan {
             && site.positional == self.positional
             && site.args.len() == self.expected.len()
             && backend == self.backend
-            && self.grid.is(site.grid)
     }
 
     /// The launch by this plan of a call from its site ([`Plan::is_for`]), where the call's
@@ -141,7 +137,7 @@ impl Plan {
                         _ => return None,
                     };
                 }
-                Expect::Same(object) if !object.is(arg) => return None,
+                Expect::Same(object) if !same_value(object.bind(arg.py()), arg) => return None,
                 Expect::Same(_) | Expect::Tensor { .. } => {}
             }
         }
@@ -162,13 +158,13 @@ impl Plan {
                 Source::Scalar(index) => scalars[index].clone(),
             })
             .collect();
-        Some(Planned { loaded: &self.loaded, dims: self.dims, ordinal: self.ordinal, args, addresses })
+        Some(Planned { loaded: &self.loaded, ordinal: self.ordinal, args, addresses })
     }
 
-    /// The grid of a launch of `kernel` from `site` that this plan launches, where the plan does
-    /// not hold it: read from the grid object, or its function called with the call's arguments
-    /// (the runtime ones, by parameter name, in parameter order) and the loaded kernel's
-    /// meta-parameters, as the whole way calls it.
+    /// The grid of a launch of `kernel` from `site` that this plan launches: read from the grid
+    /// object, or its function called with the call's arguments (the runtime ones, by parameter
+    /// name, in parameter order) and the loaded kernel's meta-parameters, as the whole way
+    /// calls it.
     pub fn grid(&self, kernel: &Kernel, site: &Site<'_, '_>) -> PyResult<Grid> {
         let mut by_param: PerParam<Option<&Bound<'_, PyAny>>> =
             smallvec::smallvec![None; kernel.params.len()];
@@ -187,8 +183,7 @@ impl Plan {
     }
 
     /// The plan of a launch of `kernel` from `site` on `backend` that ran `loaded` with `values`
-    /// (by parameter), over `dims` where they cannot change (else the grid is read, or called,
-    /// at every launch); `None` where a plan cannot stand for such a launch: not nvptx with CUDA
+    /// (by parameter); `None` where a plan cannot stand for such a launch: not nvptx with CUDA
     /// tensors in place, a host array, a descriptor, a constexpr of another type, a keyword
     /// named at run time, `maxnreg` (warned about at every launch).
     pub fn of(
@@ -197,7 +192,6 @@ impl Plan {
         backend: Backend,
         values: &[Value<'_>],
         loaded: &Rc<Loaded>,
-        dims: Option<Grid>,
     ) -> Option<Plan> {
         let Chosen::Nvptx(gpu) = &loaded.target else { return None };
         // The buffer of each tensor parameter, numbered in parameter order as the launch numbers them.
@@ -270,7 +264,6 @@ impl Plan {
             });
         }
         Some(Plan {
-            grid: site.grid.clone().unbind(),
             keywords: site.keywords.map(|keywords| keywords.clone().unbind()),
             positional: site.positional,
             backend,
@@ -278,10 +271,22 @@ impl Plan {
             sources,
             buffers: count,
             ordinal: i64::from(gpu.device.info().ordinal),
-            dims,
             loaded: loaded.clone(),
         })
     }
+}
+
+/// Whether `arg` is the constexpr or option `planned` was: the object itself, or an `int` or
+/// `str` equal to it (of exactly those types: their equality is the key's). A float is the same
+/// only as the same object (`0.0 == -0.0`, while the key tells them apart).
+fn same_value(planned: &Bound<'_, PyAny>, arg: &Bound<'_, PyAny>) -> bool {
+    if planned.is(arg) {
+        return true;
+    }
+    let comparable = |object: &Bound<'_, PyAny>| {
+        object.is_exact_instance_of::<PyInt>() || object.is_exact_instance_of::<PyString>()
+    };
+    comparable(planned) && planned.get_type().is(arg.get_type()) && planned.eq(arg).unwrap_or(false)
 }
 
 /// `object`, where it is of a type whose values cannot change (`int`, `float`, `bool`, `str`,

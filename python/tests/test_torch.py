@@ -203,6 +203,32 @@ def test_launches_of_two_kinds_by_turns_keep_a_plan_each(nvptx):
     assert planned[1:] == [3, 3, 3], planned
 
 
+def test_a_wrapper_making_its_grid_and_block_at_every_call_goes_by_the_plan(nvptx):
+    """A wrapper function that makes its grid tuple and computes BLOCK at every call (as the
+    tutorials' softmax does) passes new objects each time: the plan takes an int constexpr
+    equal to its own, and the grid as each launch gives it."""
+    torch = nvptx
+
+    def scale(x, factor):
+        out = torch.full_like(x, -1.0)
+        n = x.numel()
+        block = trident.next_power_of_2(n // 2)  # above 256: a new int object at every call
+        k.scale_kernel[(trident.cdiv(n, block), )](x, out, n, factor, NEGATE=False, BLOCK=block)
+        return out
+
+    sizes = [1000, 1000, 1000, 1992, 1992]  # BLOCK 512, then 1024; n in one integer class
+    planned = []
+    for n in sizes:
+        x = torch.arange(n, dtype=torch.float32, device="cuda")
+        native = k.scale_kernel._native
+        before = native.planned_launches() if native else 0
+        out = scale(x, 3.0)
+        planned.append(k.scale_kernel._native.planned_launches() - before)
+        torch.cuda.synchronize()
+        assert torch.equal(out, 3.0 * x), n
+    assert planned[1:] == [1, 1, 0, 1], planned
+
+
 def test_planned_launches_call_the_grid_function_every_time(nvptx):
     """A plan keeps no grid that a function gives: every launch by the plan calls it with that
     launch's arguments and meta-parameters, as the whole way (and Triton) does."""
