@@ -13,8 +13,8 @@
 //! arguments.
 //!
 //! A call from the same site (the same keyword names: the interpreter's constant tuple of the
-//! call, by identity; as many positionals; the same backend) is checked against its plans
-//! argument by argument, reading what a launch must read anyway:
+//! call, or the same name objects; as many positionals; the same backend) is checked against
+//! its plans argument by argument, reading what a launch must read anyway:
 //! - a tensor: exactly `torch.Tensor`, the plan's dtype object, on the plan's CUDA device, and its
 //!   address (read at every launch, as every launch must) aligned to 16 bytes or not as before;
 //! - an integer or a float: typed and classed as before ([`crate::values::Value::key`]);
@@ -103,11 +103,17 @@ pub struct Planned<'a> {
 
 impl Plan {
     /// Whether this is a plan of call site `site` on `backend`: the same keyword names (the
-    /// very tuple), as many arguments and positionals.
+    /// very tuple, or the same name objects in a tuple made for the call, as `f(**kwargs)`
+    /// makes), as many arguments and positionals.
     pub fn is_for(&self, site: &Site<'_, '_>, backend: Backend) -> bool {
         let same_keywords = match (&self.keywords, site.keywords) {
             (None, None) => true,
-            (Some(planned), Some(keywords)) => planned.is(keywords),
+            (Some(planned), Some(keywords)) => {
+                let planned = planned.bind(keywords.py());
+                planned.is(keywords)
+                    || (planned.len() == keywords.len()
+                        && planned.iter().zip(keywords.iter()).all(|(a, b)| a.is(&b)))
+            }
             _ => false,
         };
         same_keywords

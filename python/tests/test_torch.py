@@ -205,15 +205,17 @@ def test_launches_of_two_kinds_by_turns_keep_a_plan_each(nvptx):
 
 def test_a_wrapper_making_its_grid_and_block_at_every_call_goes_by_the_plan(nvptx):
     """A wrapper function that makes its grid tuple and computes BLOCK at every call (as the
-    tutorials' softmax does) passes new objects each time: the plan takes an int constexpr
-    equal to its own, and the grid as each launch gives it."""
+    tutorials' softmax does), and passes the constexprs as `**meta`, passes new objects each
+    time: the plan takes an int constexpr equal to its own, keyword names in a tuple made for
+    the call, and the grid as each launch gives it."""
     torch = nvptx
 
     def scale(x, factor):
         out = torch.full_like(x, -1.0)
         n = x.numel()
         block = trident.next_power_of_2(n // 2)  # above 256: a new int object at every call
-        k.scale_kernel[(trident.cdiv(n, block), )](x, out, n, factor, NEGATE=False, BLOCK=block)
+        meta = {"NEGATE": False, "BLOCK": block}
+        k.scale_kernel[(trident.cdiv(n, block), )](x, out, n, factor, **meta)
         return out
 
     sizes = [1000, 1000, 1000, 1992, 1992]  # BLOCK 512, then 1024; n in one integer class
