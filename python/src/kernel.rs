@@ -249,14 +249,8 @@ impl Kernel {
         let names: PerParam<&str> = self.params.iter().map(|p| p.name.as_str()).collect();
         let Some(mode) = check::mode() else {
             let (loaded, _) = self.launch_values(py, key, grid, &names, &values, &options)?;
-            if let Some(site) = site {
-                if let Some(plan) = Plan::of(self, site, backend, &values, &loaded) {
-                    TABLES.with(|tables| {
-                        if let Some(table) = tables.borrow_mut().0.get_mut(&self.id) {
-                            table.keep_plan(plan);
-                        }
-                    });
-                }
+            if let Some(plan) = site.and_then(|site| Plan::of(self, site, backend, &values, &loaded)) {
+                self.keep_plan(plan);
             }
             return Ok(());
         };
@@ -332,6 +326,10 @@ impl Kernel {
 
     fn remember(&self, key: Key, loaded: Rc<Loaded>) {
         TABLES.with(|tables| tables.borrow_mut().0.entry(self.id).or_default().insert(key, loaded));
+    }
+
+    fn keep_plan(&self, plan: Plan) {
+        TABLES.with(|tables| tables.borrow_mut().0.get_mut(&self.id).map(|table| table.keep_plan(plan)));
     }
 
     fn forget(&self, key: &Key) {

@@ -249,7 +249,7 @@ impl Plan {
                 Value::Torch(tensor) if torch::is_exact_tensor(arg) => Expect::Tensor {
                     param,
                     buffer: buffers[param]?,
-                    dtype: arg.getattr("dtype").ok()?.unbind(),
+                    dtype: tensor.torch_dtype.clone().unbind(),
                     aligned16: tensor.data_ptr.is_multiple_of(16),
                 },
                 value @ (Value::Int { .. } | Value::Float(_)) => {

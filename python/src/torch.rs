@@ -51,6 +51,8 @@ pub struct Tensor<'py> {
     pub dtype: DType,
     /// The element type of the tensor's memory.
     pub storage: DType,
+    /// torch's dtype object of the tensor (a repeat launch's plan compares it by identity).
+    pub torch_dtype: Bound<'py, PyAny>,
     /// The CUDA device's ordinal.
     pub device: i64,
     /// The address of the tensor's first element.
@@ -151,6 +153,7 @@ pub fn tensor<'py>(
         tensor: value.clone(),
         dtype,
         storage,
+        torch_dtype,
         device,
         data_ptr,
     })))
